@@ -1,0 +1,59 @@
+// What the host firmware launches: plain data, filled by the scenario loader in platform/
+// (or by hand in an SoC's own code). No YAML here.
+#pragma once
+#include "models/common/isa.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+// One step of a kernel's program as the scenario writes it: an instruction repeated
+// `repeat` times, or a loop over `body` run `repeat` times.
+struct ProgramStep {
+    Instruction insn;
+    uint32_t repeat = 1;
+    std::vector<ProgramStep> body;  // non-empty: a loop
+    int line = 0;                   // scenario line, for error messages
+};
+
+struct QueueSpec {
+    std::string name;
+    uint32_t priority = 0;  // 0 is the highest
+    uint32_t size = 256;    // packets, a power of two
+};
+
+struct KernelSpec {
+    std::string name;
+    std::string queue;
+    double submit_ns = 0;
+    std::array<uint32_t, 3> grid{64, 1, 1};   // work-items
+    std::array<uint32_t, 3> block{64, 1, 1};  // work-items per block
+    uint32_t vregs = 32;                      // vector registers per thread
+    uint32_t sregs = 16;                      // scalar registers per warp (descriptor)
+    uint32_t shared_bytes = 0;                // group segment per block
+    uint32_t kernarg_bytes = 64;
+    uint64_t global_bytes = 1 << 20;          // the kernel's global buffer in device memory
+    std::array<uint16_t, 4> scalars{0, 0, 0, 0};  // scalar registers per level (M3)
+    std::vector<uint8_t> warp_priorities;          // CPR per warp index in a block (M2)
+    std::vector<std::string> after;                // kernels it waits for (barrier-AND)
+    bool barrier = false;                          // the packet's barrier bit
+    uint8_t acquire_fence = 2;                     // 0 none, 1 agent, 2 system
+    uint8_t release_fence = 2;
+    std::vector<ProgramStep> program;
+    // Raw field overrides written into the AQL packet after it is built (to reproduce a
+    // firmware bug or a malformed packet): field name -> value. See docs/scenario.md.
+    std::map<std::string, uint64_t> packet;
+    int line = 0;
+};
+
+struct Workload {
+    std::vector<QueueSpec> queues;
+    std::vector<KernelSpec> kernels;
+    double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,20 @@
+#pragma once
+#include <cstdint>
+
+namespace gpuvp {
+
+// Command processor timing, in GPU clock cycles (the CP runs firmware on a microcontroller).
+struct CpConfig {
+    uint32_t max_queues = 16;             // hardware queue slots reachable through mmio
+    uint32_t wakeup_cycles = 600;         // doorbell seen -> packet processor scheduled
+    uint32_t decode_cycles = 900;         // parse and check one AQL packet
+    uint32_t barrier_cycles = 300;        // evaluate a barrier-AND/OR packet
+    uint32_t completion_cycles = 300;     // kernel end -> completion signal write issued
+    uint32_t fence_acquire_agent_cycles = 150;   // invalidate L1s
+    uint32_t fence_acquire_system_cycles = 450;  // invalidate L1s and L2's system lines
+    uint32_t fence_release_agent_cycles = 150;   // write back to agent scope
+    uint32_t fence_release_system_cycles = 750;  // write back to system scope
+    uint32_t irq_cycles = 30;             // signal written -> irq raised
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,23 @@
+#pragma once
+#include <cstdint>
+
+namespace gpuvp {
+
+// One streaming multiprocessor (all SMs of a platform are alike).
+struct SmConfig {
+    uint32_t warp_slots = 48;        // hardware warp slots
+    uint32_t warp_size = 32;         // threads per warp
+    uint32_t registers = 65536;      // 32-bit vector registers in the register file
+    uint32_t shared_memory = 65536;  // bytes of shared (group segment) memory
+    uint32_t scalar_pool = 1024;     // scalar registers in the pool (M3)
+    uint32_t slice_size = 8;         // threads per slice (M3), fewer than warp_size
+    uint32_t l1i_bytes = 16384;
+    uint32_t l1d_bytes = 16384;
+    uint32_t l1_ways = 4;
+    uint32_t issue_width = 1;            // warp-instructions issued per cycle
+    uint32_t shared_latency_cycles = 24; // shared memory access
+    uint32_t warp_launch_cycles = 4;     // start a warp in a slot
+    uint32_t max_kernels = 16;           // kernel contexts in the ISU (concurrent kernels)
+};
+
+}  // namespace gpuvp

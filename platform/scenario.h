@@ -1,0 +1,92 @@
+// A scenario: the platform, the policies, the work and what to expect. Loaded from YAML
+// (the only place in the project that reads YAML is platform/scenario.cpp).
+#pragma once
+#include "firmware/workload.h"
+#include "models/cp/cp_config.h"
+#include "models/glc/glc_config.h"
+#include "models/memory/memory_config.h"
+#include "models/sm/sm_config.h"
+#include "models/wlm/wlm_config.h"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpuvp {
+
+struct UsaConfig {
+    uint32_t cores = 16;
+    uint32_t vertex_cores = 8;
+};
+
+struct PlatformConfig {
+    double clock_mhz = 1500;
+    uint32_t sms = 8;
+    uint32_t bus_cycles = 2;  // one hop of the on-chip control bus
+    SmConfig sm;
+    MemoryConfig memory;
+    CpConfig cp;
+    WlmConfig wlm;
+    GlcConfig glc;
+    UsaConfig usa;
+};
+
+struct Policies {
+    std::string dispatch = "fifo";    // fifo | priority-block | priority-warp   (M1)
+    std::string launch = "serial";    // serial | prefetch                       (M5)
+    std::string lock = "spin";        // spin | priority                         (M2)
+    std::string scalar = "per-warp";  // per-warp | multilevel                   (M3)
+    std::string shading = "static";   // static | adaptive | adaptive-depth-first (M4)
+};
+
+struct Expectation {
+    std::string kernel;  // empty: a top-level metric
+    std::string metric;
+    std::optional<double> min, max;
+    int line = 0;
+};
+
+struct Scenario {
+    std::string name;
+    std::string file;
+    PlatformConfig platform;
+    Policies policy;
+    Workload workload;
+    std::vector<Expectation> expect;
+    double max_sim_ns = 1e9;  // a run that has not finished by then stops with an error
+};
+
+// Bad input: names the file, the line and the key. Exit code 2.
+class ScenarioError : public std::runtime_error {
+public:
+    ScenarioError(const std::string& file, int line, const std::string& key, const std::string& msg)
+        : std::runtime_error(format(file, line, key, msg)), file_(file), line_(line), key_(key) {}
+    const std::string& file() const { return file_; }
+    int line() const { return line_; }
+    const std::string& key() const { return key_; }
+
+private:
+    static std::string format(const std::string& f, int l, const std::string& k, const std::string& m) {
+        std::string s = f;
+        if (l > 0) s += ":" + std::to_string(l);
+        s += ": ";
+        if (!k.empty()) s += k + ": ";
+        return s + m;
+    }
+    std::string file_;
+    int line_;
+    std::string key_;
+};
+
+// `--set KEY=VALUE` overrides, applied to the YAML before it is checked.
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+// Reads and checks a scenario file. Throws ScenarioError on any bad input.
+Scenario load_scenario(const std::string& path, const Overrides& overrides = {});
+// The same from YAML text (`file` names it in errors).
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
+                        const Overrides& overrides = {});
+
+}  // namespace gpuvp
