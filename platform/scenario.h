@@ -89,4 +89,8 @@ Scenario load_scenario(const std::string& path, const Overrides& overrides = {})
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
                         const Overrides& overrides = {});
 
+// The metrics an `expect` entry may name: of one kernel (with `kernel:`), or of the whole run.
+const std::vector<std::string>& kernel_metrics();
+const std::vector<std::string>& scenario_metrics();
+
 }  // namespace gpuvp

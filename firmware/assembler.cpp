@@ -1,0 +1,83 @@
+#include "firmware/assembler.h"
+#include "models/common/kernel_descriptor.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gpuvp {
+
+namespace {
+void emit(const std::vector<ProgramStep>& steps, std::vector<uint64_t>& out, unsigned depth) {
+    for (const ProgramStep& s : steps) {
+        const bool loop = !s.body.empty() || s.repeat > 1;
+        if (!loop) {
+            out.push_back(s.insn.encode());
+            continue;
+        }
+        if (depth + 1 > kMaxLoopDepth)
+            throw std::invalid_argument("line " + std::to_string(s.line) + ": loops nested deeper than " +
+                                        std::to_string(kMaxLoopDepth));
+        out.push_back(Instruction{Opcode::loop_begin, 0, 0, s.repeat}.encode());
+        size_t first = out.size();
+        if (s.body.empty()) out.push_back(s.insn.encode());
+        else emit(s.body, out, depth + 1);
+        size_t body = out.size() - first;
+        if (body > 0xffff) throw std::invalid_argument("line " + std::to_string(s.line) + ": loop body too long");
+        out.push_back(Instruction{Opcode::loop_end, 0, uint16_t(body), 0}.encode());
+    }
+}
+}  // namespace
+
+std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program) {
+    std::vector<uint64_t> out;
+    emit(program, out, 0);
+    if (out.empty() || Instruction::decode(out.back()).op != Opcode::end)
+        out.push_back(Instruction{Opcode::end}.encode());
+    return out;
+}
+
+uint64_t block_count(const KernelSpec& k) {
+    uint64_t n = 1;
+    for (int i = 0; i < 3; ++i) n *= (uint64_t(k.grid[i]) + k.block[i] - 1) / k.block[i];
+    return n;
+}
+
+uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size) {
+    uint32_t threads = k.block[0] * k.block[1] * k.block[2];
+    return (threads + warp_size - 1) / warp_size;
+}
+
+std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size) {
+    const std::vector<uint64_t> code = assemble(k.program);
+    std::vector<unsigned char> image(kCodeEntryOffset + code.size() * sizeof(uint64_t));
+
+    amd_kernel_code_t d{};
+    d.amd_kernel_code_version_major = AMD_KERNEL_CODE_VERSION_MAJOR;
+    d.amd_kernel_code_version_minor = AMD_KERNEL_CODE_VERSION_MINOR;
+    d.amd_machine_kind = AMD_MACHINE_KIND_AMDGPU;
+    d.kernel_code_entry_byte_offset = kCodeEntryOffset;
+    d.workgroup_group_segment_byte_size = k.shared_bytes;
+    d.kernarg_segment_byte_size = k.kernarg_bytes;
+    d.wavefront_sgpr_count = uint16_t(k.sregs);
+    d.workitem_vgpr_count = uint16_t(k.vregs);
+    d.kernarg_segment_alignment = AMD_POWERTWO_16;
+    d.group_segment_alignment = AMD_POWERTWO_16;
+    d.private_segment_alignment = AMD_POWERTWO_16;
+    uint8_t log2 = 0;
+    while ((1u << log2) < warp_size) ++log2;
+    d.wavefront_size = log2;
+    std::memcpy(image.data(), &d, sizeof d);
+
+    DescriptorExtension x{};
+    x.magic = kExtensionMagic;
+    x.version = 1;
+    for (int i = 0; i < 4; ++i) x.scalars[i] = k.scalars[i];
+    x.global_bytes = k.global_bytes;
+    x.warp_priority_count = uint16_t(std::min<size_t>(k.warp_priorities.size(), kMaxWarpPriorities));
+    std::copy_n(k.warp_priorities.begin(), x.warp_priority_count, x.warp_priorities);
+    std::memcpy(image.data() + kExtensionOffset, &x, sizeof x);
+    std::memcpy(image.data() + kCodeEntryOffset, code.data(), code.size() * sizeof(uint64_t));
+    return image;
+}
+
+}  // namespace gpuvp

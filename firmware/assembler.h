@@ -1,0 +1,23 @@
+// Turns a scenario's program into instruction words and builds the code object the GPU
+// runs: ROCm's amd_kernel_code_t, gpuvp's descriptor extension, then the code.
+#pragma once
+#include "firmware/workload.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace gpuvp {
+
+// `repeat` and loops become loop_begin/loop_end pairs; an `end` is appended if missing.
+// Throws std::invalid_argument if loops nest deeper than the hardware loop stack.
+std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program);
+
+// The bytes to place at the kernel object address (see models/common/kernel_descriptor.h).
+std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size);
+
+// Work-items -> blocks and warps, as the hardware counts them.
+uint64_t block_count(const KernelSpec& k);
+uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size);
+
+}  // namespace gpuvp

@@ -1,0 +1,294 @@
+#include "firmware/host_driver.h"
+#include "firmware/assembler.h"
+#include "models/common/aql.h"
+#include "models/common/memory_map.h"
+#include "models/common/tlm_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const HostLayout& layout)
+    : sc_module(name), bus("bus"), irq("irq"), work_(work), layout_(layout), host_next_(0x10000),
+      device_next_(map::kDeviceBase + 0x10000) {
+    if (work_.queues.empty()) work_.queues.push_back(QueueSpec{"q0", 0, 256});
+    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q});
+    for (const KernelSpec& k : work_.kernels) {
+        LaunchRecord r;
+        r.name = k.name;
+        r.queue = queue_index(k.queue.empty() ? work_.queues.front().name : k.queue);
+        r.submit = sc_time(k.submit_ns, sc_core::SC_NS);
+        launches_.push_back(r);
+    }
+    // Per queue, kernels in submit order (ties: the order of the file).
+    for (size_t i = 0; i < launches_.size(); ++i) queues_[launches_[i].queue].kernels.push_back(i);
+    for (QueueState& q : queues_)
+        std::stable_sort(q.kernels.begin(), q.kernels.end(),
+                         [&](size_t a, size_t b) { return launches_[a].submit < launches_[b].submit; });
+    SC_HAS_PROCESS(HostDriver);
+    SC_THREAD(interrupt_handler);
+}
+
+uint32_t HostDriver::queue_index(const std::string& name) const {
+    for (uint32_t i = 0; i < work_.queues.size(); ++i)
+        if (work_.queues[i].name == name) return i;
+    throw std::invalid_argument("no queue named '" + name + "'");
+}
+
+bool HostDriver::all_done() const {
+    return std::all_of(launches_.begin(), launches_.end(), [](const LaunchRecord& r) { return r.done; });
+}
+
+uint64_t HostDriver::alloc_host(uint64_t bytes, uint64_t align) {
+    host_next_ = (host_next_ + align - 1) / align * align;
+    uint64_t a = host_next_;
+    host_next_ += std::max<uint64_t>(bytes, 1);
+    if (host_next_ > layout_.host_bytes)
+        throw std::runtime_error("host memory of " + std::to_string(layout_.host_bytes) +
+                                 " bytes is too small for the scenario's queues and kernel arguments");
+    return a;
+}
+
+uint64_t HostDriver::alloc_device(uint64_t bytes, uint64_t align) {
+    device_next_ = (device_next_ + align - 1) / align * align;
+    uint64_t a = device_next_;
+    device_next_ += std::max<uint64_t>(bytes, 1);
+    if (device_next_ > map::kDeviceBase + layout_.device_bytes)
+        throw std::runtime_error("device memory of " + std::to_string(layout_.device_bytes) +
+                                 " bytes is too small for the scenario's code objects and buffers");
+    return a;
+}
+
+// The loader: code objects into device memory through the BAR, before time starts.
+void HostDriver::load(uint64_t address, const std::vector<unsigned char>& bytes) {
+    std::vector<unsigned char> copy(bytes);
+    uint64_t mmio = layout_.mmio_base + map::kBar + (address - map::kDeviceBase);
+    if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, mmio, copy.data(), unsigned(copy.size())) != copy.size())
+        throw std::runtime_error("loading a code object at " + hex(address) + " failed");
+}
+
+void HostDriver::end_of_elaboration() {
+    for (size_t i = 0; i < launches_.size(); ++i) {
+        const KernelSpec& k = work_.kernels[i];
+        LaunchRecord& r = launches_[i];
+        std::vector<unsigned char> image = build_code_object(k, layout_.warp_size);
+        r.kernel_object = alloc_device(image.size(), 256);
+        load(r.kernel_object, image);
+        r.kernarg = k.kernarg_bytes ? alloc_host(k.kernarg_bytes, 64) : 0;
+        r.signal = alloc_host(8, 64);  // a line of its own
+    }
+    for (QueueState& q : queues_) {
+        q.ring = alloc_host(uint64_t(q.spec.size) * kPacketBytes, 4096);
+        q.read_index_addr = alloc_host(8, 64);
+        // Every slot starts INVALID, as the HSA runtime initialises a queue.
+        std::vector<unsigned char> ring(size_t(q.spec.size) * kPacketBytes, 0);
+        for (uint32_t s = 0; s < q.spec.size; ++s) ring[size_t(s) * kPacketBytes] = HSA_PACKET_TYPE_INVALID;
+        if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, q.ring, ring.data(), unsigned(ring.size())) != ring.size())
+            throw std::runtime_error("host memory does not hold queue " + q.spec.name);
+    }
+}
+
+void HostDriver::start_of_simulation() {
+    // Queue creation: register writes through mmio (posted; the CP takes them at once).
+    for (uint32_t i = 0; i < queues_.size(); ++i) {
+        const QueueState& q = queues_[i];
+        const uint64_t r = map::kQueueRegs + i * map::kQueueStride;
+        uint32_t size = q.spec.size, prio = q.spec.priority, enable = 1;
+        mmio_write(r + map::kQueueRingBase, &q.ring, 8, true);
+        mmio_write(r + map::kQueueRingSize, &size, 4, true);
+        mmio_write(r + map::kQueuePriority, &prio, 4, true);
+        mmio_write(r + map::kQueueReadIndexAddr, &q.read_index_addr, 8, true);
+        mmio_write(r + map::kQueueControl, &enable, 4, true);
+        if (!q.kernels.empty()) sc_core::sc_spawn([this, i] { submit_queue(i); }, ("submit_" + q.spec.name).c_str());
+    }
+}
+
+void HostDriver::mem_write(uint64_t address, const void* data, unsigned length) {
+    std::vector<unsigned char> buf(static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + length);
+    sc_time d = sc_core::SC_ZERO_TIME;
+    if (transport(bus, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
+        throw std::runtime_error("host write to " + hex(address) + " failed");
+    wait(d);
+}
+
+void HostDriver::mem_read(uint64_t address, void* data, unsigned length) {
+    sc_time d = sc_core::SC_ZERO_TIME;
+    if (transport(bus, tlm::TLM_READ_COMMAND, address, data, length, d) != tlm::TLM_OK_RESPONSE)
+        throw std::runtime_error("host read of " + hex(address) + " failed");
+    wait(d);
+}
+
+void HostDriver::mmio_write(uint64_t offset, const void* data, unsigned length, bool posted) {
+    uint64_t v = 0;
+    std::memcpy(&v, data, length);
+    sc_time d = sc_core::SC_ZERO_TIME;
+    if (transport(bus, tlm::TLM_WRITE_COMMAND, layout_.mmio_base + offset, &v, length, d) != tlm::TLM_OK_RESPONSE)
+        throw std::runtime_error("GPU register write at mmio offset " + hex(offset) + " failed");
+    if (!posted) wait(d);
+}
+
+void HostDriver::mmio_read(uint64_t offset, void* data, unsigned length) {
+    sc_time d = sc_core::SC_ZERO_TIME;
+    if (transport(bus, tlm::TLM_READ_COMMAND, layout_.mmio_base + offset, data, length, d) != tlm::TLM_OK_RESPONSE)
+        throw std::runtime_error("GPU register read at mmio offset " + hex(offset) + " failed");
+    wait(d);
+}
+
+void HostDriver::submit_queue(uint32_t q) {
+    for (size_t k : queues_[q].kernels) {
+        const sc_time at = launches_[k].submit;
+        if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+        submit(q, k);
+    }
+}
+
+// Waits until the ring has room for one more packet (the CP publishes its read index).
+uint64_t HostDriver::reserve_packet(uint32_t q) {
+    QueueState& s = queues_[q];
+    for (;;) {
+        uint64_t read = 0;
+        mem_read(s.read_index_addr, &read, 8);
+        if (s.write_index - read < s.spec.size) return s.write_index++;
+        wait(sc_time(1, sc_core::SC_US));  // the ring is full: poll as a runtime would
+    }
+}
+
+void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet) {
+    const QueueState& s = queues_[q];
+    const uint64_t slot = s.ring + (index % s.spec.size) * kPacketBytes;
+    const auto* bytes = static_cast<const unsigned char*>(packet);
+    mem_write(slot + 2, bytes + 2, kPacketBytes - 2);  // the body first,
+    mem_write(slot, bytes, 2);                          // the header last
+}
+
+void HostDriver::submit(uint32_t q, size_t k) {
+    const KernelSpec& spec = work_.kernels[k];
+    LaunchRecord& r = launches_[k];
+    if (work_.api_overhead_ns > 0) wait(sc_time(work_.api_overhead_ns, sc_core::SC_NS));
+
+    // Dependencies: barrier-AND packets on the completion signals of the kernels it waits for.
+    for (size_t first = 0; first < spec.after.size(); first += 5) {
+        hsa_barrier_and_packet_t b{};
+        for (size_t i = first; i < std::min(first + 5, spec.after.size()); ++i) {
+            auto it = std::find_if(launches_.begin(), launches_.end(),
+                                   [&](const LaunchRecord& o) { return o.name == spec.after[i]; });
+            if (it != launches_.end()) b.dep_signal[i - first].handle = it->signal;
+        }
+        b.header = make_header(HSA_PACKET_TYPE_BARRIER_AND, spec.barrier, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+        write_packet(q, reserve_packet(q), &b);
+    }
+
+    // Kernel arguments: the global buffer's address and size, then a recognisable pattern.
+    if (r.kernarg) {
+        std::vector<unsigned char> args(spec.kernarg_bytes);
+        for (size_t i = 0; i < args.size(); ++i) args[i] = uint8_t(0xa0 + i);
+        uint64_t buffer = spec.global_bytes ? alloc_device(spec.global_bytes, 4096) : 0;
+        if (args.size() >= 16) {
+            std::memcpy(&args[0], &buffer, 8);
+            std::memcpy(&args[8], &spec.global_bytes, 8);
+        }
+        mem_write(r.kernarg, args.data(), unsigned(args.size()));
+    }
+    int64_t one = 1;
+    mem_write(r.signal, &one, 8);
+
+    hsa_kernel_dispatch_packet_t p{};
+    p.setup = uint16_t(spec.grid[2] > 1 || spec.block[2] > 1 ? 3 : spec.grid[1] > 1 || spec.block[1] > 1 ? 2 : 1);
+    p.workgroup_size_x = uint16_t(spec.block[0]);
+    p.workgroup_size_y = uint16_t(spec.block[1]);
+    p.workgroup_size_z = uint16_t(spec.block[2]);
+    p.grid_size_x = spec.grid[0];
+    p.grid_size_y = spec.grid[1];
+    p.grid_size_z = spec.grid[2];
+    p.group_segment_size = spec.shared_bytes;
+    p.kernel_object = r.kernel_object;
+    p.kernarg_address = reinterpret_cast<void*>(r.kernarg);
+    p.completion_signal.handle = r.signal;
+    p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
+                           hsa_fence_scope_t(spec.release_fence));
+    apply_packet_overrides(p, spec.packet);
+    if (p.completion_signal.handle != r.signal) r.signal = p.completion_signal.handle;
+    r.packet = reserve_packet(q);
+    write_packet(q, r.packet, &p);
+    mmio_write(map::kDoorbells + 8 * q, &r.packet, 8, true);  // the doorbell: the packet's index
+    r.doorbell = sc_core::sc_time_stamp();
+    r.rung = true;
+}
+
+void HostDriver::interrupt_handler() {
+    for (;;) {
+        if (!irq.read()) wait(irq.posedge_event());
+        ++interrupts_;
+        uint64_t status = 0;
+        mmio_read(map::kIntStatus, &status, 8);
+        mmio_write(map::kIntStatus, &status, 8, false);  // write 1 to clear
+        for (uint32_t q = 0; q < queues_.size(); ++q)
+            if (status >> q & 1) check_queue(q);
+        if (irq.read()) continue;
+        wait(irq.posedge_event());
+    }
+}
+
+// Reads the completion signals of the queue's unfinished kernels and the queue's status.
+void HostDriver::check_queue(uint32_t q) {
+    const uint64_t regs = map::kQueueRegs + q * map::kQueueStride;
+    uint32_t status = 0;
+    uint64_t bad = 0, consumed = 0;
+    mmio_read(regs + map::kQueueStatus, &status, 4);
+    if (status) {
+        mmio_read(regs + map::kQueueErrorPacket, &bad, 8);
+        mmio_read(regs + map::kQueueReadIndex, &consumed, 8);
+    }
+    const std::string why = queue_error_name(QueueError(status));
+    for (size_t k : queues_[q].kernels) {
+        LaunchRecord& r = launches_[k];
+        if (r.done || !r.rung) continue;
+        int64_t v = 1;
+        if (r.signal % 8 == 0 && r.signal) mem_read(r.signal, &v, 8);
+        if (v == 0) {
+            r.done = true;
+        } else if (v < 0 || (status && r.packet == bad)) {
+            r.done = true;
+            r.error = status ? why : "failed";
+        } else if (status && r.packet >= consumed) {
+            r.done = true;
+            r.error = "not processed: queue stopped by " + why + " at packet " + std::to_string(bad);
+        }
+        if (r.done) r.seen_complete = sc_core::sc_time_stamp();
+    }
+}
+
+void apply_packet_overrides(hsa_kernel_dispatch_packet_t& p, const std::map<std::string, uint64_t>& fields) {
+    for (const auto& [name, v] : fields) {
+        auto set_bits = [&](unsigned at, unsigned width) {
+            uint16_t mask = uint16_t(((1u << width) - 1) << at);
+            p.header = uint16_t((p.header & ~mask) | ((v << at) & mask));
+        };
+        if (name == "header") p.header = uint16_t(v);
+        else if (name == "type") set_bits(HSA_PACKET_HEADER_TYPE, 8);
+        else if (name == "barrier_bit") set_bits(HSA_PACKET_HEADER_BARRIER, 1);
+        else if (name == "acquire_fence_scope") set_bits(HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE, 2);
+        else if (name == "release_fence_scope") set_bits(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE, 2);
+        else if (name == "dimensions") p.setup = uint16_t(v);
+        else if (name == "workgroup_size_x") p.workgroup_size_x = uint16_t(v);
+        else if (name == "workgroup_size_y") p.workgroup_size_y = uint16_t(v);
+        else if (name == "workgroup_size_z") p.workgroup_size_z = uint16_t(v);
+        else if (name == "reserved0") p.reserved0 = uint16_t(v);
+        else if (name == "grid_size_x") p.grid_size_x = uint32_t(v);
+        else if (name == "grid_size_y") p.grid_size_y = uint32_t(v);
+        else if (name == "grid_size_z") p.grid_size_z = uint32_t(v);
+        else if (name == "private_segment_size") p.private_segment_size = uint32_t(v);
+        else if (name == "group_segment_size") p.group_segment_size = uint32_t(v);
+        else if (name == "kernel_object") p.kernel_object = v;
+        else if (name == "kernarg_address") p.kernarg_address = reinterpret_cast<void*>(v);
+        else if (name == "reserved2") p.reserved2 = v;
+        else if (name == "completion_signal") p.completion_signal.handle = v;
+        else throw std::invalid_argument("'" + name + "' is not a field of the kernel dispatch packet");
+    }
+}
+
+}  // namespace gpuvp

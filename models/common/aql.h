@@ -1,0 +1,80 @@
+// AQL packets as the HSA specification and ROCm's headers define them (hsa/hsa.h), and the
+// command processor's checks on them. The packet layouts are ROCm's own structs.
+#pragma once
+#include <hsa/hsa.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gpuvp {
+
+constexpr unsigned kPacketBytes = 64;
+static_assert(sizeof(hsa_kernel_dispatch_packet_t) == kPacketBytes);
+static_assert(sizeof(hsa_barrier_and_packet_t) == kPacketBytes);
+static_assert(sizeof(hsa_barrier_or_packet_t) == kPacketBytes);
+
+// Why a queue stopped (its STATUS register, the results' error text).
+enum class QueueError : uint32_t {
+    none = 0,
+    unknown_packet_type,   // a type that is not 0..5
+    unsupported_packet,    // vendor-specific or agent dispatch this GPU does not serve
+    invalid_header,        // reserved header bits or fence scope 3
+    invalid_dimensions,    // setup dimensions not 1..3, or unused dimensions not 1
+    invalid_workgroup,     // zero workgroup size or more work-items than a block may have
+    invalid_grid,          // zero grid size, or a grid smaller than its workgroup
+    invalid_reserved,      // a reserved field is not 0
+    null_kernel_object,
+    unaligned_address,     // kernel object, kernarg or signal not aligned
+    oversized_group_segment,
+    address_error,         // a TLM error response naming the address (packet, signal, descriptor)
+    invalid_descriptor,    // the kernel descriptor does not describe a runnable kernel
+    doorbell_regressed,    // a doorbell value below the last one
+    queue_overflow,        // a doorbell past read index + ring size
+    invalid_queue,         // ring base/size not usable
+    kernel_fault,          // a kernel of the queue failed while it ran
+};
+const char* queue_error_name(QueueError e);
+
+struct PacketHeader {
+    uint8_t type = 0;
+    bool barrier = false;
+    uint8_t acquire_scope = 0;  // hsa_fence_scope_t
+    uint8_t release_scope = 0;
+    uint8_t reserved = 0;       // bits 13-15
+};
+
+inline PacketHeader decode_header(uint16_t h) {
+    PacketHeader p;
+    p.type = uint8_t(h & 0xff);
+    p.barrier = (h >> HSA_PACKET_HEADER_BARRIER) & 1;
+    p.acquire_scope = (h >> HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) & 3;
+    p.release_scope = (h >> HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE) & 3;
+    p.reserved = uint8_t(h >> 13);
+    return p;
+}
+
+inline uint16_t make_header(hsa_packet_type_t type, bool barrier, hsa_fence_scope_t acquire,
+                            hsa_fence_scope_t release) {
+    return uint16_t(type << HSA_PACKET_HEADER_TYPE | (barrier ? 1 : 0) << HSA_PACKET_HEADER_BARRIER |
+                    acquire << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE |
+                    release << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+}
+
+// The outcome of a check: the error, the field at fault and a sentence for people.
+struct PacketCheck {
+    QueueError error = QueueError::none;
+    std::string field;
+    std::string detail;
+    explicit operator bool() const { return error == QueueError::none; }
+};
+
+struct DispatchLimits {
+    uint32_t max_workgroup_items = 1024;
+    uint32_t max_group_segment = 65536;
+};
+
+PacketCheck check_header(uint16_t header);
+PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits);
+PacketCheck check_barrier(const hsa_barrier_and_packet_t& p);  // AND and OR share the layout
+
+}  // namespace gpuvp

@@ -1,0 +1,44 @@
+// The address maps of the GPU (docs/memory-map.md is the reader's version of this file).
+#pragma once
+#include <cstdint>
+
+namespace gpuvp::map {
+
+// --- The GPU's own address space (what the CP, WLM and SMs put on their memory ports) ---
+// Below kDeviceBase: system (host) memory, reached through the link and the `sysmem` port
+// with the address unchanged. From kDeviceBase: device memory behind the L2.
+constexpr uint64_t kDeviceBase = 0x1000'0000'0000ull;
+
+// --- The `mmio` target socket (offsets from wherever the SoC maps the GPU) ---
+constexpr uint64_t kRegsSize = 0x8000;                 // command processor registers
+constexpr uint64_t kGpuId = 0x0000;                    // r: 'GPVP'
+constexpr uint64_t kIntStatus = 0x0008;                // r, write 1 to clear: bit q = queue q news
+constexpr uint64_t kIntEnable = 0x0010;                // rw: bit q enables queue q's interrupt
+constexpr uint64_t kQueueRegs = 0x1000;                // queue q at kQueueRegs + q * kQueueStride
+constexpr uint64_t kQueueStride = 0x40;
+constexpr uint64_t kQueueRingBase = 0x00;              // rw 64: ring buffer address (host memory)
+constexpr uint64_t kQueueRingSize = 0x08;              // rw 32: packets, a power of two
+constexpr uint64_t kQueuePriority = 0x0c;              // rw 32: 0 is the highest
+constexpr uint64_t kQueueReadIndexAddr = 0x10;         // rw 64: where the CP publishes its read index
+constexpr uint64_t kQueueControl = 0x18;               // rw 32: bit 0 enable
+constexpr uint64_t kQueueStatus = 0x1c;                // r 32: 0 ok, else a QueueError
+constexpr uint64_t kQueueErrorPacket = 0x20;           // r 64: index of the packet in error
+constexpr uint64_t kQueueReadIndex = 0x28;             // r 64: packets consumed
+constexpr uint64_t kDoorbells = 0x4000;                // queue q's doorbell at kDoorbells + q * 8
+constexpr uint64_t kGpuIdValue = 0x50565047;           // "GPVP"
+// Device memory aperture (a large BAR): mmio offset kBar + x is device address kDeviceBase + x.
+constexpr uint64_t kBar = 0x1'0000'0000ull;
+
+// --- Internal control registers (on-chip bus, not reachable from mmio) ---
+constexpr uint64_t kWlmLaunch = 0x0000;        // WLM: write a LaunchDescriptor
+constexpr uint64_t kGlcRegisterKernel = 0x0000;  // GLC: write a KernelRegistration
+constexpr uint64_t kGlcSmNotice = 0x0100;        // GLC: write an SmNotice
+constexpr uint64_t kGlcKernelTable = 0x1000;     // GLC: kernel status table, 32 bytes a row
+constexpr uint64_t kGlcSmTable = 0x4000;         // GLC: SM status table, 32 bytes a row
+constexpr uint64_t kSmDispatch = 0x0000;         // SM: write a BlockDescriptor
+constexpr uint64_t kSmIsuContext = 0x1000;       // SM: ISU kernel contexts, 32 bytes each
+constexpr uint64_t kSmBlockTable = 0x4000;       // SM: block status table, 32 bytes a row
+constexpr uint64_t kCpKernelDone = 0x0000;       // CP (from the GLC): write a KernelDone
+constexpr uint64_t kTableRowBytes = 32;
+
+}  // namespace gpuvp::map

@@ -1,0 +1,34 @@
+#include "models/common/messages.h"
+
+namespace gpuvp {
+
+const char* kernel_error_text(KernelError e) {
+    switch (e) {
+    case KernelError::none: return "ok";
+    case KernelError::illegal_instruction: return "illegal instruction";
+    case KernelError::fetch_fault: return "instruction fetch fault";
+    case KernelError::memory_fault: return "memory fault";
+    case KernelError::descriptor_fault: return "kernel descriptor fault";
+    case KernelError::no_global_buffer: return "global access before kernarg_load gave the buffer";
+    case KernelError::loop_overflow: return "loops nested too deep";
+    case KernelError::resources: return "a block can never fit on an SM";
+    }
+    return "?";
+}
+
+}  // namespace gpuvp
+
+#include "models/common/observer.h"
+
+namespace gpuvp {
+
+const char* stage_name(Stage s) {
+    static const char* names[] = {"packet_fetched",        "packet_decoded",       "descriptor_fetched",
+                                  "isu_written",           "kernel_registered",    "first_block_dispatched",
+                                  "first_warp_started",    "first_fetch_issued",   "first_fetch_returned",
+                                  "first_instruction_issued", "kernarg_load_done", "last_block_done"};
+    static_assert(sizeof names / sizeof *names == size_t(Stage::count));
+    return s < Stage::count ? names[size_t(s)] : "?";
+}
+
+}  // namespace gpuvp

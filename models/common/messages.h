@@ -1,0 +1,107 @@
+// Fixed-layout control messages blocks write into each other's registers over TLM, and the
+// rows of the register tables (read with transport_dbg). Little-endian, packed by design.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace gpuvp {
+
+// CP -> WLM: a decoded kernel dispatch packet, ready to set up.
+struct LaunchDescriptor {
+    uint32_t kernel_slot;      // the kernel's row in the GLC and context in every ISU
+    uint32_t queue;
+    uint64_t packet_index;
+    uint32_t priority;         // the queue's priority (0 highest)
+    uint16_t dimensions;
+    uint16_t workgroup_size[3];
+    uint32_t grid_size[3];
+    uint32_t group_segment_size;
+    uint32_t private_segment_size;
+    uint64_t kernel_object;
+    uint64_t kernarg_address;
+};
+static_assert(sizeof(LaunchDescriptor) == 64);
+
+// WLM -> GLC: a row of the kernel status register table.
+struct KernelRegistration {
+    uint32_t kernel_slot;
+    uint32_t priority;
+    uint32_t regs_per_warp;
+    uint32_t warps_per_block;
+    uint32_t threads_per_block;
+    uint32_t shared_per_block;
+    uint64_t blocks;
+};
+static_assert(sizeof(KernelRegistration) == 32);
+
+// WLM -> each SM's ISU: the kernel context (M5 uses the kernarg registers).
+struct IsuContext {
+    uint64_t pc;              // code entry address
+    uint64_t kernarg_ptr;
+    uint32_t kernarg_size;
+    uint32_t valid;
+    uint64_t reserved;
+};
+static_assert(sizeof(IsuContext) == 32);
+
+// GLC -> SM: one block to run.
+struct BlockDescriptor {
+    uint32_t kernel_slot;
+    uint32_t priority;
+    uint64_t block_id;        // linear block index within the kernel
+    uint32_t warps;
+    uint32_t threads;
+    uint32_t regs_per_warp;
+    uint32_t shared_bytes;
+};
+static_assert(sizeof(BlockDescriptor) == 32);
+
+enum class NoticeKind : uint32_t { warp_done = 1, block_done = 2, error = 3 };
+
+// SM -> GLC: resources released and the SM's highest block priority.
+struct SmNotice {
+    uint32_t sm;
+    NoticeKind kind;
+    uint32_t kernel_slot;
+    uint32_t error;           // kind == error: a KernelError
+    uint64_t block_id;
+    uint32_t freed_regs;
+    uint32_t freed_slots;
+    uint32_t freed_shared;
+    uint32_t highest_priority;  // kNoPriority when no block is left on the SM
+    uint64_t reserved;
+};
+static_assert(sizeof(SmNotice) == 48);
+
+// GLC -> CP: every block of the kernel has finished (or it failed).
+struct KernelDone {
+    uint32_t kernel_slot;
+    uint32_t error;  // 0 ok, else a KernelError
+};
+static_assert(sizeof(KernelDone) == 8);
+
+constexpr uint32_t kNoPriority = 0xffffffffu;
+
+// Errors a running kernel can end with (reported through its completion signal and results).
+enum class KernelError : uint32_t {
+    none = 0,
+    illegal_instruction = 1,
+    fetch_fault = 2,       // instruction fetch answered with a TLM error
+    memory_fault = 3,      // load/store answered with a TLM error
+    descriptor_fault = 4,  // kernel descriptor unreadable or invalid
+    no_global_buffer = 5,  // global access before the kernarg load gave the buffer pointer
+    loop_overflow = 6,     // loops nested deeper than the hardware stack
+    resources = 7,         // a block can never fit on an SM
+};
+const char* kernel_error_text(KernelError e);
+
+template <class T>
+T from_bytes(const unsigned char* p) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,72 @@
+// Small helpers for initiators: one call = one base-protocol b_transport or transport_dbg.
+#pragma once
+#include <tlm>
+#include <systemc>
+#include <cstdint>
+#include <string>
+
+namespace gpuvp {
+
+template <class Socket>
+tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64_t address,
+                                   void* data, unsigned length, sc_core::sc_time& delay) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(cmd);
+    gp.set_address(address);
+    gp.set_data_ptr(static_cast<unsigned char*>(data));
+    gp.set_data_length(length);
+    gp.set_streaming_width(length);
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_dmi_allowed(false);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    socket->b_transport(gp, delay);
+    return gp.get_response_status();
+}
+
+template <class Socket, class T>
+tlm::tlm_response_status write_msg(Socket&& socket, uint64_t address, const T& msg, sc_core::sc_time& delay) {
+    T copy = msg;
+    return transport(socket, tlm::TLM_WRITE_COMMAND, address, &copy, sizeof copy, delay);
+}
+
+template <class Socket>
+unsigned debug_transport(Socket&& socket, tlm::tlm_command cmd, uint64_t address, void* data, unsigned length) {
+    tlm::tlm_generic_payload gp;
+    gp.set_command(cmd);
+    gp.set_address(address);
+    gp.set_data_ptr(static_cast<unsigned char*>(data));
+    gp.set_data_length(length);
+    gp.set_streaming_width(length);
+    return socket->transport_dbg(gp);
+}
+
+// A target's common checks: no byte enables, no streaming, range. Sets the error response
+// and returns false when the request cannot be served.
+inline bool check_plain_access(tlm::tlm_generic_payload& gp, uint64_t size) {
+    if (gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return false;
+    }
+    if (gp.get_streaming_width() < gp.get_data_length()) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return false;
+    }
+    uint64_t a = gp.get_address(), n = gp.get_data_length();
+    if (a >= size || n > size - a) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+    }
+    if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return false;
+    }
+    return true;
+}
+
+inline std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+}  // namespace gpuvp

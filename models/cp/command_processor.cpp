@@ -1,0 +1,439 @@
+#include "models/cp/command_processor.h"
+#include "models/common/memory_map.h"
+#include "models/common/tlm_util.h"
+
+#include <cstring>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const CpConfig& config, uint32_t max_kernels,
+                                   const DispatchLimits& limits, const Clock& clock, sc_time bus,
+                                   Observer* observer)
+    : sc_module(name), mmio("mmio"), internal("internal"), mem("mem"), to_wlm("to_wlm"), irq("irq"),
+      cfg_(config), limits_(limits), clock_(clock), bus_(bus), observer_(observer), queues_(config.max_queues),
+      pending_(config.max_queues), slots_(max_kernels) {
+    mmio.register_b_transport(this, &CommandProcessor::mmio_b_transport);
+    mmio.register_transport_dbg(this, &CommandProcessor::mmio_dbg);
+    internal.register_b_transport(this, &CommandProcessor::internal_b_transport);
+    SC_HAS_PROCESS(CommandProcessor);
+    SC_THREAD(run);
+    SC_METHOD(drive_irq);
+    sensitive << irq_event_;
+    dont_initialize();
+}
+
+// --- Registers ----------------------------------------------------------------------------
+
+void CommandProcessor::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+    if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < gp.get_data_length()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    delay += bus_;
+    bool ok = access_register(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.is_write(),
+                              sc_core::sc_time_stamp() + delay);
+    gp.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+unsigned CommandProcessor::mmio_dbg(tlm::tlm_generic_payload& gp) {
+    if (!gp.is_read()) return 0;  // debug writes must not ring doorbells
+    return access_register(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), false,
+                           sc_core::sc_time_stamp())
+               ? gp.get_data_length()
+               : 0;
+}
+
+bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned n, bool write, const sc_time& at) {
+    uint64_t v = 0;
+    if (write) {
+        if (n != 4 && n != 8) return false;
+        std::memcpy(&v, data, n);
+    }
+    auto reply = [&](uint64_t value, unsigned width) {
+        if (n != width) return false;
+        if (!write) std::memcpy(data, &value, width);
+        return true;
+    };
+    if (a == map::kGpuId) return !write && reply(map::kGpuIdValue, n == 8 ? 8 : 4);
+    if (a == map::kIntStatus) {
+        if (n != 8) return false;
+        if (write) {
+            int_status_ &= ~v;
+            irq_event_.notify(at - sc_core::sc_time_stamp());
+        } else {
+            std::memcpy(data, &int_status_, 8);
+        }
+        return true;
+    }
+    if (a == map::kIntEnable) {
+        if (n != 8) return false;
+        if (write) {
+            int_enable_ = v;
+            irq_event_.notify(at - sc_core::sc_time_stamp());
+        } else {
+            std::memcpy(data, &int_enable_, 8);
+        }
+        return true;
+    }
+    if (a >= map::kDoorbells && a < map::kDoorbells + 8 * queues_.size()) {
+        if ((a - map::kDoorbells) % 8 || n != 8) return false;
+        if (write) ring_doorbell(uint32_t((a - map::kDoorbells) / 8), v, at);
+        else std::memcpy(data, &queues_[(a - map::kDoorbells) / 8].write_index, 8);  // reads the last value + 1
+        return true;
+    }
+    if (a < map::kQueueRegs || a >= map::kQueueRegs + map::kQueueStride * queues_.size()) return false;
+    Queue& q = queues_[(a - map::kQueueRegs) / map::kQueueStride];
+    const uint64_t r = (a - map::kQueueRegs) % map::kQueueStride;
+    const bool enabled = q.control & 1;
+    switch (r) {
+    case map::kQueueRingBase:
+        if (write && !enabled && n == 8) q.ring_base = v;
+        return reply(q.ring_base, 8);
+    case map::kQueueRingSize:
+        if (write && !enabled && n == 4) q.ring_size = uint32_t(v);
+        return reply(q.ring_size, 4);
+    case map::kQueuePriority:
+        if (write && n == 4) q.priority = uint32_t(v);
+        return reply(q.priority, 4);
+    case map::kQueueReadIndexAddr:
+        if (write && !enabled && n == 8) q.read_index_addr = v;
+        return reply(q.read_index_addr, 8);
+    case map::kQueueControl:
+        if (write && n == 4) {
+            q.control = uint32_t(v) & 1;
+            if (q.control) {  // enabling checks the ring and starts it empty
+                q.read_index = q.write_index = 0;
+                q.outstanding = 0;
+                q.not_ready = false;
+                q.status = QueueError::none;
+                bool pow2 = q.ring_size && !(q.ring_size & (q.ring_size - 1));
+                if (!q.ring_base || q.ring_base % 64 || !pow2 || q.ring_size < 4 || q.ring_size > (1u << 17))
+                    q.status = QueueError::invalid_queue;
+            }
+        }
+        return reply(q.control, 4);
+    case map::kQueueStatus: return !write && reply(uint32_t(q.status), 4);
+    case map::kQueueErrorPacket: return !write && reply(q.error_packet, 8);
+    case map::kQueueReadIndex: return !write && reply(q.read_index, 8);
+    default: return false;
+    }
+}
+
+void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time& at) {
+    Queue& q = queues_[qi];
+    if (observer_) observer_->doorbell(qi, value, at);
+    if (!(q.control & 1) || q.status != QueueError::none) return;
+    PacketCheck why;
+    if (value + 1 < q.write_index) {
+        why = {QueueError::doorbell_regressed, "doorbell",
+               "doorbell " + std::to_string(value) + " after " + std::to_string(q.write_index - 1)};
+    } else if (value + 1 > q.read_index + q.ring_size) {
+        why = {QueueError::queue_overflow, "doorbell",
+               "doorbell " + std::to_string(value) + " is more than the ring's " + std::to_string(q.ring_size) +
+                   " packets past read index " + std::to_string(q.read_index)};
+    }
+    if (!why) {
+        q.status = why.error;
+        q.error_packet = value;
+        if (observer_) observer_->packet_rejected(qi, value, why, at);
+        int_status_ |= 1ull << qi;
+        irq_event_.notify(at - sc_core::sc_time_stamp());
+        return;
+    }
+    q.write_index = value + 1;
+    q.doorbell_time = at;
+    q.not_ready = false;
+    for (auto& p : pending_)  // a doorbell is also the hint to look at barrier signals again
+        if (p && p->wait == Wait::signals) p->wait = Wait::none;
+    work_event_.notify(at - sc_core::sc_time_stamp());
+}
+
+void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
+    if (!gp.is_write() || gp.get_address() != map::kCpKernelDone || gp.get_data_length() != sizeof(KernelDone)) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    delay += bus_;
+    done_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<KernelDone>(gp.get_data_ptr()));
+    work_event_.notify(delay);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void CommandProcessor::drive_irq() {
+    bool level = (int_status_ & int_enable_) != 0;
+    if (irq.read() != level) {
+        irq.write(level);
+        if (observer_) observer_->irq(level, sc_core::sc_time_stamp());
+    }
+}
+
+// --- The packet processor -----------------------------------------------------------------
+
+void CommandProcessor::run() {
+    for (;;) {
+        const sc_time now = sc_core::sc_time_stamp();
+        if (!done_.empty() && done_.front().first <= now) {
+            KernelDone d = done_.front().second;
+            done_.pop_front();
+            complete(d);
+            continue;
+        }
+        int q = pick_queue();
+        if (q >= 0) {
+            if (idle_) wait(clock_.cycles(cfg_.wakeup_cycles));  // the firmware wakes up
+            idle_ = false;
+            serve(uint32_t(q));
+            continue;
+        }
+        idle_ = true;
+        if (!done_.empty()) wait(done_.front().first - now, work_event_);
+        else wait(work_event_);
+    }
+}
+
+bool CommandProcessor::can_proceed(uint32_t qi) const {
+    const Queue& q = queues_[qi];
+    if (!(q.control & 1) || q.status != QueueError::none) return false;
+    const auto& p = pending_[qi];
+    if (!p) return !q.not_ready && q.read_index < q.write_index;
+    switch (p->wait) {
+    case Wait::none: return true;
+    case Wait::barrier_bit: return q.outstanding == 0;
+    case Wait::kernel_slot:
+        for (const Slot& s : slots_)
+            if (!s.used) return true;
+        return false;
+    case Wait::signals: return false;
+    }
+    return false;
+}
+
+int CommandProcessor::pick_queue() const {
+    int best = -1;
+    const int n = int(queues_.size());
+    for (int k = 1; k <= n; ++k) {  // round-robin from the one after the last served
+        int qi = (last_served_ + k) % n;
+        if (qi < 0) qi += n;
+        if (!can_proceed(uint32_t(qi))) continue;
+        if (best < 0 || queues_[qi].priority < queues_[best].priority) best = qi;
+    }
+    return best;
+}
+
+void CommandProcessor::serve(uint32_t qi) {
+    last_served_ = int(qi);
+    if (!pending_[qi] && !fetch(qi)) return;
+    Pending& p = *pending_[qi];
+    if (p.header.barrier && queues_[qi].outstanding > 0) {
+        p.wait = Wait::barrier_bit;
+        return;
+    }
+    if (p.header.type == HSA_PACKET_TYPE_KERNEL_DISPATCH) launch(qi);
+    else barrier(qi);
+}
+
+// Reads the packet at the read index and checks it. False if the queue cannot go on now.
+bool CommandProcessor::fetch(uint32_t qi) {
+    Queue& q = queues_[qi];
+    Pending p{};
+    p.index = q.read_index;
+    p.doorbell = q.doorbell_time;
+    const uint64_t address = q.ring_base + (p.index % q.ring_size) * kPacketBytes;
+    sc_time d = sc_core::SC_ZERO_TIME;
+    auto status = transport(mem, tlm::TLM_READ_COMMAND, address, p.bytes.data(), kPacketBytes, d);
+    wait(d);
+    if (status != tlm::TLM_OK_RESPONSE) {
+        queue_error(qi, p.index, {QueueError::address_error, "ring_base", "packet at " + hex(address) + " cannot be read"}, 0);
+        return false;
+    }
+    p.fetched = sc_core::sc_time_stamp();
+    uint16_t header;
+    std::memcpy(&header, p.bytes.data(), 2);
+    p.header = decode_header(header);
+    if (p.header.type == HSA_PACKET_TYPE_INVALID) {  // rung before the header was written
+        q.not_ready = true;
+        return false;
+    }
+    wait(clock_.cycles(cfg_.decode_cycles));
+    PacketCheck c;
+    uint64_t signal = 0;
+    switch (p.header.type) {
+    case HSA_PACKET_TYPE_KERNEL_DISPATCH: {
+        auto k = from_bytes<hsa_kernel_dispatch_packet_t>(p.bytes.data());
+        c = check_dispatch(k, limits_);
+        signal = k.completion_signal.handle;
+        break;
+    }
+    case HSA_PACKET_TYPE_BARRIER_AND:
+    case HSA_PACKET_TYPE_BARRIER_OR: {
+        auto b = from_bytes<hsa_barrier_and_packet_t>(p.bytes.data());
+        c = check_barrier(b);
+        signal = b.completion_signal.handle;
+        break;
+    }
+    case HSA_PACKET_TYPE_VENDOR_SPECIFIC:
+    case HSA_PACKET_TYPE_AGENT_DISPATCH:
+        c = check_header(header);
+        if (c) c = {QueueError::unsupported_packet, "header.type",
+                    std::string(p.header.type ? "agent dispatch" : "vendor-specific") + " packets are not served"};
+        break;
+    default: c = check_header(header);
+    }
+    if (!c) {
+        queue_error(qi, p.index, c, signal % 8 ? 0 : signal);
+        return false;
+    }
+    wait(fence_cost(p.header.acquire_scope, true));
+    p.decoded = sc_core::sc_time_stamp();
+    pending_[qi] = p;
+    return true;
+}
+
+void CommandProcessor::launch(uint32_t qi) {
+    Pending& p = *pending_[qi];
+    uint32_t slot = 0;
+    while (slot < slots_.size() && slots_[slot].used) ++slot;
+    if (slot == slots_.size()) {
+        p.wait = Wait::kernel_slot;
+        return;
+    }
+    const auto k = from_bytes<hsa_kernel_dispatch_packet_t>(p.bytes.data());
+    Queue& q = queues_[qi];
+    slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope};
+    ++q.outstanding;
+    if (observer_) {
+        observer_->kernel_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
+        observer_->kernel_stage(slot, Stage::packet_fetched, p.fetched);
+        observer_->kernel_stage(slot, Stage::packet_decoded, p.decoded);
+    }
+    LaunchDescriptor l{};
+    l.kernel_slot = slot;
+    l.queue = qi;
+    l.packet_index = p.index;
+    l.priority = q.priority;
+    l.dimensions = k.setup & 3;
+    l.workgroup_size[0] = k.workgroup_size_x;
+    l.workgroup_size[1] = k.workgroup_size_y;
+    l.workgroup_size[2] = k.workgroup_size_z;
+    l.grid_size[0] = k.grid_size_x;
+    l.grid_size[1] = k.grid_size_y;
+    l.grid_size[2] = k.grid_size_z;
+    l.group_segment_size = k.group_segment_size;
+    l.private_segment_size = k.private_segment_size;
+    l.kernel_object = k.kernel_object;
+    l.kernarg_address = reinterpret_cast<uint64_t>(k.kernarg_address);
+    sc_time d = sc_core::SC_ZERO_TIME;
+    write_msg(to_wlm, map::kWlmLaunch, l, d);
+    wait(d);
+    finish_packet(qi);
+}
+
+void CommandProcessor::barrier(uint32_t qi) {
+    Pending& p = *pending_[qi];
+    const auto b = from_bytes<hsa_barrier_and_packet_t>(p.bytes.data());
+    const bool is_and = p.header.type == HSA_PACKET_TYPE_BARRIER_AND;
+    bool any_zero = false, all_zero = true, any_signal = false;
+    sc_time d = sc_core::SC_ZERO_TIME;
+    for (unsigned i = 0; i < 5; ++i) {
+        uint64_t a = b.dep_signal[i].handle;
+        if (!a) continue;
+        any_signal = true;
+        int64_t v = 0;
+        if (transport(mem, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
+            wait(d);
+            pending_[qi].reset();
+            queue_error(qi, p.index, {QueueError::address_error, "dep_signal[" + std::to_string(i) + "]",
+                                      "signal at " + hex(a) + " cannot be read"}, b.completion_signal.handle);
+            return;
+        }
+        any_zero |= v == 0;
+        all_zero &= v == 0;
+    }
+    wait(d + clock_.cycles(cfg_.barrier_cycles));
+    const bool satisfied = is_and ? all_zero : (any_zero || !any_signal);
+    if (!satisfied) {
+        pending_[qi]->wait = Wait::signals;  // looked at again when a signal or doorbell changes
+        return;
+    }
+    wait(fence_cost(p.header.release_scope, false));
+    const sc_time start = p.decoded;
+    const uint64_t index = p.index;
+    if (b.completion_signal.handle) write_signal(b.completion_signal.handle, 0, true);
+    if (observer_) observer_->barrier_done(qi, index, start, sc_core::sc_time_stamp());
+    finish_packet(qi);
+    if (b.completion_signal.handle) raise_interrupt(qi);
+}
+
+// The packet has taken effect: the read index moves on and is published to the host.
+void CommandProcessor::finish_packet(uint32_t qi) {
+    Queue& q = queues_[qi];
+    pending_[qi].reset();
+    ++q.read_index;
+    ++packets_;
+    if (q.read_index_addr) {
+        sc_time d = sc_core::SC_ZERO_TIME;  // a posted write
+        transport(mem, tlm::TLM_WRITE_COMMAND, q.read_index_addr, &q.read_index, 8, d);
+    }
+}
+
+void CommandProcessor::complete(const KernelDone& kd) {
+    if (kd.kernel_slot >= slots_.size() || !slots_[kd.kernel_slot].used) return;
+    Slot s = slots_[kd.kernel_slot];
+    const KernelError e = KernelError(kd.error);
+    wait(clock_.cycles(cfg_.completion_cycles) + fence_cost(s.release_scope, false));
+    if (e == KernelError::none) {
+        if (s.signal) write_signal(s.signal, 0, true);
+    } else {
+        queue_error(s.queue, s.packet, {QueueError::kernel_fault, "kernel", kernel_error_text(e)}, s.signal);
+    }
+    slots_[kd.kernel_slot].used = false;
+    if (observer_) observer_->kernel_completed(kd.kernel_slot, e, sc_core::sc_time_stamp());
+    --queues_[s.queue].outstanding;
+    for (auto& p : pending_)
+        if (p && p->wait == Wait::signals) p->wait = Wait::none;  // a signal changed
+    if (e == KernelError::none) raise_interrupt(s.queue);
+}
+
+void CommandProcessor::queue_error(uint32_t qi, uint64_t packet, const PacketCheck& why, uint64_t signal) {
+    Queue& q = queues_[qi];
+    if (q.status == QueueError::none) {
+        q.status = why.error;
+        q.error_packet = packet;
+    }
+    pending_[qi].reset();
+    if (observer_) observer_->packet_rejected(qi, packet, why, sc_core::sc_time_stamp());
+    if (signal) write_signal(signal, -1, false);  // a negative signal: the packet failed
+    raise_interrupt(qi);
+}
+
+// Decrement (atomic: no other process runs between the read and the write) or store.
+bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrement) {
+    sc_time d = sc_core::SC_ZERO_TIME;
+    if (decrement) {
+        int64_t v = 0;
+        if (transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
+            wait(d);
+            return false;
+        }
+        value = v - 1;
+    }
+    bool ok = transport(mem, tlm::TLM_WRITE_COMMAND, address, &value, 8, d) == tlm::TLM_OK_RESPONSE;
+    wait(d);
+    return ok;
+}
+
+void CommandProcessor::raise_interrupt(uint32_t qi) {
+    int_status_ |= 1ull << qi;
+    irq_event_.notify(clock_.cycles(cfg_.irq_cycles));
+}
+
+sc_time CommandProcessor::fence_cost(uint8_t scope, bool acquire) const {
+    uint32_t c = 0;
+    if (scope == HSA_FENCE_SCOPE_AGENT) c = acquire ? cfg_.fence_acquire_agent_cycles : cfg_.fence_release_agent_cycles;
+    if (scope == HSA_FENCE_SCOPE_SYSTEM) c = acquire ? cfg_.fence_acquire_system_cycles : cfg_.fence_release_system_cycles;
+    return clock_.cycles(c);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,111 @@
+// The command processor: hardware queues created through mmio registers, doorbells, the AQL
+// packet processor (kernel dispatch, barrier-AND, barrier-OR; the barrier bit; acquire and
+// release fences as a modelled cost), completion signals and the interrupt. Queues are
+// served by priority (0 highest), round-robin within one priority.
+#pragma once
+#include "models/common/aql.h"
+#include "models/common/messages.h"
+#include "models/common/observer.h"
+#include "models/common/timing.h"
+#include "models/cp/cp_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <array>
+#include <deque>
+#include <optional>
+#include <vector>
+
+namespace gpuvp {
+
+class CommandProcessor : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<CommandProcessor> mmio;                 // host: registers, doorbells
+    tlm_utils::multi_passthrough_target_socket<CommandProcessor> internal;  // GLC, WLM: kernel done
+    tlm_utils::simple_initiator_socket<CommandProcessor> mem;               // packets, signals
+    tlm_utils::simple_initiator_socket<CommandProcessor> to_wlm;
+    sc_core::sc_out<bool> irq;
+
+    CommandProcessor(sc_core::sc_module_name name, const CpConfig& config, uint32_t max_kernels,
+                     const DispatchLimits& limits, const Clock& clock, sc_core::sc_time bus,
+                     Observer* observer = nullptr);
+
+    struct Queue {
+        // registers
+        uint64_t ring_base = 0;
+        uint32_t ring_size = 0;
+        uint32_t priority = 0;
+        uint64_t read_index_addr = 0;
+        uint32_t control = 0;
+        QueueError status = QueueError::none;
+        uint64_t error_packet = 0;
+        // packet processor state
+        uint64_t read_index = 0;   // the next packet to process
+        uint64_t write_index = 0;  // one past the last packet a doorbell announced
+        sc_core::sc_time doorbell_time;
+        uint32_t outstanding = 0;  // kernels launched from this queue and not complete
+        bool not_ready = false;    // its next packet's header was still INVALID
+    };
+    const Queue& queue(uint32_t q) const { return queues_.at(q); }
+    uint64_t packets_processed() const { return packets_; }
+
+private:
+    enum class Wait { none, barrier_bit, kernel_slot, signals };
+    struct Pending {  // a fetched and checked packet that has not taken effect yet
+        std::array<unsigned char, 64> bytes;
+        PacketHeader header;
+        uint64_t index;
+        sc_core::sc_time doorbell, fetched, decoded;
+        Wait wait = Wait::none;
+    };
+    struct Slot {
+        bool used = false;
+        uint32_t queue = 0;
+        uint64_t packet = 0;
+        uint64_t signal = 0;
+        uint8_t release_scope = 0;
+    };
+
+    void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned mmio_dbg(tlm::tlm_generic_payload& gp);
+    bool access_register(uint64_t address, unsigned char* data, unsigned length, bool write,
+                         const sc_core::sc_time& at);
+    void internal_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    void ring_doorbell(uint32_t q, uint64_t value, const sc_core::sc_time& at);
+
+    void run();
+    int pick_queue() const;
+    bool can_proceed(uint32_t q) const;
+    void serve(uint32_t q);
+    bool fetch(uint32_t q);
+    void launch(uint32_t q);
+    void barrier(uint32_t q);
+    void complete(const KernelDone& d);
+    void finish_packet(uint32_t q);
+    void queue_error(uint32_t q, uint64_t packet, const PacketCheck& why, uint64_t signal);
+    bool write_signal(uint64_t address, int64_t value, bool decrement);
+    void raise_interrupt(uint32_t q);
+    void drive_irq();
+    sc_core::sc_time fence_cost(uint8_t scope, bool acquire) const;
+
+    CpConfig cfg_;
+    DispatchLimits limits_;
+    Clock clock_;
+    sc_core::sc_time bus_;
+    Observer* observer_;
+    std::vector<Queue> queues_;
+    std::vector<std::optional<Pending>> pending_;
+    std::vector<Slot> slots_;
+    std::deque<std::pair<sc_core::sc_time, KernelDone>> done_;
+    sc_core::sc_event work_event_, irq_event_;
+    uint64_t int_status_ = 0, int_enable_ = ~0ull;
+    int last_served_ = -1;
+    bool idle_ = true;
+    uint64_t packets_ = 0;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,182 @@
+#include "models/glc/global_logic_controller.h"
+#include "models/common/memory_map.h"
+#include "models/common/tlm_util.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, uint32_t sms, const SmConfig& sm,
+                                             uint32_t max_kernels, const GlcConfig& config, const Clock& clock,
+                                             sc_time bus, std::unique_ptr<PlacementPolicy> policy,
+                                             Observer* observer)
+    : sc_module(name), regs("regs"), to_sm("to_sm"), to_cp("to_cp"), cfg_(config), clock_(clock), bus_(bus),
+      policy_(std::move(policy)), observer_(observer) {
+    tables_.kernels.resize(max_kernels);
+    tables_.sms.assign(sms, SmRow{sm.registers, sm.warp_slots, sm.shared_memory, kNoPriority});
+    regs.register_b_transport(this, &GlobalLogicController::b_transport);
+    regs.register_transport_dbg(this, &GlobalLogicController::transport_dbg);
+    SC_HAS_PROCESS(GlobalLogicController);
+    SC_THREAD(run);
+}
+
+void GlobalLogicController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
+    const uint64_t a = gp.get_address();
+    const unsigned n = gp.get_data_length();
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < n) {
+        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        return;
+    }
+    delay += bus_;
+    if (gp.is_write() && a == map::kGlcRegisterKernel && n == sizeof(KernelRegistration)) {
+        inbox_.push_back(Message{sc_core::sc_time_stamp() + delay, true,
+                                 from_bytes<KernelRegistration>(gp.get_data_ptr()), {}});
+    } else if (gp.is_write() && a == map::kGlcSmNotice && n == sizeof(SmNotice)) {
+        inbox_.push_back(Message{sc_core::sc_time_stamp() + delay, false, {}, from_bytes<SmNotice>(gp.get_data_ptr())});
+    } else {
+        if (gp.is_read() && transport_dbg(0, gp) == n) gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    inbox_event_.notify(delay);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// Table images: kernel rows at kGlcKernelTable (the first 32 bytes of KernelRow), SM rows at
+// kGlcSmTable (SmRow, padded to 32 bytes).
+unsigned GlobalLogicController::transport_dbg(int, tlm::tlm_generic_payload& gp) {
+    if (!gp.is_read()) return 0;
+    const uint64_t a = gp.get_address();
+    const unsigned n = gp.get_data_length();
+    unsigned char* p = gp.get_data_ptr();
+    auto image = [&](uint64_t base, size_t rows, auto row_bytes) -> unsigned {
+        if (a < base || a + n > base + rows * map::kTableRowBytes) return 0;
+        for (unsigned i = 0; i < n; ++i) {
+            uint64_t off = a - base + i;
+            unsigned char row[map::kTableRowBytes] = {};
+            row_bytes(off / map::kTableRowBytes, row);
+            p[i] = row[off % map::kTableRowBytes];
+        }
+        return n;
+    };
+    if (unsigned r = image(map::kGlcKernelTable, tables_.kernels.size(), [&](size_t i, unsigned char* row) {
+            std::memcpy(row, &tables_.kernels[i], 32);
+        }))
+        return r;
+    return image(map::kGlcSmTable, tables_.sms.size(),
+                 [&](size_t i, unsigned char* row) { std::memcpy(row, &tables_.sms[i], sizeof(SmRow)); });
+}
+
+void GlobalLogicController::run() {
+    for (;;) {
+        const sc_time now = sc_core::sc_time_stamp();
+        while (!inbox_.empty() && inbox_.front().at <= now) {
+            Message m = inbox_.front();
+            inbox_.pop_front();
+            if (m.is_registration) apply(m.reg, now);
+            else apply(m.notice, now);
+        }
+        for (uint32_t slot : done_) {
+            KernelDone d{slot, uint32_t(tables_.kernels[slot].error)};
+            if (observer_) observer_->kernel_stage(slot, Stage::last_block_done, now);
+            tables_.kernels[slot] = KernelRow{};
+            kernel_row_changed(slot, now);
+            sc_time delay = sc_core::SC_ZERO_TIME;
+            write_msg(to_cp, map::kCpKernelDone, d, delay);
+        }
+        done_.clear();
+        if (auto p = policy_->next(tables_)) {
+            wait(clock_.cycles(cfg_.dispatch_cycles));  // the decision and its descriptor write
+            place(*p);
+            continue;
+        }
+        if (!inbox_.empty()) wait(inbox_.front().at - sc_core::sc_time_stamp(), inbox_event_);
+        else wait(inbox_event_);
+    }
+}
+
+void GlobalLogicController::apply(const KernelRegistration& r, const sc_time& now) {
+    if (r.kernel_slot >= tables_.kernels.size()) return;
+    KernelRow& k = tables_.kernels[r.kernel_slot];
+    k = KernelRow{};
+    k.valid = 1;
+    k.priority = r.priority;
+    k.regs_per_warp = r.regs_per_warp;
+    k.warps_per_block = r.warps_per_block;
+    k.regs_per_block = r.regs_per_warp * r.warps_per_block;
+    k.shared_per_block = r.shared_per_block;
+    k.threads_per_block = r.threads_per_block;
+    k.blocks = k.undispatched = r.blocks;
+    k.arrival = arrivals_++;
+    kernel_row_changed(r.kernel_slot, now);
+    if (k.blocks == 0) done_.push_back(r.kernel_slot);
+}
+
+void GlobalLogicController::apply(const SmNotice& n, const sc_time& now) {
+    if (n.sm >= tables_.sms.size() || n.kernel_slot >= tables_.kernels.size()) return;
+    SmRow& s = tables_.sms[n.sm];
+    KernelRow& k = tables_.kernels[n.kernel_slot];
+    s.free_regs += n.freed_regs;
+    s.free_slots += n.freed_slots;
+    s.free_shared += n.freed_shared;
+    s.highest_priority = n.highest_priority;
+    sm_row_changed(n.sm, now);
+    if (n.kind == NoticeKind::error && k.error == KernelError::none) {
+        k.error = KernelError(n.error);
+        k.undispatched = 0;  // a failed kernel places no more blocks
+        kernel_row_changed(n.kernel_slot, now);
+    }
+    if (n.kind == NoticeKind::block_done) {
+        ++k.finished;
+        if (k.undispatched == 0 && k.finished == k.dispatched) done_.push_back(n.kernel_slot);
+    } else if (n.kind == NoticeKind::error && k.undispatched == 0 && k.finished == k.dispatched) {
+        done_.push_back(n.kernel_slot);
+    }
+}
+
+void GlobalLogicController::place(const Placement& p) {
+    const sc_time now = sc_core::sc_time_stamp();
+    KernelRow& k = tables_.kernels[p.kernel_slot];
+    SmRow& s = tables_.sms[p.sm];
+    uint64_t count = std::min<uint64_t>(p.blocks, k.undispatched);
+    for (uint64_t i = 0; i < count; ++i) {
+        BlockDescriptor d{p.kernel_slot, k.priority, k.blocks - k.undispatched, k.warps_per_block,
+                          k.threads_per_block, k.regs_per_warp, k.shared_per_block};
+        s.free_regs -= std::min(s.free_regs, k.regs_per_block);
+        s.free_slots -= std::min(s.free_slots, k.warps_per_block);
+        s.free_shared -= std::min(s.free_shared, k.shared_per_block);
+        s.highest_priority = std::min(s.highest_priority, k.priority);
+        --k.undispatched;
+        ++k.dispatched;
+        ++blocks_dispatched_;
+        if (k.dispatched == 1 && observer_) observer_->kernel_stage(p.kernel_slot, Stage::first_block_dispatched, now);
+        sc_time delay = sc_core::SC_ZERO_TIME;
+        write_msg(to_sm[p.sm], map::kSmDispatch, d, delay);
+    }
+    kernel_row_changed(p.kernel_slot, now);
+    sm_row_changed(p.sm, now);
+}
+
+void GlobalLogicController::kernel_row_changed(uint32_t slot, const sc_time& t) {
+    if (!observer_ || !observer_->wants_table_updates()) return;
+    const KernelRow& k = tables_.kernels[slot];
+    std::string v = k.valid ? "prio " + std::to_string(k.priority) + " regs/warp " + std::to_string(k.regs_per_warp) +
+                                  " warps/block " + std::to_string(k.warps_per_block) + " shared/block " +
+                                  std::to_string(k.shared_per_block) + " undispatched " + std::to_string(k.undispatched)
+                            : "free";
+    observer_->table_update("glc", "kernel_status", slot, v, t);
+}
+
+void GlobalLogicController::sm_row_changed(uint32_t sm, const sc_time& t) {
+    if (!observer_ || !observer_->wants_table_updates()) return;
+    const SmRow& s = tables_.sms[sm];
+    std::string v = "free_regs " + std::to_string(s.free_regs) + " free_slots " + std::to_string(s.free_slots) +
+                    " free_shared " + std::to_string(s.free_shared) + " highest_prio " +
+                    (s.highest_priority == kNoPriority ? std::string("none") : std::to_string(s.highest_priority));
+    observer_->table_update("glc", "sm_status", sm, v, t);
+}
+
+}  // namespace gpuvp

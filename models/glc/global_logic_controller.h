@@ -1,0 +1,69 @@
+// The global logic controller: holds the kernel status and SM status register tables,
+// places blocks on SMs through a placement policy, and tells the command processor when a
+// kernel's last block has finished.
+#pragma once
+#include "models/common/messages.h"
+#include "models/common/observer.h"
+#include "models/common/timing.h"
+#include "models/glc/glc_config.h"
+#include "models/glc/placement_policy.h"
+#include "models/glc/tables.h"
+#include "models/sm/sm_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+class GlobalLogicController : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<GlobalLogicController> regs;  // WLM, every SM
+    tlm_utils::multi_passthrough_initiator_socket<GlobalLogicController> to_sm;  // bind SM 0 first
+    tlm_utils::simple_initiator_socket<GlobalLogicController> to_cp;
+
+    GlobalLogicController(sc_core::sc_module_name name, uint32_t sms, const SmConfig& sm,
+                          uint32_t max_kernels, const GlcConfig& config, const Clock& clock,
+                          sc_core::sc_time bus, std::unique_ptr<PlacementPolicy> policy,
+                          Observer* observer = nullptr);
+
+    const GlcTables& tables() const { return tables_; }
+    uint64_t blocks_dispatched() const { return blocks_dispatched_; }
+
+private:
+    void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
+    void run();
+    void apply(const KernelRegistration& r, const sc_core::sc_time& now);
+    void apply(const SmNotice& n, const sc_core::sc_time& now);
+    void place(const Placement& p);
+    void kernel_row_changed(uint32_t slot, const sc_core::sc_time& t);
+    void sm_row_changed(uint32_t sm, const sc_core::sc_time& t);
+
+    struct Message {
+        sc_core::sc_time at;
+        bool is_registration;
+        KernelRegistration reg;
+        SmNotice notice;
+    };
+
+    GlcConfig cfg_;
+    Clock clock_;
+    sc_core::sc_time bus_;
+    std::unique_ptr<PlacementPolicy> policy_;
+    Observer* observer_;
+    GlcTables tables_;
+    std::deque<Message> inbox_;
+    sc_core::sc_event inbox_event_;
+    std::vector<uint32_t> done_;  // kernel slots whose last block finished, to tell the CP
+    uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,147 @@
+#include "models/memory/cache.h"
+#include "models/common/tlm_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace gpuvp {
+
+Cache::Cache(sc_core::sc_module_name name, const CacheConfig& config)
+    : sc_module(name), upstream("upstream"), downstream("downstream"), cfg_(config),
+      hit_(sc_core::sc_time(config.hit_latency_ns, sc_core::SC_NS)) {
+    if (cfg_.line_bytes == 0 || cfg_.ways == 0 || cfg_.bytes < cfg_.line_bytes * cfg_.ways)
+        throw std::invalid_argument(std::string(this->name()) + ": cache smaller than one set");
+    sets_ = cfg_.bytes / (cfg_.line_bytes * cfg_.ways);
+    lines_.resize(size_t(sets_) * cfg_.ways);
+    data_.resize(lines_.size() * cfg_.line_bytes);
+    upstream.register_b_transport(this, &Cache::b_transport);
+    upstream.register_transport_dbg(this, &Cache::transport_dbg);
+}
+
+Cache::Line* Cache::find(uint64_t line_address, unsigned& index) {
+    uint64_t n = line_address / cfg_.line_bytes;
+    unsigned set = unsigned(n % sets_);
+    for (unsigned w = 0; w < cfg_.ways; ++w) {
+        index = set * cfg_.ways + w;
+        if (lines_[index].valid && lines_[index].tag == n) return &lines_[index];
+    }
+    return nullptr;
+}
+
+bool Cache::contains(uint64_t address) const {
+    unsigned i;
+    return const_cast<Cache*>(this)->find(address - address % cfg_.line_bytes, i) != nullptr;
+}
+
+void Cache::invalidate_all() {
+    for (Line& l : lines_) l.valid = false;
+}
+
+bool Cache::read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
+    unsigned index;
+    if (Line* l = find(line_address, index)) {
+        l->last_use = ++use_clock_;
+        sc_core::sc_time usable = now + hit_;
+        if (l->ready_at > usable) {
+            ++stats_.mshr_hits;
+            usable = l->ready_at;
+        } else {
+            ++stats_.read_hits;
+        }
+        std::memcpy(dst, &data_[size_t(index) * cfg_.line_bytes], cfg_.line_bytes);
+        delay = usable - sc_core::sc_time_stamp();
+        return true;
+    }
+    ++stats_.read_misses;
+    sc_core::sc_time d = delay + hit_;  // the tag check before the miss goes out
+    std::vector<unsigned char> buf(cfg_.line_bytes);
+    if (transport(downstream, tlm::TLM_READ_COMMAND, line_address, buf.data(), cfg_.line_bytes, d) !=
+        tlm::TLM_OK_RESPONSE) {
+        ++stats_.errors;
+        return false;
+    }
+    // Victim: an invalid way, else the least recently used.
+    unsigned set = unsigned((line_address / cfg_.line_bytes) % sets_);
+    unsigned victim = set * cfg_.ways;
+    for (unsigned w = 0; w < cfg_.ways; ++w) {
+        unsigned i = set * cfg_.ways + w;
+        if (!lines_[i].valid) { victim = i; break; }
+        if (lines_[i].last_use < lines_[victim].last_use) victim = i;
+    }
+    Line& l = lines_[victim];
+    l.valid = true;
+    l.tag = line_address / cfg_.line_bytes;
+    l.last_use = ++use_clock_;
+    l.ready_at = sc_core::sc_time_stamp() + d;
+    std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf.data(), cfg_.line_bytes);
+    std::memcpy(dst, buf.data(), cfg_.line_bytes);
+    delay = d;
+    return true;
+}
+
+void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    if (gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (gp.get_streaming_width() < gp.get_data_length()) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
+    }
+    const uint64_t a = gp.get_address();
+    const unsigned len = gp.get_data_length();
+    const unsigned lb = cfg_.line_bytes;
+    if (gp.is_write()) {
+        // Write-through: memory takes it; a present line is updated, a missing one not allocated.
+        ++stats_.writes;
+        downstream->b_transport(gp, delay);
+        if (!gp.is_response_ok()) return;
+        for (uint64_t la = a - a % lb; la < a + len; la += lb) {
+            unsigned index;
+            if (find(la, index)) {
+                uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + len);
+                std::memcpy(&data_[size_t(index) * lb + (lo - la)], gp.get_data_ptr() + (lo - a), hi - lo);
+            }
+        }
+        return;
+    }
+    if (!gp.is_read()) {
+        downstream->b_transport(gp, delay);
+        return;
+    }
+    // The lines of a read are requested together; the read completes with the slowest.
+    sc_core::sc_time slowest = delay;
+    std::vector<unsigned char> line(lb);
+    for (uint64_t la = a - a % lb; la < a + len; la += lb) {
+        sc_core::sc_time d = delay;
+        if (!read_line(la, line.data(), d)) {
+            gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return;
+        }
+        uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + len);
+        std::memcpy(gp.get_data_ptr() + (lo - a), line.data() + (lo - la), hi - lo);
+        slowest = std::max(slowest, d);
+    }
+    delay = slowest;
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned Cache::transport_dbg(tlm::tlm_generic_payload& gp) {
+    unsigned n = downstream->transport_dbg(gp);
+    if (gp.is_write()) {  // keep present lines equal to memory
+        const uint64_t a = gp.get_address();
+        const unsigned lb = cfg_.line_bytes;
+        for (uint64_t la = a - a % lb; la < a + n; la += lb) {
+            unsigned index;
+            if (find(la, index)) {
+                uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + n);
+                std::memcpy(&data_[size_t(index) * lb + (lo - la)], gp.get_data_ptr() + (lo - a), hi - lo);
+            }
+        }
+    }
+    return n;
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,55 @@
+// A set-associative cache with data: LRU replacement, write-through, no write-allocate.
+// A line being filled remembers when its data arrives, so a second miss to it waits for the
+// same fill (an MSHR hit) instead of seeing the data early. Memory behind a write-through
+// cache is always current, so debug transport goes straight through.
+#pragma once
+#include "models/memory/memory_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace gpuvp {
+
+class Cache : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<Cache> upstream;
+    tlm_utils::simple_initiator_socket<Cache> downstream;
+
+    Cache(sc_core::sc_module_name name, const CacheConfig& config);
+
+    struct Stats {
+        uint64_t read_hits = 0, read_misses = 0, mshr_hits = 0, writes = 0, errors = 0;
+    };
+    const Stats& stats() const { return stats_; }
+    // True if the line holding `address` is present (for tests).
+    bool contains(uint64_t address) const;
+    void invalidate_all();
+
+private:
+    struct Line {
+        uint64_t tag = 0;
+        bool valid = false;
+        uint64_t last_use = 0;
+        sc_core::sc_time ready_at;  // absolute time its fill completes
+    };
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    Line* find(uint64_t line_address, unsigned& index);
+    // Reads one whole line; returns the delay after `delay` at which it is usable.
+    bool read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay);
+
+    CacheConfig cfg_;
+    unsigned sets_;
+    std::vector<Line> lines_;          // sets_ * ways
+    std::vector<unsigned char> data_;  // line data, same order
+    uint64_t use_clock_ = 0;
+    sc_core::sc_time hit_;
+    Stats stats_;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,53 @@
+#include "models/memory/memory.h"
+#include "models/common/tlm_util.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace gpuvp {
+
+Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, sc_core::sc_time latency)
+    : sc_module(name), socket("socket"), size_(bytes),
+      data_(static_cast<unsigned char*>(std::calloc(bytes, 1))), latency_(latency) {
+    if (!data_) throw std::bad_alloc();
+    socket.register_b_transport(this, &Memory::b_transport);
+    socket.register_transport_dbg(this, &Memory::transport_dbg);
+    socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
+}
+
+void Memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+    if (!check_plain_access(gp, size_)) return;
+    unsigned char* p = data_.get() + gp.get_address();
+    if (gp.is_read()) {
+        std::memcpy(gp.get_data_ptr(), p, gp.get_data_length());
+        ++reads_;
+    } else {
+        std::memcpy(p, gp.get_data_ptr(), gp.get_data_length());
+        ++writes_;
+    }
+    delay += latency_;
+    gp.set_dmi_allowed(true);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned Memory::transport_dbg(tlm::tlm_generic_payload& gp) {
+    uint64_t a = gp.get_address();
+    if (a >= size_) return 0;
+    unsigned n = static_cast<unsigned>(std::min<uint64_t>(gp.get_data_length(), size_ - a));
+    if (gp.is_read()) std::memcpy(gp.get_data_ptr(), data_.get() + a, n);
+    else if (gp.is_write()) std::memcpy(data_.get() + a, gp.get_data_ptr(), n);
+    return n;
+}
+
+bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
+    dmi.set_dmi_ptr(data_.get());
+    dmi.set_start_address(0);
+    dmi.set_end_address(size_ - 1);
+    dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_READ_WRITE);
+    dmi.set_read_latency(latency_);
+    dmi.set_write_latency(latency_);
+    return true;
+}
+
+}  // namespace gpuvp

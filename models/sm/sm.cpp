@@ -1,0 +1,473 @@
+#include "models/sm/sm.h"
+#include "models/common/memory_map.h"
+#include "models/common/tlm_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+namespace {
+CacheConfig l1_config(uint32_t bytes, uint32_t ways, const MemoryConfig& m) {
+    CacheConfig c;
+    c.bytes = bytes;
+    c.ways = ways;
+    c.line_bytes = m.line_bytes;
+    c.hit_latency_ns = m.l1_latency_ns;
+    return c;
+}
+}  // namespace
+
+StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id,
+                                                 const SmConfig& config, const MemoryConfig& memory,
+                                                 const Clock& clock, sc_time bus, Observer* observer)
+    : sc_module(name), regs("regs"), to_glc("to_glc"),
+      l1i("l1i", l1_config(config.l1i_bytes, config.l1_ways, memory)),
+      l1d("l1d", l1_config(config.l1d_bytes, config.l1_ways, memory)), id_(id), cfg_(config),
+      clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"),
+      fetch_port_("fetch_port"), data_port_("data_port"), line_bytes_(memory.line_bytes),
+      contexts_(config.max_kernels), warps_(config.warp_slots), free_regs_(config.registers),
+      free_slots_(config.warp_slots), free_shared_(config.shared_memory), scratch_(65536) {
+    regs.register_b_transport(this, &StreamingMultiprocessor::b_transport);
+    regs.register_transport_dbg(this, &StreamingMultiprocessor::transport_dbg);
+    fetch_port_.bind(l1i.upstream);
+    data_port_.bind(l1d.upstream);
+    for (uint32_t s = config.warp_slots; s-- > 0;) idle_slots_.push_back(s);
+    for (Warp& w : warps_)
+        for (IbufLine& l : w.ibuf) l.bytes.resize(line_bytes_);
+    SC_HAS_PROCESS(StreamingMultiprocessor);
+    SC_THREAD(run);
+}
+
+// --- Registers: dispatch, ISU kernel contexts, block status table -------------------------
+
+void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
+    const uint64_t a = gp.get_address();
+    const unsigned n = gp.get_data_length();
+    unsigned char* p = gp.get_data_ptr();
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < n) {
+        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        return;
+    }
+    delay += bus_;
+    if (a == map::kSmDispatch && n == sizeof(BlockDescriptor) && gp.is_write()) {
+        arrivals_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<BlockDescriptor>(p));
+        arrival_event_.notify(delay);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    const uint64_t ctx_end = map::kSmIsuContext + uint64_t(contexts_.size()) * sizeof(IsuContext);
+    if (a >= map::kSmIsuContext && a + n <= ctx_end && (gp.is_write() || gp.is_read())) {
+        uint64_t off = a - map::kSmIsuContext;
+        for (unsigned i = 0; i < n; ++i) {
+            KernelContext& c = contexts_[(off + i) / sizeof(IsuContext)];
+            auto* image = reinterpret_cast<unsigned char*>(&c.regs);
+            size_t at = (off + i) % sizeof(IsuContext);
+            if (gp.is_write()) {
+                image[at] = p[i];
+                if (at == 0) c.reported = 0;  // a new kernel in this context
+            } else {
+                p[i] = image[at];
+            }
+        }
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    if (gp.is_read() && transport_dbg(0, gp) == n) gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& gp) {
+    const uint64_t a = gp.get_address();
+    const unsigned n = gp.get_data_length();
+    unsigned char* p = gp.get_data_ptr();
+    const uint64_t ctx_end = map::kSmIsuContext + uint64_t(contexts_.size()) * sizeof(IsuContext);
+    if (a >= map::kSmIsuContext && a + n <= ctx_end) {
+        for (unsigned i = 0; i < n; ++i) {
+            uint64_t off = a - map::kSmIsuContext + i;
+            auto* image = reinterpret_cast<unsigned char*>(&contexts_[off / sizeof(IsuContext)].regs);
+            if (gp.is_read()) p[i] = image[off % sizeof(IsuContext)];
+            else if (gp.is_write()) image[off % sizeof(IsuContext)] = p[i];
+        }
+        return n;
+    }
+    const uint64_t table_end = map::kSmBlockTable + uint64_t(cfg_.warp_slots) * sizeof(BlockRow) * 4;
+    if (gp.is_read() && a >= map::kSmBlockTable && a + n <= table_end) {
+        for (unsigned i = 0; i < n; ++i) {
+            uint64_t off = a - map::kSmBlockTable + i;
+            size_t row = off / sizeof(BlockRow);
+            BlockRow r{};
+            if (row < blocks_.size() && block_used_[row]) r = blocks_[row].row;
+            p[i] = reinterpret_cast<const unsigned char*>(&r)[off % sizeof(BlockRow)];
+        }
+        return n;
+    }
+    return 0;
+}
+
+// --- The SM logic controller and the issue scheduler --------------------------------------
+
+void StreamingMultiprocessor::run() {
+    for (;;) {
+        const sc_time now = sc_core::sc_time_stamp();
+        while (!arrivals_.empty() && arrivals_.front().first <= now) {
+            const BlockDescriptor d = arrivals_.front().second;
+            arrivals_.pop_front();
+            size_t i = std::find(block_used_.begin(), block_used_.end(), false) - block_used_.begin();
+            if (i == blocks_.size()) {
+                blocks_.emplace_back();
+                block_used_.push_back(false);
+            }
+            Block& b = blocks_[i];
+            b = Block{};
+            b.desc = d;
+            b.arrival = arrivals_seen_++;
+            b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
+                             d.shared_bytes, d.warps, 0};
+            block_used_[i] = true;
+            if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
+            table_changed(b, now);
+        }
+        admit(now);
+        unsigned issued = 0;
+        while (!ready_.empty() && ready_.top().at <= now && issued < cfg_.issue_width) {
+            ReadyEntry e = ready_.top();
+            ready_.pop();
+            Warp& w = warps_[e.slot];
+            if (!w.active || w.at_barrier || w.ready_at != e.at) continue;  // a stale entry
+            if (step(e.slot, now)) ++issued;
+        }
+        admit(now);
+        // Drop stale entries so the next wake-up is a real one.
+        while (!ready_.empty()) {
+            const ReadyEntry& e = ready_.top();
+            const Warp& w = warps_[e.slot];
+            if (w.active && !w.at_barrier && w.ready_at == e.at) break;
+            ready_.pop();
+        }
+        // Sleep until the next warp is ready or the next block arrives.
+        sc_time at = sc_core::SC_ZERO_TIME;
+        bool timed = false;
+        if (!ready_.empty()) {
+            at = ready_.top().at <= now ? now + clock_.cycles(1) : clock_.edge_at_or_after(ready_.top().at);
+            timed = true;
+        }
+        if (!arrivals_.empty() && (!timed || arrivals_.front().first < at)) {
+            at = arrivals_.front().first;
+            timed = true;
+        }
+        if (timed) wait(at - now, arrival_event_);
+        else wait(arrival_event_);
+    }
+}
+
+StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block() {
+    // Arrival order (the baseline's SM): the oldest block with warps still to start.
+    Block* best = nullptr;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+        Block& b = blocks_[i];
+        if (!block_used_[i] || b.next_warp >= b.desc.warps || b.error != KernelError::none) continue;
+        if (!best || b.arrival < best->arrival) best = &b;
+    }
+    return best;
+}
+
+void StreamingMultiprocessor::admit(const sc_time& now) {
+    while (free_slots_ > 0) {
+        Block* b = pick_block();
+        if (!b) return;
+        if (!b->holds_shared) {
+            if (free_shared_ < b->desc.shared_bytes) return;
+            free_shared_ -= b->desc.shared_bytes;
+            b->holds_shared = true;
+            b->row.shared_needed = 0;
+        }
+        if (free_regs_ < b->desc.regs_per_warp) return;
+        start_warp(uint32_t(b - blocks_.data()), now);
+    }
+}
+
+void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
+    Block& b = blocks_[bi];
+    const uint32_t slot = idle_slots_.back();
+    idle_slots_.pop_back();
+    Warp& w = warps_[slot];
+    w.active = true;
+    w.at_barrier = false;
+    w.block = bi;
+    w.index = b.next_warp++;
+    w.pc = contexts_[b.desc.kernel_slot].regs.pc;
+    w.start = now;
+    for (IbufLine& l : w.ibuf) l.address = ~0ull;
+    w.loop_depth = 0;
+    w.global_base = w.global_size = 0;
+    w.accesses = w.instructions = 0;
+    free_regs_ -= b.desc.regs_per_warp;
+    --free_slots_;
+    b.row.regs_needed -= b.desc.regs_per_warp;
+    --b.row.undispatched_warps;
+    ++b.row.running_warps;
+    if (resident_warps_++ == 0) busy_since_ = now;
+    stats_.resident_warps_max = std::max(stats_.resident_warps_max, resident_warps_);
+    ++stats_.warps_run;
+    report(b.desc.kernel_slot, Stage::first_warp_started, now);
+    make_ready(slot, now + clock_.cycles(cfg_.warp_launch_cycles));
+    table_changed(b, now);
+}
+
+void StreamingMultiprocessor::make_ready(uint32_t slot, const sc_time& at) {
+    warps_[slot].ready_at = at;
+    ready_.push(ReadyEntry{at, seq_++, slot});
+}
+
+bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
+    const uint64_t line = w.pc - w.pc % line_bytes_;
+    const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
+    auto fetch = [&](IbufLine& l, uint64_t address) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        l.address = address;
+        ++stats_.fetches;
+        report(kslot, Stage::first_fetch_issued, now);
+        if (transport(fetch_port_, tlm::TLM_READ_COMMAND, address, l.bytes.data(), line_bytes_, d) !=
+            tlm::TLM_OK_RESPONSE) {
+            l.address = ~0ull;
+            return false;
+        }
+        l.ready_at = now + d;
+        report(kslot, Stage::first_fetch_returned, l.ready_at);
+        return true;
+    };
+    IbufLine* cur = w.ibuf[0].address == line ? &w.ibuf[0] : w.ibuf[1].address == line ? &w.ibuf[1] : nullptr;
+    if (!cur) {  // a miss in the instruction buffer: fetch this line and the next
+        if (!fetch(w.ibuf[0], line)) return false;
+        fetch(w.ibuf[1], line + line_bytes_);
+        cur = &w.ibuf[0];
+    } else {
+        IbufLine& other = cur == &w.ibuf[0] ? w.ibuf[1] : w.ibuf[0];
+        if (other.address != line + line_bytes_) fetch(other, line + line_bytes_);  // prefetch ahead
+    }
+    if (cur->ready_at > now) {
+        make_ready(uint32_t(&w - warps_.data()), cur->ready_at);
+        return false;
+    }
+    return true;
+}
+
+bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
+    Warp& w = warps_[slot];
+    if (!ensure_fetched(w, now)) {
+        if (w.ready_at <= now) fail(slot, KernelError::fetch_fault, now);  // the fetch failed
+        return false;
+    }
+    const IbufLine& l = w.ibuf[0].address == w.pc - w.pc % line_bytes_ ? w.ibuf[0] : w.ibuf[1];
+    uint64_t word;
+    std::memcpy(&word, &l.bytes[w.pc % line_bytes_], sizeof word);
+    execute(slot, w, Instruction::decode(word), now);
+    return true;
+}
+
+void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction& in, const sc_time& now) {
+    Block& b = blocks_[w.block];
+    ++stats_.instructions;
+    ++w.instructions;
+    report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
+    sc_time next = now + clock_.cycles(1);
+    uint64_t next_pc = w.pc + kInstructionBytes;
+    switch (in.op) {
+    case Opcode::end:
+        finish_warp(slot, now);
+        return;
+    case Opcode::valu:
+    case Opcode::salu:
+        next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
+        break;
+    case Opcode::load:
+    case Opcode::store:
+    case Opcode::kernarg_load:
+        memory_access(w, b, in, now);
+        if (!w.active) return;
+        next = w.ready_at;
+        break;
+    case Opcode::barrier:
+        w.pc = next_pc;
+        w.at_barrier = true;
+        b.barrier_waiters.push_back(slot);
+        if (++b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
+        return;
+    case Opcode::loop_begin:
+        if (w.loop_depth == kMaxLoopDepth) return fail(slot, KernelError::loop_overflow, now);
+        w.loops[w.loop_depth++] = LoopFrame{next_pc, std::max<uint32_t>(1, in.b)};
+        break;
+    case Opcode::loop_end: {
+        if (w.loop_depth == 0 || w.loops[w.loop_depth - 1].body_pc + uint64_t(in.a) * kInstructionBytes != w.pc)
+            return fail(slot, KernelError::illegal_instruction, now);
+        LoopFrame& f = w.loops[w.loop_depth - 1];
+        if (--f.remaining > 0) next_pc = f.body_pc;
+        else --w.loop_depth;
+        break;
+    }
+    default:  // lock/unlock arrive with M2; anything else is not an instruction
+        return fail(slot, KernelError::illegal_instruction, now);
+    }
+    w.pc = next_pc;
+    make_ready(slot, next);
+}
+
+void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction& in, const sc_time& now) {
+    const KernelContext& ctx = contexts_[b.desc.kernel_slot];
+    const uint32_t slot = uint32_t(&w - warps_.data());
+    const bool is_load = in.op != Opcode::store;
+    uint64_t address = 0;
+    uint32_t bytes = in.b;
+    if (in.op == Opcode::kernarg_load) {
+        address = ctx.regs.kernarg_ptr;
+        bytes = std::min<uint32_t>(ctx.regs.kernarg_size, uint32_t(scratch_.size()));
+    } else if (Space(in.mod & 3) == Space::shared) {
+        w.ready_at = now + clock_.cycles(cfg_.shared_latency_cycles);
+        ++w.accesses;
+        return;
+    } else if (Space(in.mod & 3) == Space::kernarg) {
+        bytes = std::min(bytes, ctx.regs.kernarg_size);
+        uint64_t chunks = bytes ? ctx.regs.kernarg_size / bytes : 0;
+        address = ctx.regs.kernarg_ptr + (chunks ? (w.accesses % chunks) * bytes : 0);
+    } else {
+        if (w.global_size == 0) return fail(slot, KernelError::no_global_buffer, now);
+        bytes = uint32_t(std::min<uint64_t>(bytes, w.global_size));
+        uint64_t chunks = w.global_size / bytes;
+        uint64_t n = b.desc.block_id * b.desc.warps + w.index + w.accesses * 7919;
+        address = w.global_base + (n % chunks) * bytes;
+    }
+    ++w.accesses;
+    if (bytes == 0) {
+        w.ready_at = now + clock_.cycles(1);
+        if (in.op == Opcode::kernarg_load) report(b.desc.kernel_slot, Stage::kernarg_load_done, w.ready_at);
+        return;
+    }
+    sc_time d = sc_core::SC_ZERO_TIME;
+    if (transport(data_port_, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
+                  scratch_.data(), bytes, d) != tlm::TLM_OK_RESPONSE)
+        return fail(slot, KernelError::memory_fault, now);
+    w.ready_at = now + std::max(d, clock_.cycles(1));
+    if (in.op == Opcode::kernarg_load) {
+        if (bytes >= 16) {
+            std::memcpy(&w.global_base, &scratch_[0], 8);
+            std::memcpy(&w.global_size, &scratch_[8], 8);
+        }
+        report(b.desc.kernel_slot, Stage::kernarg_load_done, w.ready_at);
+    }
+}
+
+void StreamingMultiprocessor::release_barrier(Block& b, const sc_time& now) {
+    for (uint32_t s : b.barrier_waiters) {
+        warps_[s].at_barrier = false;
+        make_ready(s, now + clock_.cycles(1));
+    }
+    b.barrier_waiters.clear();
+    b.at_barrier = 0;
+}
+
+void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& now) {
+    Block& b = blocks_[warps_[slot].block];
+    if (b.error == KernelError::none) {
+        b.error = e;
+        SmNotice n{};
+        n.kind = NoticeKind::error;
+        n.kernel_slot = b.desc.kernel_slot;
+        n.error = uint32_t(e);
+        n.block_id = b.desc.block_id;
+        n.highest_priority = highest_priority();
+        send_notice(n);
+        // Warps of the block not started yet never will: count them as done.
+        uint32_t never = b.desc.warps - b.next_warp;
+        b.next_warp = b.desc.warps;
+        b.done_warps += never;
+        b.row.undispatched_warps = 0;
+        b.row.regs_needed = 0;
+    }
+    finish_warp(slot, now);
+}
+
+void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
+    Warp& w = warps_[slot];
+    const uint32_t bi = w.block;
+    Block& b = blocks_[bi];
+    if (observer_)
+        observer_->warp_finished(WarpRecord{id_, slot, b.desc.kernel_slot, b.desc.block_id, w.index, w.start, now,
+                                            w.instructions});
+    w.active = false;
+    w.at_barrier = false;
+    idle_slots_.push_back(slot);
+    std::sort(idle_slots_.begin(), idle_slots_.end(), std::greater<>());  // lowest slot reused first
+    free_regs_ += b.desc.regs_per_warp;
+    ++free_slots_;
+    if (--resident_warps_ == 0) stats_.busy += now - busy_since_;
+    ++b.done_warps;
+    --b.row.running_warps;
+    SmNotice n{};
+    n.kind = NoticeKind::warp_done;
+    n.kernel_slot = b.desc.kernel_slot;
+    n.block_id = b.desc.block_id;
+    n.freed_regs = b.desc.regs_per_warp;
+    n.freed_slots = 1;
+    // A warp that ended releases the barrier its block waits at, if it was the last one missing.
+    if (b.at_barrier > 0 && b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
+    if (b.done_warps < b.desc.warps) {
+        n.highest_priority = highest_priority();
+        send_notice(n);
+        table_changed(b, now);
+        return;
+    }
+    // The block is done: its shared memory goes back, its row is freed.
+    if (b.holds_shared) free_shared_ += b.desc.shared_bytes;
+    block_used_[bi] = false;
+    ++stats_.blocks_run;
+    if (observer_) observer_->block_finished(b.desc.kernel_slot, b.desc.block_id, id_, now);
+    table_changed(b, now);
+    n.kind = NoticeKind::block_done;
+    n.freed_shared = b.holds_shared ? b.desc.shared_bytes : 0;
+    n.highest_priority = highest_priority();
+    send_notice(n);
+}
+
+uint32_t StreamingMultiprocessor::highest_priority() const {
+    uint32_t p = kNoPriority;
+    for (size_t i = 0; i < blocks_.size(); ++i)
+        if (block_used_[i]) p = std::min(p, blocks_[i].desc.priority);
+    return p;
+}
+
+void StreamingMultiprocessor::send_notice(SmNotice n) {
+    n.sm = id_;
+    sc_time d = sc_core::SC_ZERO_TIME;  // posted: the GLC acts on it after the bus delay
+    write_msg(to_glc, map::kGlcSmNotice, n, d);
+}
+
+void StreamingMultiprocessor::report(uint32_t kslot, Stage s, const sc_time& t) {
+    KernelContext& c = contexts_[kslot];
+    uint32_t bit = 1u << unsigned(s);
+    if (c.reported & bit) return;
+    c.reported |= bit;
+    if (observer_) observer_->kernel_stage(kslot, s, t);
+}
+
+void StreamingMultiprocessor::table_changed(const Block& b, const sc_time& t) {
+    if (!observer_ || !observer_->wants_table_updates()) return;
+    std::ostringstream v;
+    bool used = block_used_[&b - blocks_.data()];
+    if (used)
+        v << "kernel " << b.row.kernel_slot << " block " << b.row.block_id << " prio " << b.row.priority
+          << " regs_needed " << b.row.regs_needed << " undispatched_warps " << b.row.undispatched_warps
+          << " running " << b.row.running_warps;
+    else
+        v << "free";
+    observer_->table_update(tag_, "block_status", uint64_t(&b - blocks_.data()), v.str(), t);
+}
+
+sc_time StreamingMultiprocessor::busy_time() const {
+    return stats_.busy + (resident_warps_ ? sc_core::sc_time_stamp() - busy_since_ : sc_core::SC_ZERO_TIME);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,102 @@
+#include "models/wlm/workload_manager.h"
+#include "models/common/kernel_descriptor.h"
+#include "models/common/memory_map.h"
+#include "models/common/tlm_util.h"
+
+#include <cstring>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+WorkloadManager::WorkloadManager(sc_core::sc_module_name name, const SmConfig& sm, const WlmConfig& config,
+                                 const Clock& clock, sc_time bus, Observer* observer)
+    : sc_module(name), regs("regs"), mem("mem"), to_isu("to_isu"), to_glc("to_glc"), to_cp("to_cp"), sm_(sm),
+      cfg_(config), clock_(clock), bus_(bus), observer_(observer) {
+    regs.register_b_transport(this, &WorkloadManager::b_transport);
+    SC_HAS_PROCESS(WorkloadManager);
+    SC_THREAD(run);
+}
+
+void WorkloadManager::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+    if (!gp.is_write() || gp.get_address() != map::kWlmLaunch || gp.get_data_length() != sizeof(LaunchDescriptor) ||
+        gp.get_byte_enable_ptr() || gp.get_streaming_width() < gp.get_data_length()) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    delay += bus_;
+    inbox_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<LaunchDescriptor>(gp.get_data_ptr()));
+    inbox_event_.notify(delay);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void WorkloadManager::run() {
+    for (;;) {
+        while (inbox_.empty() || inbox_.front().first > sc_core::sc_time_stamp()) {
+            if (inbox_.empty()) wait(inbox_event_);
+            else wait(inbox_.front().first - sc_core::sc_time_stamp(), inbox_event_);
+        }
+        LaunchDescriptor l = inbox_.front().second;
+        inbox_.pop_front();
+        launch(l);
+    }
+}
+
+void WorkloadManager::reject(const LaunchDescriptor& l, KernelError e) {
+    sc_time d = sc_core::SC_ZERO_TIME;
+    write_msg(to_cp, map::kCpKernelDone, KernelDone{l.kernel_slot, uint32_t(e)}, d);
+}
+
+void WorkloadManager::launch(const LaunchDescriptor& l) {
+    // 1. The kernel descriptor: ROCm's amd_kernel_code_t and gpuvp's extension after it.
+    unsigned char image[sizeof(amd_kernel_code_t) + sizeof(DescriptorExtension)];
+    sc_time d = sc_core::SC_ZERO_TIME;
+    auto status = transport(mem, tlm::TLM_READ_COMMAND, l.kernel_object, image, sizeof image, d);
+    wait(d);
+    if (status != tlm::TLM_OK_RESPONSE) return reject(l, KernelError::descriptor_fault);
+    if (observer_) observer_->kernel_stage(l.kernel_slot, Stage::descriptor_fetched, sc_core::sc_time_stamp());
+    const auto code = from_bytes<amd_kernel_code_t>(image);
+    hsa_kernel_dispatch_packet_t p{};
+    p.group_segment_size = l.group_segment_size;
+    p.kernarg_address = reinterpret_cast<void*>(l.kernarg_address);
+    p.kernel_object = l.kernel_object;
+    KernelResources res;
+    if (!check_descriptor(code, p, sm_.warp_size, sm_.registers, res)) return reject(l, KernelError::descriptor_fault);
+
+    // 2. Resources per block.
+    uint64_t blocks = 1;
+    uint32_t threads = 1;
+    for (int i = 0; i < 3; ++i) {
+        blocks *= (uint64_t(l.grid_size[i]) + l.workgroup_size[i] - 1) / l.workgroup_size[i];
+        threads *= l.workgroup_size[i];
+    }
+    KernelRegistration r{};
+    r.kernel_slot = l.kernel_slot;
+    r.priority = l.priority;
+    r.regs_per_warp = res.vgprs * sm_.warp_size;
+    r.warps_per_block = (threads + sm_.warp_size - 1) / sm_.warp_size;
+    r.threads_per_block = threads;
+    r.shared_per_block = l.group_segment_size;
+    r.blocks = blocks;
+    if (r.warps_per_block > sm_.warp_slots || uint64_t(r.regs_per_warp) * r.warps_per_block > sm_.registers ||
+        r.shared_per_block > sm_.shared_memory)
+        return reject(l, KernelError::resources);
+    wait(clock_.cycles(cfg_.setup_cycles));
+
+    // 3. Every ISU's kernel context, then the GLC's kernel row.
+    IsuContext ctx{res.code_entry, l.kernarg_address, uint32_t(res.kernarg_size), 1, 0};
+    sc_time slowest = sc_core::SC_ZERO_TIME;  // a broadcast: every SM's copy is written at once
+    for (unsigned sm = 0; sm < to_isu.size(); ++sm) {
+        d = sc_core::SC_ZERO_TIME;
+        write_msg(to_isu[sm], map::kSmIsuContext + uint64_t(l.kernel_slot) * sizeof(IsuContext), ctx, d);
+        slowest = std::max(slowest, d);
+    }
+    wait(slowest);
+    if (observer_) observer_->kernel_stage(l.kernel_slot, Stage::isu_written, sc_core::sc_time_stamp());
+    d = sc_core::SC_ZERO_TIME;
+    write_msg(to_glc, map::kGlcRegisterKernel, r, d);
+    wait(d);
+    if (observer_) observer_->kernel_stage(l.kernel_slot, Stage::kernel_registered, sc_core::sc_time_stamp());
+}
+
+}  // namespace gpuvp

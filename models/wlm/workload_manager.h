@@ -1,0 +1,47 @@
+// The workload manager: takes a decoded dispatch from the command processor, fetches the
+// kernel descriptor, works out the kernel's resources, writes every SM's ISU kernel context
+// (PC, kernarg pointer and size) and registers the kernel in the GLC's kernel status table.
+#pragma once
+#include "models/common/messages.h"
+#include "models/common/observer.h"
+#include "models/common/timing.h"
+#include "models/sm/sm_config.h"
+#include "models/wlm/wlm_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <deque>
+
+namespace gpuvp {
+
+class WorkloadManager : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<WorkloadManager> regs;                   // from the CP
+    tlm_utils::simple_initiator_socket<WorkloadManager> mem;                 // descriptor fetch
+    tlm_utils::multi_passthrough_initiator_socket<WorkloadManager> to_isu;   // every SM, SM 0 first
+    tlm_utils::simple_initiator_socket<WorkloadManager> to_glc;
+    tlm_utils::simple_initiator_socket<WorkloadManager> to_cp;               // a kernel that cannot run
+
+    WorkloadManager(sc_core::sc_module_name name, const SmConfig& sm, const WlmConfig& config,
+                    const Clock& clock, sc_core::sc_time bus, Observer* observer = nullptr);
+
+private:
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    void run();
+    void launch(const LaunchDescriptor& l);
+    void reject(const LaunchDescriptor& l, KernelError e);
+
+    SmConfig sm_;
+    WlmConfig cfg_;
+    Clock clock_;
+    sc_core::sc_time bus_;
+    Observer* observer_;
+    std::deque<std::pair<sc_core::sc_time, LaunchDescriptor>> inbox_;
+    sc_core::sc_event inbox_event_;
+};
+
+}  // namespace gpuvp

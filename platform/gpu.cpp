@@ -1,0 +1,104 @@
+#include "platform/gpu.h"
+#include "models/common/memory_map.h"
+
+#include <stdexcept>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer)
+    : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config),
+      clock_(config.platform.clock_mhz),
+      inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
+      to_bar_("to_bar") {
+    const PlatformConfig& p = cfg_.platform;
+    const sc_time bus = clock_.cycles(p.bus_cycles);
+    auto policy = make_placement_policy(cfg_.dispatch);
+    if (!policy) throw std::invalid_argument("unknown dispatch policy '" + cfg_.dispatch + "'");
+
+    DispatchLimits limits;
+    limits.max_group_segment = p.sm.shared_memory;
+    cp_ = std::make_unique<CommandProcessor>("cp", p.cp, p.sm.max_kernels, limits, clock_, bus, observer);
+    wlm_ = std::make_unique<WorkloadManager>("wlm", p.sm, p.wlm, clock_, bus, observer);
+    glc_ = std::make_unique<GlobalLogicController>("glc", p.sms, p.sm, p.sm.max_kernels, p.glc, clock_, bus,
+                                                   std::move(policy), observer);
+    fabric_ = std::make_unique<Router>("fabric");
+    CacheConfig l2{p.memory.l2_bytes, p.memory.line_bytes, p.memory.l2_ways, p.memory.l2_latency_ns};
+    l2_ = std::make_unique<Cache>("l2", l2);
+    device_memory_ = std::make_unique<Memory>("device_memory", p.memory.device_bytes,
+                                              sc_time(p.memory.device_latency_ns, sc_core::SC_NS));
+    link_ = std::make_unique<Link>("link", sc_time(p.memory.link_latency_ns, sc_core::SC_NS));
+
+    // The fabric: system memory below kDeviceBase (through the link), device memory above.
+    fabric_->map(0, map::kDeviceBase, 0, "system memory");
+    fabric_->out.bind(link_->in);
+    fabric_->map(map::kDeviceBase, p.memory.device_bytes, 0, "device memory");
+    fabric_->out.bind(l2_->upstream);
+    l2_->downstream.bind(device_memory_->socket);
+    link_->out.bind(sysmem);
+
+    // Control paths.
+    to_cp_.bind(cp_->mmio);
+    to_bar_.bind(fabric_->in);
+    cp_->mem.bind(fabric_->in);
+    cp_->to_wlm.bind(wlm_->regs);
+    cp_->irq.bind(irq);
+    wlm_->mem.bind(fabric_->in);
+    wlm_->to_glc.bind(glc_->regs);
+    wlm_->to_cp.bind(cp_->internal);
+    glc_->to_cp.bind(cp_->internal);
+    for (uint32_t i = 0; i < p.sms; ++i) {
+        auto sm = std::make_unique<StreamingMultiprocessor>(("sm_" + std::to_string(i)).c_str(), i, p.sm, p.memory,
+                                                            clock_, bus, observer);
+        glc_->to_sm.bind(sm->regs);
+        wlm_->to_isu.bind(sm->regs);
+        sm->to_glc.bind(glc_->regs);
+        sm->l1i.downstream.bind(fabric_->in);
+        sm->l1d.downstream.bind(fabric_->in);
+        sms_.push_back(std::move(sm));
+    }
+
+    mmio.register_b_transport(this, &Gpu::mmio_b_transport);
+    mmio.register_transport_dbg(this, &Gpu::mmio_dbg);
+}
+
+// mmio offsets below kRegsSize are the CP's registers; from kBar on, device memory.
+bool Gpu::route(tlm::tlm_generic_payload& gp, bool& to_cp) {
+    const uint64_t a = gp.get_address(), n = gp.get_data_length();
+    if (a < map::kRegsSize && n <= map::kRegsSize - a) {
+        to_cp = true;
+        return true;
+    }
+    const uint64_t size = cfg_.platform.memory.device_bytes;
+    if (a >= map::kBar && a - map::kBar < size && n <= size - (a - map::kBar)) {
+        to_cp = false;
+        gp.set_address(a - map::kBar + map::kDeviceBase);
+        return true;
+    }
+    return false;
+}
+
+void Gpu::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+    const uint64_t a = gp.get_address();
+    bool to_cp;
+    if (!route(gp, to_cp)) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    delay += inbound_;
+    if (to_cp) to_cp_->b_transport(gp, delay);
+    else to_bar_->b_transport(gp, delay);
+    gp.set_address(a);
+}
+
+unsigned Gpu::mmio_dbg(tlm::tlm_generic_payload& gp) {
+    const uint64_t a = gp.get_address();
+    bool to_cp;
+    if (!route(gp, to_cp)) return 0;
+    unsigned n = to_cp ? to_cp_->transport_dbg(gp) : to_bar_->transport_dbg(gp);
+    gp.set_address(a);
+    return n;
+}
+
+}  // namespace gpuvp

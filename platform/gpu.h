@@ -1,0 +1,70 @@
+// The GPU as one reusable module with exactly three outward ports:
+//   mmio   TLM target: command processor registers, doorbells, device memory aperture (BAR)
+//   sysmem TLM initiator: every access the GPU makes to host/system memory
+//   irq    interrupt output (level, active high)
+// Inside: command processor, workload manager, global logic controller, SMs (each with
+// L1I/L1D), the memory fabric, L2, device memory and the device-host link.
+#pragma once
+#include "models/common/observer.h"
+#include "models/cp/command_processor.h"
+#include "models/glc/global_logic_controller.h"
+#include "models/memory/cache.h"
+#include "models/memory/link.h"
+#include "models/memory/memory.h"
+#include "models/memory/router.h"
+#include "models/sm/sm.h"
+#include "models/wlm/workload_manager.h"
+#include "platform/scenario.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <memory>
+#include <vector>
+
+namespace gpuvp {
+
+struct GpuConfig {
+    PlatformConfig platform;
+    std::string dispatch = "fifo";  // placement policy
+};
+
+class Gpu : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<Gpu> mmio;
+    tlm::tlm_initiator_socket<> sysmem;
+    sc_core::sc_out<bool> irq;
+
+    Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer = nullptr);
+
+    // Read-only views for results and tests (a real SoC reaches the GPU through its ports).
+    const CommandProcessor& cp() const { return *cp_; }
+    const GlobalLogicController& glc() const { return *glc_; }
+    uint32_t sm_count() const { return uint32_t(sms_.size()); }
+    const StreamingMultiprocessor& sm(uint32_t i) const { return *sms_.at(i); }
+    const Cache& l2() const { return *l2_; }
+    const Memory& device_memory() const { return *device_memory_; }
+    const Clock& clock() const { return clock_; }
+
+private:
+    void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned mmio_dbg(tlm::tlm_generic_payload& gp);
+    bool route(tlm::tlm_generic_payload& gp, bool& to_cp);
+
+    GpuConfig cfg_;
+    Clock clock_;
+    sc_core::sc_time inbound_;  // host -> GPU crossing of the link (one way)
+    tlm_utils::simple_initiator_socket<Gpu> to_cp_, to_bar_;
+    std::unique_ptr<CommandProcessor> cp_;
+    std::unique_ptr<WorkloadManager> wlm_;
+    std::unique_ptr<GlobalLogicController> glc_;
+    std::vector<std::unique_ptr<StreamingMultiprocessor>> sms_;
+    std::unique_ptr<Router> fabric_;
+    std::unique_ptr<Cache> l2_;
+    std::unique_ptr<Memory> device_memory_;
+    std::unique_ptr<Link> link_;
+};
+
+}  // namespace gpuvp

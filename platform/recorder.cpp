@@ -1,0 +1,191 @@
+#include "platform/recorder.h"
+#include "models/common/timing.h"
+
+#include <algorithm>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+namespace {
+double us(const sc_time& t) { return t.to_seconds() * 1e6; }
+uint64_t block_key(uint32_t slot, uint64_t block) { return uint64_t(slot) << 48 | block; }
+}  // namespace
+
+const Recorder::Kernel* Recorder::kernel(uint32_t queue, uint64_t packet) const {
+    auto it = kernels_.find({queue, packet});
+    return it == kernels_.end() ? nullptr : &it->second;
+}
+
+Recorder::Kernel* Recorder::live(uint32_t slot) {
+    if (slot >= slot_key_.size()) return nullptr;
+    auto it = kernels_.find(slot_key_[slot]);
+    return it == kernels_.end() ? nullptr : &it->second;
+}
+
+uint32_t Recorder::lane(std::vector<double>& lanes, double start, double end) {
+    for (uint32_t i = 0; i < lanes.size(); ++i)
+        if (lanes[i] <= start) {
+            lanes[i] = end;
+            return i;
+        }
+    lanes.push_back(end);
+    return uint32_t(lanes.size() - 1);
+}
+
+void Recorder::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell,
+                               const sc_time& t) {
+    if (slot >= slot_key_.size()) slot_key_.resize(slot + 1, {~0u, 0});
+    slot_key_[slot] = {queue, packet};
+    Kernel& k = kernels_[{queue, packet}];
+    k = Kernel{};
+    k.queue = queue;
+    k.packet = packet;
+    k.doorbell_seen = doorbell;
+    k.accepted = t;
+}
+
+void Recorder::kernel_stage(uint32_t slot, Stage s, const sc_time& t) {
+    if (Kernel* k = live(slot)) {
+        auto& v = k->stages[size_t(s)];
+        if (!v || t < *v) v = t;  // several SMs report: the earliest counts
+    }
+}
+
+void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
+    Kernel* k = live(slot);
+    if (!k) return;
+    k->completed = t;
+    k->error = e;
+    if (trace_) {
+        TraceEvent ev{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), kKernelPid, 0, {}};
+        ev.kernel_key = {k->queue, k->packet};
+        ev.args["queue"] = k->queue;
+        ev.args["packet"] = k->packet;
+        ev.args["status"] = e == KernelError::none ? "ok" : kernel_error_text(e);
+        ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
+        events_.push_back(std::move(ev));
+    }
+    slot_key_[slot] = {~0u, 0};
+}
+
+void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
+    if (!trace_) return;
+    TraceEvent ev{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
+                  kCpPid, 100 + queue, {}};
+    events_.push_back(std::move(ev));
+}
+
+void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
+    rejections_.push_back({queue, packet, why, t});
+    if (!trace_) return;
+    TraceEvent ev{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
+                  100 + queue, {}};
+    ev.args["packet"] = packet;
+    ev.args["field"] = why.field;
+    ev.args["detail"] = why.detail;
+    events_.push_back(std::move(ev));
+}
+
+void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
+    if (trace_) block_start_[block_key(slot, block)] = t;
+}
+
+void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
+    if (!trace_) return;
+    auto it = block_start_.find(block_key(slot, block));
+    if (it == block_start_.end()) return;
+    if (sm >= block_lanes_.size()) block_lanes_.resize(sm + 1);
+    TraceEvent ev{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
+                  kSmPid + sm, 0, {}};
+    ev.tid = 1000 + lane(block_lanes_[sm], ev.ts_us, ev.ts_us + ev.dur_us);
+    if (slot < slot_key_.size()) ev.kernel_key = slot_key_[slot];
+    ev.args["block"] = block;
+    ev.args["sm"] = sm;
+    events_.push_back(std::move(ev));
+    block_start_.erase(it);
+}
+
+void Recorder::warp_finished(const WarpRecord& w) {
+    ++warps_;
+    if (!trace_) return;
+    TraceEvent ev{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), kSmPid + w.sm,
+                  w.slot, {}};
+    if (w.kernel_slot < slot_key_.size()) ev.kernel_key = slot_key_[w.kernel_slot];
+    ev.args["block"] = w.block;
+    ev.args["warp"] = w.warp;
+    ev.args["sm"] = w.sm;
+    ev.args["slot"] = w.slot;
+    ev.args["instructions"] = w.instructions;
+    events_.push_back(std::move(ev));
+}
+
+void Recorder::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+                            const sc_time& t) {
+    ++table_updates_;
+    uint32_t pid = kGlcPid;
+    if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
+    TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, 999, {}};
+    ev.args["values"] = values;
+    events_.push_back(std::move(ev));
+}
+
+void Recorder::irq(bool level, const sc_time& t) {
+    if (!trace_) return;
+    TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
+    ev.args["level"] = level ? 1 : 0;
+    events_.push_back(std::move(ev));
+}
+
+void Recorder::add_launch_stages(const std::string& kernel,
+                                 const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
+                                 uint32_t lane) {
+    if (!trace_) return;
+    for (const auto& [name, span] : stages) {
+        TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
+        ev.args["kernel"] = kernel;
+        events_.push_back(std::move(ev));
+    }
+}
+
+nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint32_t, uint64_t)>& name_of,
+                                            const std::vector<std::string>& queue_names, uint32_t sms,
+                                            uint32_t warp_slots) const {
+    using json = nlohmann::ordered_json;
+    json events = json::array();
+    auto meta = [&](const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
+        json m{{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
+        events.push_back(m);
+    };
+    meta("process_name", kHostPid, 0, "host");
+    meta("process_name", kCpPid, 0, "command processor");
+    for (uint32_t q = 0; q < queue_names.size(); ++q) meta("thread_name", kCpPid, 100 + q, "queue " + queue_names[q]);
+    meta("process_name", kGlcPid, 0, "global logic controller");
+    meta("process_name", kLaunchPid, 0, "launch stages");
+    meta("process_name", kKernelPid, 0, "kernels");
+    for (uint32_t s = 0; s < sms; ++s) {
+        meta("process_name", kSmPid + s, 0, "sm[" + std::to_string(s) + "]");
+        json sort{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kSmPid + s}, {"args", {{"sort_index", 10 + s}}}};
+        events.push_back(sort);
+        for (uint32_t w = 0; w < warp_slots; ++w) meta("thread_name", kSmPid + s, w, "warp slot " + std::to_string(w));
+        meta("thread_name", kSmPid + s, 999, "block status table");
+    }
+    for (const TraceEvent& e : events_) {
+        json j{{"name", e.name}, {"cat", e.cat}, {"ph", std::string(1, e.ph)}, {"ts", e.ts_us}};
+        if (e.ph == 'X') j["dur"] = e.dur_us;
+        if (e.ph == 'i') j["s"] = "t";
+        j["pid"] = e.pid;
+        j["tid"] = e.tid;
+        json args = e.args;
+        if (e.kernel_key.first != ~0u) {
+            std::string k = name_of(e.kernel_key.first, e.kernel_key.second);
+            if (e.cat == "kernel") j["name"] = k;
+            args["kernel"] = k;
+        }
+        if (!args.empty()) j["args"] = args;
+        events.push_back(std::move(j));
+    }
+    return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+}
+
+}  // namespace gpuvp

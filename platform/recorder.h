@@ -1,0 +1,92 @@
+// Records what the blocks report (an Observer): per-kernel launch stages, completions,
+// rejected packets, and the trace events. Kernels are keyed by (queue, packet index), which
+// is how the host names them too.
+#pragma once
+#include "models/common/observer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gpuvp {
+
+class Recorder : public Observer {
+public:
+    explicit Recorder(bool trace = true) : trace_(trace) {}
+
+    struct Kernel {
+        uint32_t queue = 0;
+        uint64_t packet = 0;
+        sc_core::sc_time doorbell_seen, accepted;
+        std::array<std::optional<sc_core::sc_time>, size_t(Stage::count)> stages;
+        std::optional<sc_core::sc_time> completed;
+        KernelError error = KernelError::none;
+    };
+    struct Rejection {
+        uint32_t queue;
+        uint64_t packet;
+        PacketCheck why;
+        sc_core::sc_time at;
+    };
+    struct TraceEvent {
+        std::string name, cat;
+        char ph;
+        double ts_us, dur_us;
+        uint32_t pid, tid;
+        nlohmann::ordered_json args;
+        uint32_t kernel_slot = ~0u;  // resolved to the kernel's name when written
+        std::pair<uint32_t, uint64_t> kernel_key{~0u, 0};
+    };
+
+    const Kernel* kernel(uint32_t queue, uint64_t packet) const;
+    const std::vector<Rejection>& rejections() const { return rejections_; }
+    uint64_t warps_finished() const { return warps_; }
+    uint64_t table_updates() const { return table_updates_; }
+
+    // The trace as Chrome trace-event JSON; `name_of` names a kernel by (queue, packet).
+    nlohmann::ordered_json trace_json(const std::function<std::string(uint32_t, uint64_t)>& name_of,
+                                      const std::vector<std::string>& queue_names, uint32_t sms,
+                                      uint32_t warp_slots) const;
+    void add_launch_stages(const std::string& kernel, const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
+                           uint32_t lane);
+
+    // Observer
+    void kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
+                         const sc_core::sc_time& t) override;
+    void kernel_stage(uint32_t slot, Stage s, const sc_core::sc_time& t) override;
+    void kernel_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) override;
+    void barrier_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
+                      const sc_core::sc_time& end) override;
+    void packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_core::sc_time& t) override;
+    void block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
+    void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
+    void warp_finished(const WarpRecord& w) override;
+    bool wants_table_updates() const override { return trace_; }
+    void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+                      const sc_core::sc_time& t) override;
+    void irq(bool level, const sc_core::sc_time& t) override;
+
+    // Trace process ids.
+    static constexpr uint32_t kHostPid = 1, kCpPid = 2, kGlcPid = 3, kLaunchPid = 4, kKernelPid = 5, kSmPid = 100;
+
+private:
+    Kernel* live(uint32_t slot);
+    uint32_t lane(std::vector<double>& lanes, double start_us, double end_us);
+
+    bool trace_;
+    std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
+    std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
+    std::vector<Rejection> rejections_;
+    std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
+    std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
+    std::vector<double> kernel_lanes_;
+    std::vector<TraceEvent> events_;
+    uint64_t warps_ = 0, table_updates_ = 0;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,322 @@
+#include "platform/run.h"
+#include "firmware/assembler.h"
+#include "models/common/timing.h"
+#include "platform/recorder.h"
+#include "platform/system.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace gpuvp {
+
+using json = nlohmann::ordered_json;
+using sc_core::sc_time;
+
+namespace {
+
+struct StageSpan {
+    const char* name;
+    const char* meaning;
+};
+
+// The launch path as the results and the table show it: each stage ends at a milestone.
+constexpr StageSpan kStages[] = {
+    {"host", "submit -> doorbell: runtime work, kernel arguments, packet body and header"},
+    {"doorbell_to_fetch", "doorbell -> packet read: link crossing, CP wake-up, packet fetch"},
+    {"decode", "packet checks and the acquire fence"},
+    {"descriptor_fetch", "CP -> WLM and the kernel descriptor read"},
+    {"wlm_setup", "resources and every ISU's kernel context"},
+    {"register", "the kernel's row in the GLC"},
+    {"block_dispatch", "placement and the first block descriptor"},
+    {"warp_launch", "the first warp takes a slot"},
+    {"instruction_fetch", "the ISU's first fetch through the L1I"},
+    {"first_issue", "the first instruction issues"},
+    {"kernarg_load", "the kernel arguments reach the warp"},
+};
+
+double ns_of(const sc_time& t) { return to_ns(t); }
+json opt_ns(const std::optional<sc_time>& t) { return t ? json(ns_of(*t)) : json(nullptr); }
+
+std::string fmt_ns(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", v);
+    return b;
+}
+
+}  // namespace
+
+RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
+    RunOutput out;
+    Recorder rec(options.trace);
+    System sys("system", s, &rec);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start(sc_time(s.max_sim_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION);
+    out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const sc_time end = sc_core::sc_time_stamp();
+    const bool starved = end < sc_time(s.max_sim_ns, sc_core::SC_NS);
+    out.sim_end_ns = ns_of(end);
+
+    const auto& launches = sys.host.launches();
+    const auto& queues = s.workload.queues;
+    auto queue_name = [&](uint32_t q) { return q < queues.size() ? queues[q].name : std::string("q0"); };
+    auto queue_priority = [&](uint32_t q) { return q < queues.size() ? queues[q].priority : 0u; };
+
+    json kernels = json::array();
+    int kernels_ok = 0, kernels_failed = 0;
+    std::vector<std::vector<std::pair<std::string, double>>> table_rows;
+    for (size_t i = 0; i < launches.size(); ++i) {
+        const LaunchRecord& l = launches[i];
+        const KernelSpec& spec = s.workload.kernels[i];
+        const Recorder::Kernel* k = l.rung ? rec.kernel(l.queue, l.packet) : nullptr;
+        auto stage = [&](Stage st) -> std::optional<sc_time> { return k ? k->stages[size_t(st)] : std::nullopt; };
+
+        std::string status = "ok";
+        if (!l.done) {
+            status = starved ? "did not complete: the simulated machine went idle with the kernel unfinished"
+                             : "did not complete by max_sim_ns";
+        } else if (!l.error.empty()) {
+            status = l.error;
+            for (const auto& r : rec.rejections())
+                if (r.queue == l.queue && r.packet == l.packet)
+                    status = std::string(queue_error_name(r.why.error)) + ": " + r.why.field + ": " + r.why.detail;
+        }
+        (status == "ok" ? kernels_ok : kernels_failed)++;
+
+        const double submit = ns_of(l.submit);
+        std::optional<sc_time> first_instruction = stage(Stage::kernarg_load_done);
+        if (!first_instruction) first_instruction = stage(Stage::first_instruction_issued);
+        const std::optional<sc_time> complete = k ? k->completed : std::nullopt;
+
+        json j;
+        j["name"] = l.name;
+        j["queue"] = queue_name(l.queue);
+        j["priority"] = queue_priority(l.queue);
+        j["status"] = status;
+        j["packet"] = l.rung ? json(l.packet) : json(nullptr);
+        j["blocks"] = block_count(spec);
+        j["warps"] = block_count(spec) * warps_per_block(spec, s.platform.sm.warp_size);
+        j["submit_ns"] = submit;
+        j["doorbell_ns"] = l.rung ? json(ns_of(l.doorbell)) : json(nullptr);
+        j["first_block_dispatch_ns"] = opt_ns(stage(Stage::first_block_dispatched));
+        j["first_warp_start_ns"] = opt_ns(stage(Stage::first_warp_started));
+        j["first_instruction_ns"] = opt_ns(first_instruction);
+        j["end_ns"] = opt_ns(stage(Stage::last_block_done));
+        j["complete_ns"] = opt_ns(complete);
+        auto since_submit = [&](const std::optional<sc_time>& t) { return t ? json(ns_of(*t) - submit) : json(nullptr); };
+        j["launch_latency_ns"] = since_submit(first_instruction);
+        j["response_ns"] = since_submit(stage(Stage::first_warp_started));
+        j["turnaround_ns"] = since_submit(complete);
+        j["dispatch_latency_ns"] =  // doorbell -> first instruction with its arguments: the GPU's share
+            first_instruction && l.rung ? json(ns_of(*first_instruction) - ns_of(l.doorbell)) : json(nullptr);
+
+        // Milestones in launch order; each stage runs from the previous milestone to its own.
+        std::vector<std::optional<sc_time>> marks = {l.rung ? std::optional<sc_time>(l.doorbell) : std::nullopt,
+                                                     stage(Stage::packet_fetched),
+                                                     stage(Stage::packet_decoded),
+                                                     stage(Stage::descriptor_fetched),
+                                                     stage(Stage::isu_written),
+                                                     stage(Stage::kernel_registered),
+                                                     stage(Stage::first_block_dispatched),
+                                                     stage(Stage::first_warp_started),
+                                                     stage(Stage::first_fetch_returned),
+                                                     stage(Stage::first_instruction_issued),
+                                                     stage(Stage::kernarg_load_done)};
+        json stages = json::array();
+        std::vector<std::pair<std::string, std::pair<double, double>>> trace_stages;
+        std::vector<std::pair<std::string, double>> row;
+        double prev = submit;
+        for (size_t m = 0; m < marks.size(); ++m) {
+            if (!marks[m]) continue;
+            double at = ns_of(*marks[m]);
+            double dur = std::max(0.0, at - prev);
+            stages.push_back(json{{"stage", kStages[m].name}, {"start_ns", prev}, {"end_ns", at}, {"ns", dur}});
+            trace_stages.push_back({kStages[m].name, {prev, std::max(prev, at)}});
+            row.push_back({kStages[m].name, dur});
+            prev = std::max(prev, at);
+        }
+        j["stages"] = stages;
+        json ms;
+        ms["submit_ns"] = submit;
+        for (size_t st = 0; st < size_t(Stage::count); ++st)
+            ms[std::string(stage_name(Stage(st))) + "_ns"] = opt_ns(stage(Stage(st)));
+        ms["complete_ns"] = opt_ns(complete);
+        ms["host_saw_completion_ns"] = l.done && l.rung ? json(ns_of(l.seen_complete)) : json(nullptr);
+        j["milestones"] = ms;
+        rec.add_launch_stages(l.name, trace_stages, uint32_t(i));
+        kernels.push_back(j);
+        row.push_back({"launch", j["launch_latency_ns"].is_number() ? j["launch_latency_ns"].get<double>() : NAN});
+        row.push_back({"response", j["response_ns"].is_number() ? j["response_ns"].get<double>() : NAN});
+        row.push_back({"turnaround", j["turnaround_ns"].is_number() ? j["turnaround_ns"].get<double>() : NAN});
+        table_rows.push_back(row);
+    }
+
+    // Per SM.
+    json sms = json::array();
+    json resident = json::array();
+    uint64_t instructions = 0;
+    for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
+        const StreamingMultiprocessor& sm = sys.gpu.sm(i);
+        const auto& st = sm.stats();
+        instructions += st.instructions;
+        auto cache = [](const Cache& c) {
+            const auto& cs = c.stats();
+            return json{{"read_hits", cs.read_hits}, {"read_misses", cs.read_misses}, {"mshr_hits", cs.mshr_hits},
+                        {"writes", cs.writes}};
+        };
+        sms.push_back(json{{"id", i},
+                           {"busy_fraction", end.value() ? sm.busy_time().to_seconds() / end.to_seconds() : 0.0},
+                           {"warps_run", st.warps_run},
+                           {"blocks_run", st.blocks_run},
+                           {"instructions", st.instructions},
+                           {"fetches", st.fetches},
+                           {"resident_warps_max", st.resident_warps_max},
+                           {"l1i", cache(sm.l1i)},
+                           {"l1d", cache(sm.l1d)}});
+        resident.push_back(st.resident_warps_max);
+    }
+    out.warp_instructions = instructions;
+    out.kernels = launches.size();
+
+    // Queues and rejected packets.
+    json qj = json::array();
+    for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) {
+        const auto& cq = sys.gpu.cp().queue(q);
+        qj.push_back(json{{"name", queue_name(q)},
+                          {"priority", queue_priority(q)},
+                          {"status", cq.status == QueueError::none ? "ok" : queue_error_name(cq.status)},
+                          {"packets_processed", cq.read_index}});
+    }
+    json errors = json::array();
+    for (const auto& r : rec.rejections())
+        errors.push_back(json{{"queue", queue_name(r.queue)},
+                              {"packet", r.packet},
+                              {"error", queue_error_name(r.why.error)},
+                              {"field", r.why.field},
+                              {"detail", r.why.detail},
+                              {"time_ns", ns_of(r.at)}});
+
+    // Expectations.
+    json expectations = json::array();
+    for (const Expectation& e : s.expect) {
+        json value = nullptr;
+        if (e.kernel.empty()) {
+            if (e.metric == "sim_end_ns") value = out.sim_end_ns;
+            else if (e.metric == "kernels_ok") value = kernels_ok;
+            else if (e.metric == "kernels_failed") value = kernels_failed;
+        } else {
+            for (const json& k : kernels)
+                if (k["name"] == e.kernel && k.contains(e.metric)) value = k[e.metric];
+        }
+        bool passed = value.is_number();
+        if (passed && e.min) passed = value.get<double>() >= *e.min;
+        if (passed && e.max) passed = value.get<double>() <= *e.max;
+        json x;
+        if (!e.kernel.empty()) x["kernel"] = e.kernel;
+        x["metric"] = e.metric;
+        x["min"] = e.min ? json(*e.min) : json(nullptr);
+        x["max"] = e.max ? json(*e.max) : json(nullptr);
+        x["value"] = value;
+        x["passed"] = passed;
+        x["line"] = e.line;
+        out.expectations_passed &= passed;
+        expectations.push_back(x);
+    }
+
+    const auto& mc = s.platform.memory;
+    json pools = json{{"kernel", 0}, {"workgroup", 0}, {"warp", 0}, {"slice", 0}};
+    json vregs = json::object();
+    for (const KernelSpec& k : s.workload.kernels) vregs[k.name] = k.vregs;
+
+    json r;
+    r["scenario"] = s.name;
+    out.ok = kernels_failed == 0 && errors.empty();
+    r["status"] = out.ok ? "ok" : "error";
+    r["policy"] = json{{"dispatch", s.policy.dispatch},
+                       {"launch", s.policy.launch},
+                       {"lock", s.policy.lock},
+                       {"scalar", s.policy.scalar},
+                       {"shading", s.policy.shading}};
+    r["sim_end_ns"] = out.sim_end_ns;
+    r["host_seconds"] = out.host_seconds;
+    r["kernels"] = kernels;
+    r["locks"] = json{{"acquisitions", 0},       {"sync_failures", 0},       {"forced_releases", 0},
+                      {"hold_limit_releases", 0}, {"redone_instructions", 0}, {"by_priority", json::object()}};
+    r["scalar"] = json{{"vregs_per_thread", vregs},
+                       {"pool_peak", pools},
+                       {"allocation_stalls", 0},
+                       {"resident_warps_max", resident}};
+    r["usa"] = json{{"cores", {{"vertex", s.platform.usa.vertex_cores}, {"pixel", s.platform.usa.cores - s.platform.usa.vertex_cores}}},
+                    {"reassignments", 0},
+                    {"utilization", 0.0},
+                    {"draws", json::array()}};
+    r["sms"] = sms;
+    r["expectations"] = expectations;
+    r["queues"] = qj;
+    r["errors"] = errors;
+    const auto& l2 = sys.gpu.l2().stats();
+    r["memory"] = json{{"l2", {{"read_hits", l2.read_hits}, {"read_misses", l2.read_misses}, {"mshr_hits", l2.mshr_hits}, {"writes", l2.writes}}},
+                       {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
+                       {"device_memory", {{"reads", sys.gpu.device_memory().reads()}, {"writes", sys.gpu.device_memory().writes()}}},
+                       {"latency_ns", {{"host", mc.host_latency_ns}, {"link", mc.link_latency_ns}, {"device", mc.device_latency_ns}, {"l2", mc.l2_latency_ns}, {"l1", mc.l1_latency_ns}}}};
+    r["totals"] = json{{"warp_instructions", instructions},
+                       {"warps", rec.warps_finished()},
+                       {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},
+                       {"packets_processed", sys.gpu.cp().packets_processed()},
+                       {"interrupts", sys.host.interrupts()}};
+    out.results = r.dump(2) + "\n";
+    out.exit_code = out.expectations_passed && out.ok ? 0 : 1;
+
+    if (options.trace) {
+        std::vector<std::string> qn;
+        for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) qn.push_back(queue_name(q));
+        auto name_of = [&](uint32_t q, uint64_t p) {
+            for (const LaunchRecord& l : launches)
+                if (l.rung && l.queue == q && l.packet == p) return l.name;
+            return std::string("?");
+        };
+        out.trace = rec.trace_json(name_of, qn, sys.gpu.sm_count(), s.platform.sm.warp_slots).dump() + "\n";
+    }
+
+    // The breakdown table: stages as rows, kernels as columns (the first eight kernels).
+    std::ostringstream t;
+    const size_t cols = std::min<size_t>(launches.size(), 8);
+    t << "Launch latency breakdown (simulated ns), scenario '" << s.name << "'\n";
+    t << "  " << std::string(20, ' ');
+    for (size_t c = 0; c < cols; ++c) {
+        std::string n = launches[c].name.substr(0, 14);
+        t << std::string(16 - n.size(), ' ') << n;
+    }
+    t << "\n";
+    std::vector<std::string> names;
+    for (const auto& st : kStages) names.push_back(st.name);
+    names.insert(names.end(), {"launch", "response", "turnaround"});
+    for (const std::string& n : names) {
+        if (n == "launch") t << "  " << std::string(20 + 16 * cols, '-') << "\n";
+        t << "  " << n << std::string(20 - n.size(), ' ');
+        for (size_t c = 0; c < cols; ++c) {
+            std::string v = "-";
+            for (const auto& [name, val] : table_rows[c])
+                if (name == n && !std::isnan(val)) v = fmt_ns(val);
+            t << std::string(16 - std::min<size_t>(16, v.size()), ' ') << v;
+        }
+        t << "\n";
+    }
+    if (launches.size() > cols) t << "  (" << launches.size() - cols << " more kernels in results.json)\n";
+    for (size_t c = 0; c < launches.size(); ++c) {
+        const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
+        if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
+    }
+    t << "  launch = submit -> first instruction with its arguments; response = submit -> first warp;"
+         " turnaround = submit -> completion signal\n";
+    t << "  simulated " << fmt_ns(out.sim_end_ns) << " ns, " << instructions << " warp-instructions, status "
+      << (out.ok ? "ok" : "error") << "\n";
+    out.table = t.str();
+    return out;
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,29 @@
+// One run of a scenario: build the platform, simulate, and produce results.json, trace.json
+// and the launch breakdown table. One elaboration per process: call it once per process.
+#pragma once
+#include "platform/scenario.h"
+
+#include <string>
+
+namespace gpuvp {
+
+struct RunOptions {
+    bool trace = true;
+};
+
+struct RunOutput {
+    std::string results;  // results.json text
+    std::string trace;    // trace.json text (empty without trace)
+    std::string table;    // the launch-latency breakdown for people
+    bool ok = false;                 // status "ok"
+    bool expectations_passed = true;
+    int exit_code = 0;               // 0 ok, 1 an expectation (or an unexpected kernel error) failed
+    double host_seconds = 0;
+    double sim_end_ns = 0;
+    uint64_t warp_instructions = 0;
+    uint64_t kernels = 0;
+};
+
+RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+}  // namespace gpuvp

@@ -1,0 +1,966 @@
+// Scenario loader: YAML text -> Scenario. Every key is declared once, in the schema tables
+// below (name, type, range; its default is the initialiser of the struct member it fills),
+// and every value is checked on load. The only file of the project that uses yaml-cpp.
+#include "platform/scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <type_traits>
+#include <variant>
+
+namespace gpuvp {
+
+const std::vector<std::string>& kernel_metrics() {
+    static const std::vector<std::string> m = {
+        "response_ns", "turnaround_ns", "launch_latency_ns", "dispatch_latency_ns", "first_instruction_ns",
+        "first_warp_start_ns", "first_block_dispatch_ns", "doorbell_ns", "end_ns",
+        "complete_ns", "blocks", "warps"};
+    return m;
+}
+
+const std::vector<std::string>& scenario_metrics() {
+    static const std::vector<std::string> m = {"sim_end_ns", "kernels_ok", "kernels_failed"};
+    return m;
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
+
+// ---- What later milestones add: when one lands, its entry here flips and nothing else.
+
+struct PolicyKey {
+    const char* name;
+    std::string Policies::*member;
+    std::vector<std::string> values;       // every value the key takes
+    std::vector<std::string> implemented;  // the values the platform has today
+    const char* milestone;
+};
+
+const std::vector<PolicyKey>& policy_keys() {
+    static const std::vector<PolicyKey> k = {
+        {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo"}, "M1, issue #3"},
+        {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial"}, "M5, issue #4"},
+        {"lock", &Policies::lock, {"spin", "priority"}, {"spin"}, "M2, issue #5"},
+        {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp"}, "M3, issue #6"},
+        {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}, {"static"}, "M4, issue #7"},
+    };
+    return k;
+}
+
+constexpr const char* kLockOpsPending = "needs the lock arbiter (M2, issue #5), not implemented yet";
+constexpr const char* kDrawsPending = "draws need the unified shading array (M4, issue #7), not implemented yet";
+
+// ---- Text helpers
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+    return s;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::string num(double d) {
+    if (d == std::floor(d) && std::fabs(d) < 1e18) return std::to_string(static_cast<long long>(d));
+    std::ostringstream s;
+    s.precision(15);
+    s << d;
+    return s.str();
+}
+
+// Edits (insert, delete, replace, swap two neighbours) that turn a into b.
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+// "unknown key 'warp_slotz' (did you mean 'warp_slots'?)", or the list of what is known.
+std::string unknown(const std::string& what, const std::string& word, const std::vector<std::string>& known) {
+    std::string best;
+    size_t best_d = std::max<size_t>(1, word.size() / 3) + 1;
+    for (const auto& k : known)
+        if (size_t d = edit_distance(word, k); d < best_d && d < word.size()) best = k, best_d = d;
+    std::string s = "unknown " + what + " '" + word + "'";
+    if (!best.empty()) return s + " (did you mean '" + best + "'?)";
+    return known.empty() ? s : s + " (expected one of: " + join(known) + ")";
+}
+
+// ---- Where a value sits, and the errors that name it
+
+struct Loc {
+    std::string key;  // dotted: kernels[2].program[3].op
+    int line = 0;     // 1-based; 0 when unknown
+    Loc field(const std::string& name, int l) const { return {key.empty() ? name : key + "." + name, l}; }
+    Loc item(size_t i, int l) const { return {key + "[" + std::to_string(i) + "]", l}; }
+};
+
+int line_of(const YAML::Node& n, int fallback) {
+    return n && !n.IsNull() && n.Mark().line >= 0 ? n.Mark().line + 1 : fallback;
+}
+
+// Where key `path` ("sm.l1d_bytes") of map `m` is written: its line, else its nearest parent's.
+Loc key_loc(const YAML::Node& map, Loc at, const std::string& path) {
+    YAML::Node m = map;
+    std::istringstream parts(path);
+    for (std::string part; std::getline(parts, part, '.');) {
+        int line = at.line;
+        YAML::Node next;
+        if (m.IsMap())
+            for (const auto& kv : m)
+                if (kv.first.IsScalar() && kv.first.Scalar() == part) {
+                    line = line_of(kv.first, at.line);
+                    next.reset(kv.second);
+                    break;
+                }
+        at = at.field(part, line);
+        m.reset(next);
+    }
+    return at;
+}
+
+bool under(const std::string& key, const std::string& prefix) {
+    return key.compare(0, prefix.size(), prefix) == 0 &&
+           (key.size() == prefix.size() || key[prefix.size()] == '.' || key[prefix.size()] == '[');
+}
+
+class Ctx {
+public:
+    Ctx(std::string file, std::vector<std::string> overridden)
+        : file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+    // A value that came from --set is blamed on --set, not on a line of the file.
+    [[noreturn]] void fail(const Loc& at, const std::string& msg) const {
+        for (const auto& o : overridden_)
+            if (under(at.key, o)) throw ScenarioError("--set", 0, at.key, msg);
+        throw ScenarioError(file_, at.line, at.key, msg);
+    }
+
+private:
+    std::string file_;
+    std::vector<std::string> overridden_;
+};
+
+// ---- Scalars
+
+bool is_text(const YAML::Node& n) {  // quoted or tagged !!str: a string even if it looks like 4
+    const std::string& t = n.Tag();
+    return t == "!" || (t.size() >= 4 && t.compare(t.size() - 4, 4, ":str") == 0);
+}
+
+std::string got(const YAML::Node& n) {
+    if (!n || n.IsNull()) return "nothing";
+    if (n.IsSequence()) return "a list of " + std::to_string(n.size());
+    if (n.IsMap()) return "a map";
+    return is_text(n) ? "the string \"" + n.Scalar() + "\"" : "'" + n.Scalar() + "'";
+}
+
+struct Number {
+    double d = 0;
+    std::optional<uint64_t> u;  // set for a non-negative whole number that fits 64 bits
+};
+
+// Decimal or 0x-hexadecimal integers, and decimal reals (1e6, 2.5).
+std::optional<Number> parse_number(const std::string& s) {
+    auto all = [&](size_t from, const char* set) {
+        return from < s.size() && s.find_first_not_of(set, from) == std::string::npos;
+    };
+    Number n;
+    errno = 0;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && all(2, "0123456789abcdefABCDEF")) {
+        uint64_t u = std::strtoull(s.c_str() + 2, nullptr, 16);
+        n.d = errno == ERANGE ? kInf : double(u);
+        if (errno != ERANGE) n.u = u;
+        return n;
+    }
+    size_t sign = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    if (all(sign, "0123456789")) {
+        uint64_t u = std::strtoull(s.c_str() + sign, nullptr, 10);
+        bool exact = errno != ERANGE;
+        n.d = (s[0] == '-' ? -1 : 1) * (exact ? double(u) : kInf);
+        if (exact && (s[0] != '-' || u == 0)) n.u = u;
+        return n;
+    }
+    if (!all(0, "0123456789+-.eE")) return std::nullopt;
+    char* end = nullptr;
+    n.d = std::strtod(s.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(n.d)) return std::nullopt;
+    if (n.d >= 0 && n.d < 18446744073709551616.0 && n.d == std::floor(n.d)) n.u = uint64_t(n.d);
+    return n;
+}
+
+Number get_number(const Ctx& c, const YAML::Node& v, const Loc& at, const char* expected) {
+    std::optional<Number> n;
+    if (v.IsScalar() && !is_text(v)) n = parse_number(v.Scalar());
+    if (!n) c.fail(at, std::string("expected ") + expected + ", got " + got(v));
+    return *n;
+}
+
+std::string range(uint64_t lo, uint64_t hi) { return std::to_string(lo) + ".." + std::to_string(hi); }
+
+uint64_t get_uint(const Ctx& c, const YAML::Node& v, const Loc& at, uint64_t lo, uint64_t hi) {
+    Number n = get_number(c, v, at, "an integer");
+    if (n.d != std::floor(n.d)) c.fail(at, "expected an integer, got " + v.Scalar());
+    if (!n.u || *n.u < lo || *n.u > hi) c.fail(at, v.Scalar() + " is out of range " + range(lo, hi));
+    return *n.u;
+}
+
+double get_real(const Ctx& c, const YAML::Node& v, const Loc& at, double lo, double hi, bool lo_open) {
+    double d = get_number(c, v, at, "a number").d;
+    if (d < lo || d > hi || (lo_open && d == lo)) {
+        std::string r = hi == kInf ? (lo_open ? "> " : ">= ") + num(lo)
+                                   : (lo_open ? "(" : "") + num(lo) + ".." + num(hi);
+        c.fail(at, v.Scalar() + " is out of range: must be " + r);
+    }
+    return d;
+}
+
+bool get_bool(const Ctx& c, const YAML::Node& v, const Loc& at) {
+    bool b = false;
+    if (!v.IsScalar() || is_text(v) || !YAML::convert<bool>::decode(v, b))
+        c.fail(at, "expected true or false, got " + got(v));
+    return b;
+}
+
+std::string get_string(const Ctx& c, const YAML::Node& v, const Loc& at) {
+    if (!v.IsScalar()) c.fail(at, "expected a string, got " + got(v));
+    if (v.Scalar().empty()) c.fail(at, "must not be empty");
+    return v.Scalar();
+}
+
+size_t get_choice(const Ctx& c, const YAML::Node& v, const Loc& at, const std::vector<std::string>& values) {
+    std::string s = get_string(c, v, at);
+    auto it = std::find(values.begin(), values.end(), s);
+    if (it == values.end()) c.fail(at, unknown("value", s, values));
+    return size_t(it - values.begin());
+}
+
+// Calls item(element, its location) for every element of a list (nothing: an empty list).
+void each_item(const Ctx& c, const YAML::Node& v, const Loc& at,
+               const std::function<void(const YAML::Node&, const Loc&)>& item) {
+    if (!v || v.IsNull()) return;
+    if (!v.IsSequence()) c.fail(at, "expected a list, got " + got(v));
+    for (size_t i = 0; i < v.size(); ++i) item(v[i], at.item(i, line_of(v[i], at.line)));
+}
+
+// ---- The schema: one Field per key
+
+template <class S>
+using Reader = std::function<void(const Ctx&, const YAML::Node&, const Loc&, S&)>;
+
+template <class S>
+struct Field {
+    std::string name;
+    Reader<S> read;
+    bool required = false;
+};
+
+template <class S>
+struct Schema {
+    std::vector<Field<S>> fields;
+    Reader<S> check = nullptr;  // rules across keys, run on the whole map once its keys are read
+};
+
+// Reads map `m` into `out`: unknown and duplicate keys are errors, absent keys keep `out`'s
+// defaults, and keys are read in schema order (so later keys may depend on earlier ones).
+template <class S>
+void read_map(const Ctx& c, const YAML::Node& m, const Loc& at, const Schema<S>& schema, S& out) {
+    if (m && !m.IsNull() && !m.IsMap()) c.fail(at, "expected a map, got " + got(m));
+    std::vector<std::string> names;
+    for (const auto& f : schema.fields) names.push_back(f.name);
+    std::map<std::string, std::pair<YAML::Node, Loc>> given;
+    if (m && m.IsMap())
+        for (const auto& kv : m) {
+            Loc here = at.field(kv.first.IsScalar() ? kv.first.Scalar() : "?", line_of(kv.first, at.line));
+            if (!kv.first.IsScalar()) c.fail(here, "a key must be a plain name, got " + got(kv.first));
+            if (!contains(names, kv.first.Scalar())) c.fail(here, unknown("key", kv.first.Scalar(), names));
+            auto [it, fresh] = given.emplace(kv.first.Scalar(), std::make_pair(kv.second, here));
+            if (!fresh) c.fail(here, "duplicate key (first at line " + std::to_string(it->second.second.line) + ")");
+        }
+    for (const auto& f : schema.fields) {
+        if (auto it = given.find(f.name); it != given.end()) {
+            const auto& [value, key] = it->second;
+            f.read(c, value, Loc{key.key, line_of(value, key.line)}, out);
+        }
+        else if (f.required) c.fail(at.field(f.name, at.line), "missing required key '" + f.name + "'");
+    }
+    if (schema.check) schema.check(c, m, at, out);
+}
+
+template <class S>
+std::vector<S> read_list(const Ctx& c, const YAML::Node& v, const Loc& at, const Schema<S>& schema,
+                         std::vector<Loc>* locs = nullptr) {
+    std::vector<S> out;
+    each_item(c, v, at, [&](const YAML::Node& item, const Loc& here) {
+        read_map(c, item, here, schema, out.emplace_back());
+        if (locs) locs->push_back(here);
+    });
+    return out;
+}
+
+// Field builders for struct S. `g` reaches the member: a pointer to member or a callable S& -> T&.
+template <class S>
+struct Keys {
+    template <class G>
+    using T = std::remove_reference_t<std::invoke_result_t<G, S&>>;
+
+    static Field<S> custom(const char* n, Reader<S> r, bool required = false) { return {n, std::move(r), required}; }
+
+    template <class G>
+    static Field<S> integer(const char* n, G g, uint64_t lo, uint64_t hi) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    std::invoke(g, s) = T<G>(get_uint(c, v, at, lo, hi));
+                }};
+    }
+    template <class G>
+    static Field<S> pow2(const char* n, G g, uint64_t lo, uint64_t hi) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    uint64_t x = get_uint(c, v, at, 0, ~0ull);
+                    if (x < lo || x > hi || (x & (x - 1)))
+                        c.fail(at, "must be a power of two in " + range(lo, hi) + ", got " + v.Scalar());
+                    std::invoke(g, s) = T<G>(x);
+                }};
+    }
+    template <class G>
+    static Field<S> among(const char* n, G g, std::vector<uint64_t> allowed) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    uint64_t x = get_uint(c, v, at, 0, ~0ull);
+                    if (std::find(allowed.begin(), allowed.end(), x) == allowed.end()) {
+                        std::vector<std::string> a;
+                        for (uint64_t y : allowed) a.push_back(std::to_string(y));
+                        c.fail(at, "must be one of " + join(a) + ", got " + v.Scalar());
+                    }
+                    std::invoke(g, s) = T<G>(x);
+                }};
+    }
+    template <class G>
+    static Field<S> real(const char* n, G g, double lo, double hi, bool lo_open = false) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    std::invoke(g, s) = get_real(c, v, at, lo, hi, lo_open);
+                }};
+    }
+    template <class G>
+    static Field<S> flag(const char* n, G g) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) { std::invoke(g, s) = get_bool(c, v, at); }};
+    }
+    template <class G>
+    static Field<S> text(const char* n, G g, bool required = false) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) { std::invoke(g, s) = get_string(c, v, at); },
+                required};
+    }
+    // One of `values`: stored as the text, or as its index for an integer member.
+    template <class G>
+    static Field<S> choice(const char* n, G g, std::vector<std::string> values) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    size_t i = get_choice(c, v, at, values);
+                    if constexpr (std::is_same_v<T<G>, std::string>) std::invoke(g, s) = values[i];
+                    else std::invoke(g, s) = T<G>(i);
+                }};
+    }
+    template <class G, class U>
+    static Field<S> map(const char* n, G g, const Schema<U>& schema) {
+        return {n, [g, &schema](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    read_map(c, v, at, schema, std::invoke(g, s));
+                }};
+    }
+    // A list of 1 to 3 sizes, each lo..hi; missing dimensions are 1.
+    template <class G>
+    static Field<S> dims(const char* n, G g, uint64_t lo, uint64_t hi) {
+        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+                    if (!v.IsSequence() || v.size() < 1 || v.size() > 3)
+                        c.fail(at, "expected a list of 1 to 3 sizes like [64, 1, 1], got " + got(v));
+                    auto& d = std::invoke(g, s);
+                    d = {1, 1, 1};
+                    size_t i = 0;
+                    each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { d[i++] = uint32_t(get_uint(c, x, l, lo, hi)); });
+                }};
+    }
+};
+
+// ---- Platform
+
+const Schema<SmConfig>& sm_schema() {
+    using K = Keys<SmConfig>;
+    static const Schema<SmConfig> s{
+        {K::integer("warp_slots", &SmConfig::warp_slots, 1, 128),
+         K::among("warp_size", &SmConfig::warp_size, {8, 16, 32, 64}),
+         K::integer("registers", &SmConfig::registers, 256, kMiB),
+         K::integer("shared_memory", &SmConfig::shared_memory, 0, kMiB),
+         K::integer("scalar_pool", &SmConfig::scalar_pool, 0, 65536),
+         K::integer("slice_size", &SmConfig::slice_size, 1, 63),
+         K::pow2("l1i_bytes", &SmConfig::l1i_bytes, kKiB, kMiB),
+         K::pow2("l1d_bytes", &SmConfig::l1d_bytes, kKiB, kMiB),
+         K::integer("l1_ways", &SmConfig::l1_ways, 1, 32),
+         K::integer("issue_width", &SmConfig::issue_width, 1, 8),
+         K::integer("shared_latency_cycles", &SmConfig::shared_latency_cycles, 0, 10000),
+         K::integer("warp_launch_cycles", &SmConfig::warp_launch_cycles, 0, 10000),
+         K::integer("max_kernels", &SmConfig::max_kernels, 1, 64)},
+        [](const Ctx& c, const YAML::Node& m, const Loc& at, SmConfig& sm) {
+            if (sm.slice_size >= sm.warp_size)
+                c.fail(key_loc(m, at, "slice_size"), "must be fewer than warp_size (" + std::to_string(sm.warp_size) +
+                                                         "), got " + std::to_string(sm.slice_size));
+        }};
+    return s;
+}
+
+const Schema<MemoryConfig>& memory_schema() {
+    using K = Keys<MemoryConfig>;
+    static const Schema<MemoryConfig> s{
+        {K::real("host_latency_ns", &MemoryConfig::host_latency_ns, 0, 1e6),
+         K::real("link_latency_ns", &MemoryConfig::link_latency_ns, 0, 1e6),
+         K::real("device_latency_ns", &MemoryConfig::device_latency_ns, 0, 1e6),
+         K::real("l2_latency_ns", &MemoryConfig::l2_latency_ns, 0, 1e6),
+         K::real("l1_latency_ns", &MemoryConfig::l1_latency_ns, 0, 1e6),
+         K::integer("host_bytes", &MemoryConfig::host_bytes, kMiB, 16 * kGiB),
+         K::integer("device_bytes", &MemoryConfig::device_bytes, kMiB, 16 * kGiB),
+         K::pow2("line_bytes", &MemoryConfig::line_bytes, 16, 1024),
+         K::pow2("l2_bytes", &MemoryConfig::l2_bytes, 16, 256 * kMiB),
+         K::integer("l2_ways", &MemoryConfig::l2_ways, 1, 64)}};
+    return s;
+}
+
+const Schema<CpConfig>& cp_schema() {
+    using K = Keys<CpConfig>;
+    constexpr uint64_t kMax = 1000000;
+    static const Schema<CpConfig> s{{
+        K::integer("max_queues", &CpConfig::max_queues, 1, 64),
+        K::integer("wakeup_cycles", &CpConfig::wakeup_cycles, 0, kMax),
+        K::integer("decode_cycles", &CpConfig::decode_cycles, 0, kMax),
+        K::integer("barrier_cycles", &CpConfig::barrier_cycles, 0, kMax),
+        K::integer("completion_cycles", &CpConfig::completion_cycles, 0, kMax),
+        K::integer("fence_acquire_agent_cycles", &CpConfig::fence_acquire_agent_cycles, 0, kMax),
+        K::integer("fence_acquire_system_cycles", &CpConfig::fence_acquire_system_cycles, 0, kMax),
+        K::integer("fence_release_agent_cycles", &CpConfig::fence_release_agent_cycles, 0, kMax),
+        K::integer("fence_release_system_cycles", &CpConfig::fence_release_system_cycles, 0, kMax),
+        K::integer("irq_cycles", &CpConfig::irq_cycles, 0, kMax),
+    }};
+    return s;
+}
+
+const Schema<WlmConfig>& wlm_schema() {
+    static const Schema<WlmConfig> s{{Keys<WlmConfig>::integer("setup_cycles", &WlmConfig::setup_cycles, 0, 1000000)}};
+    return s;
+}
+
+const Schema<GlcConfig>& glc_schema() {
+    static const Schema<GlcConfig> s{{Keys<GlcConfig>::integer("dispatch_cycles", &GlcConfig::dispatch_cycles, 0, 1000000)}};
+    return s;
+}
+
+const Schema<UsaConfig>& usa_schema() {
+    using K = Keys<UsaConfig>;
+    static const Schema<UsaConfig> s{
+        {K::integer("cores", &UsaConfig::cores, 2, 80), K::integer("vertex_cores", &UsaConfig::vertex_cores, 0, 80)},
+        [](const Ctx& c, const YAML::Node& m, const Loc& at, UsaConfig& u) {
+            if (u.vertex_cores > u.cores)
+                c.fail(key_loc(m, at, "vertex_cores"), "must be at most cores (" + std::to_string(u.cores) +
+                                                           "), got " + std::to_string(u.vertex_cores));
+        }};
+    return s;
+}
+
+// A set-associative cache needs whole sets.
+void check_cache(const Ctx& c, const Loc& at, uint64_t bytes, uint64_t line, uint64_t ways, const char* ways_key) {
+    if (bytes < line * ways || (bytes / line) % ways)
+        c.fail(at, std::to_string(bytes) + " bytes of " + std::to_string(line) + "-byte lines do not divide into " +
+                       std::to_string(ways) + " ways (" + ways_key + ")");
+}
+
+const Schema<PlatformConfig>& platform_schema() {
+    using K = Keys<PlatformConfig>;
+    static const Schema<PlatformConfig> s{
+        {K::real("clock_mhz", &PlatformConfig::clock_mhz, 100, 5000),
+         K::integer("sms", &PlatformConfig::sms, 1, 128),
+         K::integer("bus_cycles", &PlatformConfig::bus_cycles, 0, 1000),
+         K::map("sm", &PlatformConfig::sm, sm_schema()),
+         K::map("memory", &PlatformConfig::memory, memory_schema()),
+         K::map("cp", &PlatformConfig::cp, cp_schema()),
+         K::map("wlm", &PlatformConfig::wlm, wlm_schema()),
+         K::map("glc", &PlatformConfig::glc, glc_schema()),
+         K::map("usa", &PlatformConfig::usa, usa_schema())},
+        [](const Ctx& c, const YAML::Node& m, const Loc& at, PlatformConfig& p) {
+            const MemoryConfig& mem = p.memory;
+            check_cache(c, key_loc(m, at, "memory.l2_bytes"), mem.l2_bytes, mem.line_bytes, mem.l2_ways, "memory.l2_ways");
+            check_cache(c, key_loc(m, at, "sm.l1i_bytes"), p.sm.l1i_bytes, mem.line_bytes, p.sm.l1_ways, "sm.l1_ways");
+            check_cache(c, key_loc(m, at, "sm.l1d_bytes"), p.sm.l1d_bytes, mem.line_bytes, p.sm.l1_ways, "sm.l1_ways");
+        }};
+    return s;
+}
+
+const Schema<Policies>& policy_schema() {
+    static const Schema<Policies> s = [] {
+        Schema<Policies> p;
+        for (const PolicyKey& k : policy_keys())
+            p.fields.push_back({k.name, [&k](const Ctx& c, const YAML::Node& v, const Loc& at, Policies& pol) {
+                                    const std::string& value = k.values[get_choice(c, v, at, k.values)];
+                                    if (!contains(k.implemented, value))
+                                        c.fail(at, "'" + value + "' is not implemented yet (" + k.milestone + ")");
+                                    pol.*k.member = value;
+                                }});
+        return p;
+    }();
+    return s;
+}
+
+// ---- Programs
+
+// Every key a program step can have; which ones an op takes is in op_defs().
+struct StepKeys {
+    std::string op;
+    uint32_t repeat = 1;
+    uint32_t cycles = 1;
+    uint32_t level = uint32_t(ScalarLevel::warp);
+    bool write = false;
+    uint32_t space = uint32_t(Space::global);
+    uint32_t bytes = 128;
+    uint32_t id = 0;
+    uint32_t count = 1;
+    std::vector<ProgramStep> body;
+    unsigned depth = 0;  // loops around the step
+};
+
+std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc& at, unsigned depth);
+
+const Schema<StepKeys>& step_schema() {
+    using K = Keys<StepKeys>;
+    static const Schema<StepKeys> s{{
+        K::text("op", &StepKeys::op, true),
+        K::integer("repeat", &StepKeys::repeat, 1, 1ull << 31),
+        K::integer("cycles", &StepKeys::cycles, 1, 65535),
+        K::choice("level", &StepKeys::level, {"kernel", "workgroup", "warp", "slice"}),
+        K::flag("write", &StepKeys::write),
+        K::choice("space", &StepKeys::space, {"global", "shared", "kernarg"}),
+        K::integer("bytes", &StepKeys::bytes, 1, 65536),
+        K::integer("id", &StepKeys::id, 0, 255),
+        K::integer("count", &StepKeys::count, 1, 1ull << 31),
+        K::custom("body",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, StepKeys& k) {
+                      if (k.depth + 1 > kMaxLoopDepth)
+                          c.fail(at, "loops nest at most " + std::to_string(kMaxLoopDepth) + " deep");
+                      k.body = read_steps(c, v, at, k.depth + 1);
+                  }),
+    }};
+    return s;
+}
+
+struct OpDef {
+    const char* name;
+    std::vector<std::string> keys;  // besides op, and repeat (which every op but loop takes)
+    Instruction (*encode)(const StepKeys&);
+    const char* pending = nullptr;  // why the op is refused today
+};
+
+const std::vector<OpDef>& op_defs() {
+    using I = Instruction;
+    static const std::vector<OpDef> d = {
+        {"end", {}, [](const StepKeys&) { return I{Opcode::end}; }},
+        {"valu", {"cycles"}, [](const StepKeys& k) { return I{Opcode::valu, 0, uint16_t(k.cycles)}; }},
+        {"salu", {"cycles", "level", "write"},
+         [](const StepKeys& k) {
+             return I{Opcode::salu, uint8_t(k.level | (k.write ? kScalarWriteFlag : 0)), uint16_t(k.cycles)};
+         }},
+        {"load", {"space", "bytes"}, [](const StepKeys& k) { return I{Opcode::load, uint8_t(k.space), 0, k.bytes}; }},
+        {"store", {"space", "bytes"}, [](const StepKeys& k) { return I{Opcode::store, uint8_t(k.space), 0, k.bytes}; }},
+        {"kernarg_load", {}, [](const StepKeys&) { return I{Opcode::kernarg_load}; }},
+        {"barrier", {}, [](const StepKeys&) { return I{Opcode::barrier}; }},
+        {"lock", {"id"}, [](const StepKeys& k) { return I{Opcode::lock, 0, uint16_t(k.id)}; }, kLockOpsPending},
+        {"unlock", {"id"}, [](const StepKeys& k) { return I{Opcode::unlock, 0, uint16_t(k.id)}; }, kLockOpsPending},
+        {"loop", {"count", "body"}, [](const StepKeys& k) { return I{Opcode::loop_begin, 0, 0, k.count}; }},
+    };
+    return d;
+}
+
+std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc& at, unsigned depth) {
+    if (!v.IsSequence() || v.size() == 0) c.fail(at, "expected a non-empty list of steps, got " + got(v));
+    std::vector<std::string> ops;
+    for (const auto& d : op_defs()) ops.push_back(d.name);
+    std::vector<ProgramStep> steps;
+    each_item(c, v, at, [&](const YAML::Node& item, const Loc& here) {
+        if (!item.IsMap()) c.fail(here, "expected a step like {op: valu, cycles: 4}, got " + got(item));
+        Loc op_at = key_loc(item, here, "op");
+        if (!item["op"]) c.fail(op_at, "missing required key 'op'");
+        const std::string op = get_string(c, item["op"], op_at);
+        auto def = std::find_if(op_defs().begin(), op_defs().end(), [&](const OpDef& d) { return op == d.name; });
+        if (def == op_defs().end()) c.fail(op_at, unknown("op", op, ops));
+        const bool loop = op == "loop";
+        Schema<StepKeys> schema;  // the keys this op takes
+        for (const auto& f : step_schema().fields)
+            if (f.name == "op" || (f.name == "repeat" && !loop) || contains(def->keys, f.name))
+                schema.fields.push_back({f.name, f.read, f.required || loop});  // a loop needs all its keys
+        StepKeys k;
+        k.depth = depth;
+        read_map(c, item, here, schema, k);
+        if (def->pending) c.fail(op_at, "op '" + op + "' " + def->pending);
+        if (!loop && k.repeat > 1 && depth + 1 > kMaxLoopDepth)  // the assembler makes it a loop
+            c.fail(key_loc(item, here, "repeat"), "a repeated step is a loop, and loops nest at most " +
+                                                       std::to_string(kMaxLoopDepth) + " deep");
+        if (op == "end" && (depth > 0 || steps.size() + 1 != v.size()))
+            c.fail(op_at, "'end' must be the last step of the program");
+        ProgramStep& s = steps.emplace_back();
+        s.insn = def->encode(k);
+        s.repeat = loop ? k.count : k.repeat;
+        s.body = std::move(k.body);
+        s.line = here.line;
+    });
+    return steps;
+}
+
+// ---- Kernels, queues, draws, expectations
+
+const Schema<std::map<std::string, uint64_t>>& packet_schema() {
+    // Raw AQL kernel dispatch packet fields and their widths in bits.
+    static const std::pair<const char*, unsigned> fields[] = {
+        {"header", 16}, {"type", 8}, {"barrier_bit", 1}, {"acquire_fence_scope", 2},
+        {"release_fence_scope", 2}, {"dimensions", 2}, {"workgroup_size_x", 16},
+        {"workgroup_size_y", 16}, {"workgroup_size_z", 16}, {"reserved0", 16},
+        {"grid_size_x", 32}, {"grid_size_y", 32}, {"grid_size_z", 32},
+        {"private_segment_size", 32}, {"group_segment_size", 32}, {"kernel_object", 64},
+        {"kernarg_address", 64}, {"reserved2", 64}, {"completion_signal", 64}};
+    static const Schema<std::map<std::string, uint64_t>> s = [] {
+        Schema<std::map<std::string, uint64_t>> p;
+        for (const auto& [name, bits] : fields) {
+            const uint64_t hi = bits == 64 ? ~0ull : (1ull << bits) - 1;
+            p.fields.push_back({name, [name = std::string(name), hi](const Ctx& c, const YAML::Node& v, const Loc& at,
+                                                                      std::map<std::string, uint64_t>& m) {
+                                    m[name] = get_uint(c, v, at, 0, hi);
+                                }});
+        }
+        return p;
+    }();
+    return s;
+}
+
+const Schema<KernelSpec>& kernel_schema() {
+    using K = Keys<KernelSpec>;
+    using A = std::array<uint16_t, 4>;
+    static const Schema<A> scalars{{
+        Keys<A>::integer("kernel", [](A& a) -> uint16_t& { return a[size_t(ScalarLevel::kernel)]; }, 0, 1024),
+        Keys<A>::integer("workgroup", [](A& a) -> uint16_t& { return a[size_t(ScalarLevel::workgroup)]; }, 0, 1024),
+        Keys<A>::integer("warp", [](A& a) -> uint16_t& { return a[size_t(ScalarLevel::warp)]; }, 0, 1024),
+        Keys<A>::integer("slice", [](A& a) -> uint16_t& { return a[size_t(ScalarLevel::slice)]; }, 0, 1024),
+    }};
+    static const std::vector<std::string> fences = {"none", "agent", "system"};
+    static const Schema<KernelSpec> s{{
+        K::text("name", &KernelSpec::name, true),
+        K::text("queue", &KernelSpec::queue),
+        K::real("submit_ns", &KernelSpec::submit_ns, 0, kInf),
+        K::dims("grid", &KernelSpec::grid, 1, 0xffffffffull),
+        K::dims("block", &KernelSpec::block, 1, 1024),
+        K::integer("vregs", &KernelSpec::vregs, 1, 256),
+        K::integer("sregs", &KernelSpec::sregs, 0, 128),
+        K::integer("shared_bytes", &KernelSpec::shared_bytes, 0, kMiB),
+        K::integer("kernarg_bytes", &KernelSpec::kernarg_bytes, 0, 4096),
+        K::integer("global_bytes", &KernelSpec::global_bytes, 0, 8 * kGiB),
+        K::map("scalars", &KernelSpec::scalars, scalars),
+        K::custom("warp_priorities",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                      k.warp_priorities.clear();
+                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) {
+                          k.warp_priorities.push_back(uint8_t(get_uint(c, x, l, 0, 255)));
+                      });
+                  }),
+        K::custom("after",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                      k.after.clear();
+                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.after.push_back(get_string(c, x, l)); });
+                  }),
+        K::flag("barrier", &KernelSpec::barrier),
+        K::choice("acquire_fence", &KernelSpec::acquire_fence, fences),
+        K::choice("release_fence", &KernelSpec::release_fence, fences),
+        K::custom("program",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                      k.program = read_steps(c, v, at, 0);
+                      if (k.program.back().insn.op != Opcode::end) k.program.emplace_back().line = at.line;
+                  },
+                  true),
+        K::map("packet", &KernelSpec::packet, packet_schema()),
+    }};
+    return s;
+}
+
+// The rules that need the platform and the queues.
+void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenario& s, const KernelSpec& k) {
+    const SmConfig& sm = s.platform.sm;
+    std::vector<std::string> queues;
+    for (const auto& q : s.workload.queues) queues.push_back(q.name);
+    if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown("queue", k.queue, queues));
+    const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
+    if (threads > 1024) c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items is more than 1024");
+    const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
+    if (warps > sm.warp_slots)
+        c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items needs " + std::to_string(warps) +
+                                            " warps; an SM has " + std::to_string(sm.warp_slots) + " warp slots");
+    const uint64_t regs = uint64_t(k.vregs) * sm.warp_size * warps;
+    if (regs > sm.registers)
+        c.fail(key_loc(m, at, "vregs"), "a block needs " + std::to_string(k.vregs) + " vregs x " + std::to_string(sm.warp_size) +
+                                            " threads x " + std::to_string(warps) + " warps = " + std::to_string(regs) +
+                                            " registers; an SM has " + std::to_string(sm.registers));
+    if (k.shared_bytes > sm.shared_memory)
+        c.fail(key_loc(m, at, "shared_bytes"), "must be at most platform.sm.shared_memory (" + std::to_string(sm.shared_memory) + ")");
+    if (k.global_bytes > s.platform.memory.device_bytes / 2)
+        c.fail(key_loc(m, at, "global_bytes"), std::to_string(k.global_bytes) + " is more than half of platform.memory.device_bytes (" +
+                                                   std::to_string(s.platform.memory.device_bytes) + ")");
+    if (k.warp_priorities.size() > warps)
+        c.fail(key_loc(m, at, "warp_priorities"), "lists " + std::to_string(k.warp_priorities.size()) +
+                                                      " warps but a block has " + std::to_string(warps));
+}
+
+// Errors at the first repeated name; locs[i] is where element i is.
+void check_unique(const Ctx& c, const YAML::Node& list, const std::vector<Loc>& locs, const std::vector<std::string>& names,
+                  const char* what) {
+    for (size_t i = 0; i < names.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (names[i] == names[j])
+                c.fail(key_loc(list[i], locs[i], "name"), "duplicate " + std::string(what) + " name '" + names[i] +
+                                                               "' (first at line " + std::to_string(locs[j].line) + ")");
+}
+
+void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+    std::vector<Loc> locs;
+    std::vector<KernelSpec> ks = read_list(c, v, at, kernel_schema(), &locs);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ks.size(); ++i) {
+        ks[i].line = locs[i].line;
+        if (ks[i].queue.empty()) ks[i].queue = s.workload.queues.front().name;
+        check_kernel(c, v[i], locs[i], s, ks[i]);
+        names.push_back(ks[i].name);
+    }
+    check_unique(c, v, locs, names, "kernel");
+    // `after`: known kernels, no self reference, no cycle.
+    std::vector<std::vector<std::pair<size_t, Loc>>> deps(ks.size());
+    for (size_t i = 0; i < ks.size(); ++i)
+        each_item(c, v[i]["after"], key_loc(v[i], locs[i], "after"), [&](const YAML::Node& x, const Loc& l) {
+            const std::string& name = x.Scalar();
+            size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
+            if (j == names.size()) c.fail(l, unknown("kernel", name, names));
+            if (j == i) c.fail(l, "a kernel cannot wait for itself");
+            deps[i].emplace_back(j, l);
+        });
+    std::vector<int> state(ks.size(), 0);  // 0 unseen, 1 on the path, 2 done
+    std::vector<size_t> path;
+    std::function<void(size_t)> visit = [&](size_t i) {
+        state[i] = 1;
+        path.push_back(i);
+        for (const auto& [j, l] : deps[i]) {
+            if (state[j] == 1) {
+                std::string cycle;
+                for (auto p = std::find(path.begin(), path.end(), j); p != path.end(); ++p) cycle += names[*p] + " -> ";
+                c.fail(l, "'after' makes a cycle: " + cycle + names[j]);
+            }
+            if (state[j] == 0) visit(j);
+        }
+        path.pop_back();
+        state[i] = 2;
+    };
+    for (size_t i = 0; i < ks.size(); ++i)
+        if (state[i] == 0) visit(i);
+    s.workload.kernels = std::move(ks);
+}
+
+const Schema<QueueSpec>& queue_schema() {
+    using K = Keys<QueueSpec>;
+    static const Schema<QueueSpec> s{{K::text("name", &QueueSpec::name, true),
+                                      K::integer("priority", &QueueSpec::priority, 0, 15),
+                                      K::pow2("size", &QueueSpec::size, 4, 131072)}};
+    return s;
+}
+
+void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+    std::vector<Loc> locs;
+    std::vector<QueueSpec> qs = read_list(c, v, at, queue_schema(), &locs);
+    if (qs.empty()) c.fail(at, "needs at least one queue (leave 'queues' out for the default queue q0)");
+    std::vector<std::string> names;
+    for (const auto& q : qs) names.push_back(q.name);
+    check_unique(c, v, locs, names, "queue");
+    s.workload.queues = std::move(qs);
+}
+
+struct DrawSpec {  // parsed for its errors only until M4 lands
+    std::string name;
+    double submit_ns = 0;
+    uint32_t vertex_tasks = 64, vertex_cycles = 100, pixel_tasks_per_vertex_task = 4, pixel_cycles = 100;
+};
+
+void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario&) {
+    using K = Keys<DrawSpec>;
+    static const Schema<DrawSpec> schema{{
+        K::text("name", &DrawSpec::name, true),
+        K::real("submit_ns", &DrawSpec::submit_ns, 0, kInf),
+        K::integer("vertex_tasks", &DrawSpec::vertex_tasks, 1, 1 << 20),
+        K::integer("vertex_cycles", &DrawSpec::vertex_cycles, 1, 1000000),
+        K::integer("pixel_tasks_per_vertex_task", &DrawSpec::pixel_tasks_per_vertex_task, 0, 1024),
+        K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, 1000000),
+    }};
+    if (!read_list(c, v, at, schema).empty()) c.fail(at, kDrawsPending);
+}
+
+void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+    using K = Keys<Expectation>;
+    static const Schema<Expectation> schema{
+        {K::text("kernel", &Expectation::kernel), K::text("metric", &Expectation::metric, true),
+         K::real("min", [](Expectation& e) -> std::optional<double>& { return e.min; }, -kInf, kInf),
+         K::real("max", [](Expectation& e) -> std::optional<double>& { return e.max; }, -kInf, kInf)},
+        [](const Ctx& c, const YAML::Node& m, const Loc& at, Expectation& e) {
+            if (!e.min && !e.max) c.fail(at, "needs 'min', 'max' or both");
+            if (e.min && e.max && *e.min > *e.max)
+                c.fail(key_loc(m, at, "max"), "max " + num(*e.max) + " is below min " + num(*e.min));
+        }};
+    std::vector<Loc> locs;
+    std::vector<Expectation> es = read_list(c, v, at, schema, &locs);
+    std::vector<std::string> kernels;
+    for (const auto& k : s.workload.kernels) kernels.push_back(k.name);
+    for (size_t i = 0; i < es.size(); ++i) {
+        Expectation& e = es[i];
+        e.line = locs[i].line;
+        Loc metric_at = key_loc(v[i], locs[i], "metric");
+        if (!e.kernel.empty() && !contains(kernels, e.kernel))
+            c.fail(key_loc(v[i], locs[i], "kernel"), unknown("kernel", e.kernel, kernels));
+        const auto& own = e.kernel.empty() ? scenario_metrics() : kernel_metrics();
+        const auto& other = e.kernel.empty() ? kernel_metrics() : scenario_metrics();
+        if (contains(other, e.metric))
+            c.fail(metric_at, e.kernel.empty() ? "'" + e.metric + "' is a kernel metric: name the kernel with 'kernel'"
+                                               : "'" + e.metric + "' is a scenario metric: leave 'kernel' out");
+        if (!contains(own, e.metric)) c.fail(metric_at, unknown("metric", e.metric, own));
+    }
+    s.expect = std::move(es);
+}
+
+const Schema<Scenario>& scenario_schema() {
+    using K = Keys<Scenario>;
+    static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9)}};
+    // Order matters: kernels are checked against the platform and the queues, expectations
+    // against the kernels.
+    static const Schema<Scenario> s{{
+        K::text("name", &Scenario::name, true),
+        K::real("max_sim_ns", &Scenario::max_sim_ns, 0, kInf, true),
+        K::map("platform", &Scenario::platform, platform_schema()),
+        K::map("policy", &Scenario::policy, policy_schema()),
+        K::map("host", &Scenario::workload, host),
+        K::custom("queues", read_queues),
+        K::custom("kernels", read_kernels),
+        K::custom("draws", read_draws),
+        K::custom("expect", read_expect),
+    }};
+    return s;
+}
+
+// ---- --set KEY=VALUE
+
+// Applies one override to the document; returns the key's canonical dotted path
+// (kernels.NAME becomes kernels[i]).
+std::string apply_override(YAML::Node& root, const std::string& key, const std::string& value) {
+    auto bad = [&](const std::string& msg) { return ScenarioError("--set", 0, key, msg); };
+    std::vector<std::variant<std::string, size_t>> path;  // names and [indices]
+    for (size_t i = 0; i < key.size();) {
+        if (key[i] == '[') {
+            size_t close = key.find(']', i);
+            std::string digits = close == std::string::npos ? "" : key.substr(i + 1, close - i - 1);
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+                throw bad("bad index in the key path");
+            path.emplace_back(size_t(std::stoul(digits)));
+            i = close + 1;
+            if (i < key.size() && key[i] != '.' && key[i] != '[') throw bad("expected '.' or '[' after ']'");
+            if (i < key.size() && key[i] == '.') ++i;
+        } else {
+            size_t end = key.find_first_of(".[", i);
+            if (end == std::string::npos) end = key.size();
+            if (end == i) throw bad("empty name in the key path");
+            path.emplace_back(key.substr(i, end - i));
+            i = end;
+            if (i < key.size() && key[i] == '.' && ++i == key.size()) throw bad("the key path ends with '.'");
+        }
+    }
+    if (path.empty()) throw bad("empty key");
+    YAML::Node val;
+    try {
+        val = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+        throw bad("bad value '" + value + "': " + e.msg);
+    }
+    YAML::Node cur = root;
+    std::string canon;
+    for (size_t i = 0; i < path.size(); ++i) {
+        const bool last = i + 1 == path.size();
+        const auto* name = std::get_if<std::string>(&path[i]);
+        const std::string here = canon.empty() ? "the document" : "'" + canon + "'";
+        const YAML::Node& view = cur;  // lookups must not insert
+        if (cur.IsSequence()) {
+            const bool by_name = name && (name->size() > 9 || name->find_first_not_of("0123456789") != std::string::npos);
+            size_t idx = !name ? std::get<size_t>(path[i]) : by_name ? cur.size() : std::stoul(*name);
+            for (size_t j = 0; by_name && j < cur.size(); ++j)
+                if (view[j].IsMap() && view[j]["name"] && view[j]["name"].IsScalar() && view[j]["name"].Scalar() == *name) {
+                    idx = j;
+                    break;
+                }
+            if (idx >= cur.size())
+                throw bad(by_name ? here + " has no element named '" + *name + "'"
+                                  : here + " has " + std::to_string(cur.size()) + " elements");
+            canon += "[" + std::to_string(idx) + "]";
+            if (last) cur[idx] = val;
+            else cur.reset(cur[idx]);
+        } else if (cur.IsMap() || cur.IsNull()) {
+            if (!name) throw bad(here + " is " + got(cur) + ", not a list");
+            canon += (canon.empty() ? "" : ".") + *name;
+            if (last) cur[*name] = val;
+            else {
+                if (!view[*name]) cur[*name] = YAML::Node(YAML::NodeType::Map);
+                cur.reset(cur[*name]);
+            }
+        } else {
+            throw bad(here + " is " + got(cur) + ", not a map or a list");
+        }
+    }
+    return canon;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(yaml_text);
+    } catch (const YAML::Exception& e) {
+        throw ScenarioError(file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    }
+    if (root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
+    std::vector<std::string> overridden;
+    for (const auto& [key, value] : overrides) overridden.push_back(apply_override(root, key, value));
+    const Ctx c(file, std::move(overridden));
+    Scenario s;
+    s.file = file;
+    s.workload.queues.emplace_back().name = "q0";
+    read_map(c, root, Loc{"", line_of(root, 1)}, scenario_schema(), s);
+    return s;
+}
+
+Scenario load_scenario(const std::string& path, const Overrides& overrides) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ScenarioError(path, 0, "", "is a directory, not a scenario file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ScenarioError(path, 0, "", std::string("cannot open the scenario file: ") + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_scenario(text.str(), path, overrides);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,39 @@
+#include "platform/system.h"
+#include "models/common/memory_map.h"
+
+namespace gpuvp {
+
+HostLayout System::layout(const PlatformConfig& p) {
+    HostLayout l;
+    l.host_bytes = p.memory.host_bytes;
+    l.device_bytes = p.memory.device_bytes;
+    l.warp_size = p.sm.warp_size;
+    return l;
+}
+
+namespace {
+GpuConfig gpu_config(const Scenario& s) {
+    GpuConfig c;
+    c.platform = s.platform;
+    c.dispatch = s.policy.dispatch;
+    return c;
+}
+}  // namespace
+
+System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observer)
+    : sc_module(name),
+      host_memory("host_memory", s.platform.memory.host_bytes,
+                  sc_core::sc_time(s.platform.memory.host_latency_ns, sc_core::SC_NS)),
+      bus("bus"), gpu("gpu", gpu_config(s), observer), host("host", s.workload, layout(s.platform)), irq("irq") {
+    const HostLayout l = layout(s.platform);
+    bus.map(0, l.host_bytes, 0, "host memory");
+    bus.out.bind(host_memory.socket);
+    bus.map(l.mmio_base, map::kBar + l.device_bytes, 0, "gpu mmio");
+    bus.out.bind(gpu.mmio);
+    host.bus.bind(bus.in);
+    gpu.sysmem.bind(bus.in);
+    gpu.irq.bind(irq);
+    host.irq.bind(irq);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,120 @@
+// gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
+//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--quiet]
+//   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
+// Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
+#include "platform/run.h"
+#include "platform/scenario.h"
+
+#include <systemc>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+const char* kUsage =
+    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--quiet]\n"
+    "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
+    "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
+
+int usage(const std::string& why) {
+    std::cerr << "gpuvp: " << why << "\n" << kUsage;
+    return 2;
+}
+
+bool make_dirs(const std::string& path) {
+    std::string p;
+    for (size_t i = 0; i <= path.size(); ++i) {
+        if (i == path.size() || path[i] == '/') {
+            if (!p.empty() && mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return false;
+        }
+        if (i < path.size()) p += path[i];
+    }
+    return true;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    return bool(f);
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+        std::cout << kUsage;
+        return args.empty() ? 2 : 0;
+    }
+    const std::string command = args[0];
+    if (command != "run" && command != "validate") return usage("unknown command '" + command + "'");
+    std::string file, out_dir;
+    gpuvp::Overrides overrides;
+    bool trace = true, quiet = false;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--out" || a == "--set") {
+            if (i + 1 == args.size()) return usage(a + " needs a value");
+            const std::string& v = args[++i];
+            if (a == "--out") {
+                out_dir = v;
+            } else {
+                auto eq = v.find('=');
+                if (eq == std::string::npos || eq == 0) return usage("--set wants KEY=VALUE, got '" + v + "'");
+                overrides.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+            }
+        } else if (a == "--no-trace") {
+            trace = false;
+        } else if (a == "--quiet") {
+            quiet = true;
+        } else if (!a.empty() && a[0] == '-') {
+            return usage("unknown option '" + a + "'");
+        } else if (file.empty()) {
+            file = a;
+        } else {
+            return usage("one scenario at a time (got '" + file + "' and '" + a + "')");
+        }
+    }
+    if (file.empty()) return usage("no scenario file given");
+
+    gpuvp::Scenario scenario;
+    try {
+        scenario = gpuvp::load_scenario(file, overrides);
+    } catch (const gpuvp::ScenarioError& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    }
+    if (command == "validate") {
+        std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels, "
+                  << scenario.workload.queues.size() << " queues)\n";
+        return 0;
+    }
+
+    gpuvp::RunOutput out;
+    try {
+        out = gpuvp::run_scenario(scenario, gpuvp::RunOptions{trace && !out_dir.empty()});
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << file << ": " << e.what() << "\n";
+        return 2;
+    }
+    if (!quiet) std::cout << out.table;
+    if (!out_dir.empty()) {
+        if (!make_dirs(out_dir)) {
+            std::cerr << "error: cannot create " << out_dir << ": " << std::strerror(errno) << "\n";
+            return 2;
+        }
+        if (!write_file(out_dir + "/results.json", out.results) ||
+            (!out.trace.empty() && !write_file(out_dir + "/trace.json", out.trace))) {
+            std::cerr << "error: cannot write into " << out_dir << "\n";
+            return 2;
+        }
+    }
+    if (!out.expectations_passed) std::cerr << "gpuvp: an expectation failed (see results.json, expectations)\n";
+    return out.exit_code;
+}
