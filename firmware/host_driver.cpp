@@ -16,7 +16,7 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
     : sc_module(name), bus("bus"), irq("irq"), work_(work), layout_(layout), host_next_(0x10000),
       device_next_(map::kDeviceBase + 0x10000) {
     if (work_.queues.empty()) work_.queues.push_back(QueueSpec{"q0", 0, 256});
-    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q});
+    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q, 0, 0, 0, {}});
     for (const KernelSpec& k : work_.kernels) {
         LaunchRecord r;
         r.name = k.name;
@@ -170,17 +170,20 @@ void HostDriver::submit(uint32_t q, size_t k) {
     LaunchRecord& r = launches_[k];
     if (work_.api_overhead_ns > 0) wait(sc_time(work_.api_overhead_ns, sc_core::SC_NS));
 
-    // Dependencies: barrier-AND packets on the completion signals of the kernels it waits for.
-    for (size_t first = 0; first < spec.after.size(); first += 5) {
+    // Dependencies: barrier-AND packets (all of `after`, five signals a packet) and one
+    // barrier-OR packet (any of `after_any`) on the kernels' completion signals.
+    auto barrier = [&](const std::vector<std::string>& names, size_t first, hsa_packet_type_t type) {
         hsa_barrier_and_packet_t b{};
-        for (size_t i = first; i < std::min(first + 5, spec.after.size()); ++i) {
+        for (size_t i = first; i < std::min(first + 5, names.size()); ++i) {
             auto it = std::find_if(launches_.begin(), launches_.end(),
-                                   [&](const LaunchRecord& o) { return o.name == spec.after[i]; });
+                                   [&](const LaunchRecord& o) { return o.name == names[i]; });
             if (it != launches_.end()) b.dep_signal[i - first].handle = it->signal;
         }
-        b.header = make_header(HSA_PACKET_TYPE_BARRIER_AND, spec.barrier, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+        b.header = make_header(type, spec.barrier, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
         write_packet(q, reserve_packet(q), &b);
-    }
+    };
+    for (size_t first = 0; first < spec.after.size(); first += 5) barrier(spec.after, first, HSA_PACKET_TYPE_BARRIER_AND);
+    if (!spec.after_any.empty()) barrier(spec.after_any, 0, HSA_PACKET_TYPE_BARRIER_OR);
 
     // Kernel arguments: the global buffer's address and size, then a recognisable pattern.
     if (r.kernarg) {
@@ -248,7 +251,7 @@ void HostDriver::check_queue(uint32_t q) {
         LaunchRecord& r = launches_[k];
         if (r.done || !r.rung) continue;
         int64_t v = 1;
-        if (r.signal % 8 == 0 && r.signal) mem_read(r.signal, &v, 8);
+        if (r.signal % 8 == 0 && r.signal && r.signal + 8 <= layout_.host_bytes) mem_read(r.signal, &v, 8);
         if (v == 0) {
             r.done = true;
         } else if (v < 0 || (status && r.packet == bad)) {

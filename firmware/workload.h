@@ -39,7 +39,8 @@ struct KernelSpec {
     uint64_t global_bytes = 1 << 20;          // the kernel's global buffer in device memory
     std::array<uint16_t, 4> scalars{0, 0, 0, 0};  // scalar registers per level (M3)
     std::vector<uint8_t> warp_priorities;          // CPR per warp index in a block (M2)
-    std::vector<std::string> after;                // kernels it waits for (barrier-AND)
+    std::vector<std::string> after;                // kernels it waits for, all (barrier-AND)
+    std::vector<std::string> after_any;            // kernels it waits for, any one (barrier-OR)
     bool barrier = false;                          // the packet's barrier bit
     uint8_t acquire_fence = 2;                     // 0 none, 1 agent, 2 system
     uint8_t release_fence = 2;

@@ -8,7 +8,7 @@ namespace gpuvp {
 using sc_core::sc_time;
 
 namespace {
-double us(const sc_time& t) { return t.to_seconds() * 1e6; }
+double us(const sc_time& t) { return to_ns(t) / 1000; }
 uint64_t block_key(uint32_t slot, uint64_t block) { return uint64_t(slot) << 48 | block; }
 }  // namespace
 

@@ -684,6 +684,12 @@ const Schema<KernelSpec>& kernel_schema() {
                       k.after.clear();
                       each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.after.push_back(get_string(c, x, l)); });
                   }),
+        K::custom("after_any",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                      k.after_any.clear();
+                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.after_any.push_back(get_string(c, x, l)); });
+                      if (k.after_any.size() > 5) c.fail(at, "at most 5 kernels (one barrier-OR packet)");
+                  }),
         K::flag("barrier", &KernelSpec::barrier),
         K::choice("acquire_fence", &KernelSpec::acquire_fence, fences),
         K::choice("release_fence", &KernelSpec::release_fence, fences),
@@ -749,13 +755,14 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
     // `after`: known kernels, no self reference, no cycle.
     std::vector<std::vector<std::pair<size_t, Loc>>> deps(ks.size());
     for (size_t i = 0; i < ks.size(); ++i)
-        each_item(c, v[i]["after"], key_loc(v[i], locs[i], "after"), [&](const YAML::Node& x, const Loc& l) {
-            const std::string& name = x.Scalar();
-            size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
-            if (j == names.size()) c.fail(l, unknown("kernel", name, names));
-            if (j == i) c.fail(l, "a kernel cannot wait for itself");
-            deps[i].emplace_back(j, l);
-        });
+        for (const char* key : {"after", "after_any"})
+            each_item(c, v[i][key], key_loc(v[i], locs[i], key), [&](const YAML::Node& x, const Loc& l) {
+                const std::string& name = x.Scalar();
+                size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
+                if (j == names.size()) c.fail(l, unknown("kernel", name, names));
+                if (j == i) c.fail(l, "a kernel cannot wait for itself");
+                deps[i].emplace_back(j, l);
+            });
     std::vector<int> state(ks.size(), 0);  // 0 unseen, 1 on the path, 2 done
     std::vector<size_t> path;
     std::function<void(size_t)> visit = [&](size_t i) {

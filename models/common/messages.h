@@ -70,16 +70,17 @@ struct SmNotice {
     uint32_t freed_slots;
     uint32_t freed_shared;
     uint32_t highest_priority;  // kNoPriority when no block is left on the SM
-    uint64_t reserved;
+    uint64_t fault_address;     // kind == error: the address that faulted, if any
 };
 static_assert(sizeof(SmNotice) == 48);
 
 // GLC -> CP: every block of the kernel has finished (or it failed).
 struct KernelDone {
     uint32_t kernel_slot;
-    uint32_t error;  // 0 ok, else a KernelError
+    uint32_t error;          // 0 ok, else a KernelError
+    uint64_t fault_address;  // the address that faulted, if any
 };
-static_assert(sizeof(KernelDone) == 8);
+static_assert(sizeof(KernelDone) == 16);
 
 constexpr uint32_t kNoPriority = 0xffffffffu;
 

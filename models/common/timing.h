@@ -2,6 +2,7 @@
 // sc_time here. The clock period is rounded to whole picoseconds (1500 MHz -> 667 ps).
 #pragma once
 #include <systemc>
+#include <cmath>
 #include <cstdint>
 
 namespace gpuvp {
@@ -29,6 +30,10 @@ private:
 };
 
 inline sc_core::sc_time ns(double v) { return sc_core::sc_time(v, sc_core::SC_NS); }
-inline double to_ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
+// Exact for whole picoseconds (to_seconds() * 1e9 is not: 1000 ns would print as 999.99...).
+inline double to_ns(const sc_core::sc_time& t) {
+    static const double ticks_per_ns = std::round(1e-9 / sc_core::sc_get_time_resolution().to_seconds());
+    return static_cast<double>(t.value()) / ticks_per_ns;
+}
 
 }  // namespace gpuvp

@@ -360,7 +360,11 @@ void CommandProcessor::barrier(uint32_t qi) {
     wait(fence_cost(p.header.release_scope, false));
     const sc_time start = p.decoded;
     const uint64_t index = p.index;
-    if (b.completion_signal.handle) write_signal(b.completion_signal.handle, 0, true);
+    if (b.completion_signal.handle && !write_signal(b.completion_signal.handle, 0, true)) {
+        queue_error(qi, index, {QueueError::address_error, "completion_signal",
+                                "signal at " + hex(b.completion_signal.handle) + " cannot be written"}, 0);
+        return;
+    }
     if (observer_) observer_->barrier_done(qi, index, start, sc_core::sc_time_stamp());
     finish_packet(qi);
     if (b.completion_signal.handle) raise_interrupt(qi);
@@ -383,13 +387,22 @@ void CommandProcessor::complete(const KernelDone& kd) {
     Slot s = slots_[kd.kernel_slot];
     const KernelError e = KernelError(kd.error);
     wait(clock_.cycles(cfg_.completion_cycles) + fence_cost(s.release_scope, false));
+    sc_time written = sc_core::sc_time_stamp();
     if (e == KernelError::none) {
-        if (s.signal) write_signal(s.signal, 0, true);
+        if (s.signal && !write_signal(s.signal, 0, true, &written))
+            queue_error(s.queue, s.packet, {QueueError::address_error, "completion_signal",
+                                            "signal at " + hex(s.signal) + " cannot be written"}, 0);
+    } else if (e == KernelError::descriptor_fault) {
+        queue_error(s.queue, s.packet, {QueueError::invalid_descriptor, "kernel_object",
+                                        "the kernel descriptor at " + hex(kd.fault_address) + " is unreadable or invalid"},
+                    s.signal);
     } else {
-        queue_error(s.queue, s.packet, {QueueError::kernel_fault, "kernel", kernel_error_text(e)}, s.signal);
+        std::string detail = kernel_error_text(e);
+        if (kd.fault_address) detail += " at " + hex(kd.fault_address);
+        queue_error(s.queue, s.packet, {QueueError::kernel_fault, "kernel", detail}, s.signal);
     }
     slots_[kd.kernel_slot].used = false;
-    if (observer_) observer_->kernel_completed(kd.kernel_slot, e, sc_core::sc_time_stamp());
+    if (observer_) observer_->kernel_completed(kd.kernel_slot, e, written);
     --queues_[s.queue].outstanding;
     for (auto& p : pending_)
         if (p && p->wait == Wait::signals) p->wait = Wait::none;  // a signal changed
@@ -408,19 +421,23 @@ void CommandProcessor::queue_error(uint32_t qi, uint64_t packet, const PacketChe
     raise_interrupt(qi);
 }
 
-// Decrement (atomic: no other process runs between the read and the write) or store.
-bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrement) {
-    sc_time d = sc_core::SC_ZERO_TIME;
-    if (decrement) {
-        int64_t v = 0;
-        if (transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
-            wait(d);
-            return false;
-        }
-        value = v - 1;
+// Decrements (an atomic read-modify-write) or stores a signal. The request crosses to memory
+// in half the round trip, the value changes there (that is the signal's "written" time,
+// returned), and the response takes the other half. False on a TLM error.
+bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrement, sc_time* written) {
+    int64_t v = 0;
+    sc_time round_trip = sc_core::SC_ZERO_TIME;  // learnt from a read of the signal
+    if (transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8, round_trip) != tlm::TLM_OK_RESPONSE) {
+        wait(round_trip);
+        return false;
     }
-    bool ok = transport(mem, tlm::TLM_WRITE_COMMAND, address, &value, 8, d) == tlm::TLM_OK_RESPONSE;
-    wait(d);
+    wait(round_trip / 2);
+    sc_time ignored = sc_core::SC_ZERO_TIME;  // no wait between this read and the write: atomic
+    transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8, ignored);
+    if (decrement) value = v - 1;
+    bool ok = transport(mem, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
+    if (written) *written = sc_core::sc_time_stamp();
+    wait(round_trip / 2);
     return ok;
 }
 

@@ -87,7 +87,7 @@ private:
     void complete(const KernelDone& d);
     void finish_packet(uint32_t q);
     void queue_error(uint32_t q, uint64_t packet, const PacketCheck& why, uint64_t signal);
-    bool write_signal(uint64_t address, int64_t value, bool decrement);
+    bool write_signal(uint64_t address, int64_t value, bool decrement, sc_core::sc_time* written = nullptr);
     void raise_interrupt(uint32_t q);
     void drive_irq();
     sc_core::sc_time fence_cost(uint8_t scope, bool acquire) const;

@@ -80,7 +80,7 @@ void GlobalLogicController::run() {
             else apply(m.notice, now);
         }
         for (uint32_t slot : done_) {
-            KernelDone d{slot, uint32_t(tables_.kernels[slot].error)};
+            KernelDone d{slot, uint32_t(tables_.kernels[slot].error), tables_.kernels[slot].fault_address};
             if (observer_) observer_->kernel_stage(slot, Stage::last_block_done, now);
             tables_.kernels[slot] = KernelRow{};
             kernel_row_changed(slot, now);
@@ -126,6 +126,7 @@ void GlobalLogicController::apply(const SmNotice& n, const sc_time& now) {
     sm_row_changed(n.sm, now);
     if (n.kind == NoticeKind::error && k.error == KernelError::none) {
         k.error = KernelError(n.error);
+        k.fault_address = n.fault_address;
         k.undispatched = 0;  // a failed kernel places no more blocks
         kernel_row_changed(n.kernel_slot, now);
     }

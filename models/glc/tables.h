@@ -22,6 +22,7 @@ struct KernelRow {
     uint32_t threads_per_block = 0;
     uint64_t arrival = 0;       // registration order
     KernelError error = KernelError::none;
+    uint64_t fault_address = 0;
 };
 
 // One row of the SM status register table.

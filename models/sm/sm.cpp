@@ -259,7 +259,7 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
 bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
     if (!ensure_fetched(w, now)) {
-        if (w.ready_at <= now) fail(slot, KernelError::fetch_fault, now);  // the fetch failed
+        if (w.ready_at <= now) fail(slot, KernelError::fetch_fault, now, w.pc);  // the fetch failed
         return false;
     }
     const IbufLine& l = w.ibuf[0].address == w.pc - w.pc % line_bytes_ ? w.ibuf[0] : w.ibuf[1];
@@ -303,14 +303,14 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         break;
     case Opcode::loop_end: {
         if (w.loop_depth == 0 || w.loops[w.loop_depth - 1].body_pc + uint64_t(in.a) * kInstructionBytes != w.pc)
-            return fail(slot, KernelError::illegal_instruction, now);
+            return fail(slot, KernelError::illegal_instruction, now, w.pc);
         LoopFrame& f = w.loops[w.loop_depth - 1];
         if (--f.remaining > 0) next_pc = f.body_pc;
         else --w.loop_depth;
         break;
     }
     default:  // lock/unlock arrive with M2; anything else is not an instruction
-        return fail(slot, KernelError::illegal_instruction, now);
+        return fail(slot, KernelError::illegal_instruction, now, w.pc);
     }
     w.pc = next_pc;
     make_ready(slot, next);
@@ -349,7 +349,7 @@ void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction
     sc_time d = sc_core::SC_ZERO_TIME;
     if (transport(data_port_, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
                   scratch_.data(), bytes, d) != tlm::TLM_OK_RESPONSE)
-        return fail(slot, KernelError::memory_fault, now);
+        return fail(slot, KernelError::memory_fault, now, address);
     w.ready_at = now + std::max(d, clock_.cycles(1));
     if (in.op == Opcode::kernarg_load) {
         if (bytes >= 16) {
@@ -369,7 +369,7 @@ void StreamingMultiprocessor::release_barrier(Block& b, const sc_time& now) {
     b.at_barrier = 0;
 }
 
-void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& now) {
+void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& now, uint64_t address) {
     Block& b = blocks_[warps_[slot].block];
     if (b.error == KernelError::none) {
         b.error = e;
@@ -379,6 +379,7 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
         n.error = uint32_t(e);
         n.block_id = b.desc.block_id;
         n.highest_priority = highest_priority();
+        n.fault_address = address;
         send_notice(n);
         // Warps of the block not started yet never will: count them as done.
         uint32_t never = b.desc.warps - b.next_warp;

@@ -115,7 +115,7 @@ private:
     void execute(uint32_t slot, Warp& w, const Instruction& in, const sc_core::sc_time& now);
     void memory_access(Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
     void finish_warp(uint32_t slot, const sc_core::sc_time& now);
-    void fail(uint32_t slot, KernelError e, const sc_core::sc_time& now);
+    void fail(uint32_t slot, KernelError e, const sc_core::sc_time& now, uint64_t address = 0);
     void release_barrier(Block& b, const sc_core::sc_time& now);
     void make_ready(uint32_t slot, const sc_core::sc_time& at);
     void send_notice(SmNotice n);

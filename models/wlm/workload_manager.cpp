@@ -44,7 +44,7 @@ void WorkloadManager::run() {
 
 void WorkloadManager::reject(const LaunchDescriptor& l, KernelError e) {
     sc_time d = sc_core::SC_ZERO_TIME;
-    write_msg(to_cp, map::kCpKernelDone, KernelDone{l.kernel_slot, uint32_t(e)}, d);
+    write_msg(to_cp, map::kCpKernelDone, KernelDone{l.kernel_slot, uint32_t(e), l.kernel_object}, d);
 }
 
 void WorkloadManager::launch(const LaunchDescriptor& l) {

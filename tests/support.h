@@ -1,0 +1,44 @@
+// Helpers for tests that run whole scenarios (one run per process: one TEST_CASE each).
+#pragma once
+#include "platform/run.h"
+#include "platform/scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace gpuvp::test {
+
+struct Run {
+    RunOutput out;
+    nlohmann::json results;
+    nlohmann::json trace;
+
+    const nlohmann::json& kernel(const std::string& name) const {
+        for (const auto& k : results["kernels"])
+            if (k["name"] == name) return k;
+        throw std::runtime_error("no kernel " + name);
+    }
+    double ms(const std::string& kernel_name, const std::string& milestone) const {
+        return kernel(kernel_name)["milestones"][milestone].get<double>();
+    }
+};
+
+inline Run run_yaml(const std::string& yaml, const Overrides& overrides = {}, bool trace = false) {
+    Run r;
+    r.out = run_scenario(parse_scenario(yaml, "test.yaml", overrides), RunOptions{trace});
+    r.results = nlohmann::json::parse(r.out.results);
+    if (trace) r.trace = nlohmann::json::parse(r.out.trace);
+    return r;
+}
+
+// A platform with round numbers: 1 GHz (1 cycle = 1 ns) and latencies easy to add up.
+inline const char* kRoundPlatform = R"(
+platform:
+  clock_mhz: 1000
+  sms: 2
+  bus_cycles: 2
+  memory: {host_latency_ns: 200, link_latency_ns: 600, device_latency_ns: 300, l2_latency_ns: 100, l1_latency_ns: 20}
+)";
+
+}  // namespace gpuvp::test

@@ -1,0 +1,137 @@
+// The command line as users run it: determinism, output files, bad input. These start the
+// real `gpuvp` program.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Result {
+    int exit_code;
+    std::string output;  // stdout and stderr
+};
+
+Result gpuvp(const std::string& args) {
+    std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " 2>&1";
+    Result r{-1, ""};
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    int st = pclose(p);
+    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string temp_dir() {
+    char tmpl[] = "/tmp/gpuvp-test-XXXXXX";
+    REQUIRE(mkdtemp(tmpl));
+    return tmpl;
+}
+
+std::string write_temp(const std::string& text) {
+    std::string path = temp_dir() + "/s.yaml";
+    std::ofstream(path) << text;
+    return path;
+}
+
+const std::string kDefault = std::string(GPUVP_SOURCE_DIR) + "/scenarios/default.yaml";
+
+}  // namespace
+
+TEST_CASE("two runs of a scenario give byte-identical results but for host_seconds, and identical traces", "[cli][determinism]") {
+    std::string a = temp_dir(), b = temp_dir();
+    REQUIRE(gpuvp("run " + kDefault + " --quiet --out " + a).exit_code == 0);
+    REQUIRE(gpuvp("run " + kDefault + " --quiet --out " + b).exit_code == 0);
+    auto ra = nlohmann::ordered_json::parse(slurp(a + "/results.json"));
+    auto rb = nlohmann::ordered_json::parse(slurp(b + "/results.json"));
+    CHECK(ra["host_seconds"].get<double>() > 0);
+    ra.erase("host_seconds");
+    rb.erase("host_seconds");
+    CHECK(ra.dump(2) == rb.dump(2));
+    CHECK(slurp(a + "/trace.json") == slurp(b + "/trace.json"));
+    // Byte for byte: only the host_seconds line differs.
+    std::istringstream la(slurp(a + "/results.json")), lb(slurp(b + "/results.json"));
+    std::string x, y;
+    int differing = 0;
+    while (std::getline(la, x) && std::getline(lb, y))
+        if (x != y) {
+            ++differing;
+            CHECK(x.find("\"host_seconds\"") != std::string::npos);
+        }
+    CHECK(differing <= 1);
+}
+
+TEST_CASE("gpuvp run prints the launch breakdown and writes contract-complete files", "[cli]") {
+    std::string d = temp_dir();
+    Result r = gpuvp("run " + kDefault + " --out " + d);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("Launch latency breakdown") != std::string::npos);
+    CHECK(r.output.find("doorbell_to_fetch") != std::string::npos);
+    auto res = nlohmann::json::parse(slurp(d + "/results.json"));
+    for (const char* key : {"scenario", "status", "policy", "sim_end_ns", "host_seconds", "kernels", "locks", "scalar",
+                            "usa", "sms", "expectations"})
+        CHECK(res.contains(key));
+    auto trace = nlohmann::json::parse(slurp(d + "/trace.json"));
+    int warps = 0;
+    for (const auto& e : trace["traceEvents"])
+        if (e["ph"] == "X" && e.contains("args") && e["args"].contains("kernel") && e["args"].contains("block") &&
+            e["args"].contains("warp") && e["args"].contains("sm"))
+            ++warps;
+    CHECK(warps == res["totals"]["warps"].get<int>());
+}
+
+TEST_CASE("a typo in a scenario is exit code 2 with file, line and key", "[cli][errors]") {
+    std::string path = write_temp("name: t\nplatform:\n  sms: 4\n  sm: {warp_slotz: 8}\nkernels:\n  - {name: k, program: [{op: end}]}\n");
+    Result r = gpuvp("run " + path);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(path + ":4:") != std::string::npos);
+    CHECK(r.output.find("platform.sm.warp_slotz") != std::string::npos);
+    CHECK(r.output.find("did you mean 'warp_slots'") != std::string::npos);
+}
+
+TEST_CASE("gpuvp validate checks a file without running it", "[cli]") {
+    CHECK(gpuvp("validate " + kDefault).exit_code == 0);
+    std::string bad = write_temp("name: t\nkernels:\n  - {name: k, vregs: 1000, program: [{op: end}]}\n");
+    Result r = gpuvp("validate " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(":3:") != std::string::npos);
+    CHECK(r.output.find("vregs") != std::string::npos);
+}
+
+TEST_CASE("the set option overrides a key and a bad one is bad input", "[cli]") {
+    std::string d = temp_dir();
+    REQUIRE(gpuvp("run " + kDefault + " --quiet --no-trace --out " + d + " --set platform.memory.host_latency_ns=1000").exit_code == 0);
+    auto res = nlohmann::json::parse(slurp(d + "/results.json"));
+    CHECK(res["memory"]["latency_ns"]["host"].get<double>() == 1000);
+    CHECK(gpuvp("run " + kDefault + " --set platform.sms=zero").exit_code == 2);
+    CHECK(gpuvp("run " + kDefault + " --set nonsense").exit_code == 2);
+    CHECK(gpuvp("run /nonexistent.yaml").exit_code == 2);
+    CHECK(gpuvp("frobnicate").exit_code == 2);
+}
+
+TEST_CASE("a failed expectation is exit code 1 and is marked in the results", "[cli]") {
+    std::string d = temp_dir();
+    std::string path = write_temp(
+        "name: t\nkernels:\n  - {name: k, program: [{op: kernarg_load}]}\nexpect:\n  - {kernel: k, metric: response_ns, max: 1}\n");
+    Result r = gpuvp("run " + path + " --quiet --out " + d);
+    CHECK(r.exit_code == 1);
+    auto res = nlohmann::json::parse(slurp(d + "/results.json"));
+    CHECK(res["expectations"][0]["passed"] == false);
+    CHECK(res["expectations"][0]["value"].get<double>() > 1);
+}

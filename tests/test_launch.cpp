@@ -1,0 +1,180 @@
+// The AQL path end to end: exact stage times, completion and interrupt, queue priorities,
+// barrier packets and the barrier bit. Every TEST_CASE is one simulation (one process).
+#include "tests/support.h"
+
+#include <catch2/catch.hpp>
+
+using gpuvp::test::kRoundPlatform;
+using gpuvp::test::run_yaml;
+
+namespace {
+std::string scenario(const std::string& body) { return "name: t\n" + std::string(kRoundPlatform) + body; }
+
+const char* kEmpty = R"(
+kernels:
+  - {name: empty, grid: [64], block: [64], program: [{op: kernarg_load}]}
+)";
+}  // namespace
+
+TEST_CASE("an empty kernel's launch stages land at the times the latencies add up to", "[launch][timing]") {
+    auto r = run_yaml(scenario(kEmpty));
+    const auto& k = r.kernel("empty");
+    REQUIRE(k["status"] == "ok");
+    // Host: read index (200), kernargs (200), signal (200), packet body (200), header (200).
+    CHECK(k["doorbell_ns"].get<double>() == 1000);
+    // Doorbell crosses the link (300) and the bus (2); CP wakes (600); packet read over the
+    // link from host memory (600 + 200).
+    CHECK(r.ms("empty", "packet_fetched_ns") == 2702);
+    // Decode (900) and the system-scope acquire fence (450).
+    CHECK(r.ms("empty", "packet_decoded_ns") == 4052);
+    // CP -> WLM (2), descriptor from device memory through the L2 (100 + 300).
+    CHECK(r.ms("empty", "descriptor_fetched_ns") == 4454);
+    CHECK(r.ms("empty", "isu_written_ns") == 4756);       // setup 300, ISU broadcast 2
+    CHECK(r.ms("empty", "kernel_registered_ns") == 4758);  // GLC row 2
+    CHECK(k["first_block_dispatch_ns"].get<double>() == 4770);  // one placement decision, 12
+    CHECK(k["first_warp_start_ns"].get<double>() == 4772);      // block descriptor over the bus, 2
+    CHECK(r.ms("empty", "first_fetch_issued_ns") == 4776);      // warp launch, 4
+    CHECK(r.ms("empty", "first_fetch_returned_ns") == 5196);    // L1I 20 + L2 100 + device 300
+    CHECK(r.ms("empty", "first_instruction_issued_ns") == 5196);
+    CHECK(k["first_instruction_ns"].get<double>() == 6016);     // kernarg load: L1D 20 + link 600 + host 200
+    CHECK(k["dispatch_latency_ns"].get<double>() == 5016);
+    CHECK(k["launch_latency_ns"].get<double>() == 6016);
+    CHECK(k["response_ns"].get<double>() == 4772);
+    // Two warps share the issue slot: warp 1 issues its kernarg load a cycle after warp 0 (5197),
+    // waits for the same L1D fill (6016), issues `end` a cycle after warp 0 (6017); the
+    // block-done notice takes 2.
+    CHECK(k["end_ns"].get<double>() == 6019);
+    // GLC -> CP (2), completion 300 + system release fence 750; the signal's atomic decrement
+    // reaches host memory half a round trip (800 / 2) later.
+    CHECK(k["complete_ns"].get<double>() == 6021 + 1050 + 400);
+    CHECK(k["turnaround_ns"].get<double>() == 7471);
+    // The stages tile the path from submit to the kernel arguments.
+    double sum = 0;
+    for (const auto& s : k["stages"]) sum += s["ns"].get<double>();
+    CHECK(sum == 6016);
+}
+
+TEST_CASE("the completion signal reaches 0 and the interrupt tells the host", "[launch][irq]") {
+    auto r = run_yaml(scenario(kEmpty));
+    const auto& k = r.kernel("empty");
+    REQUIRE(k["status"] == "ok");
+    // The host only records completion when it read the signal as 0 after an interrupt.
+    CHECK(r.ms("empty", "host_saw_completion_ns") > k["complete_ns"].get<double>());
+    CHECK(r.results["totals"]["interrupts"].get<int>() >= 1);
+    CHECK(r.results["status"] == "ok");
+    CHECK(r.out.exit_code == 0);
+}
+
+TEST_CASE("the default empty kernel's doorbell-to-first-instruction latency is in the measured HSA band", "[launch][calibration]") {
+    auto r = run_yaml("name: t\nkernels:\n  - {name: empty, program: [{op: kernarg_load}]}\n");
+    double d = r.kernel("empty")["dispatch_latency_ns"].get<double>();
+    CHECK(d >= 3500);  // AMD Kaveri measurements: 3.5-7 us; gem5: 4.4 us a packet
+    CHECK(d <= 7000);
+}
+
+TEST_CASE("a higher-priority queue is served first even when a lower one rang at the same time", "[launch][queues]") {
+    auto r = run_yaml(scenario(R"(
+queues:
+  - {name: lo, priority: 2}
+  - {name: hi, priority: 0}
+kernels:
+  - {name: a, queue: lo, program: [{op: kernarg_load}]}
+  - {name: b, queue: hi, program: [{op: kernarg_load}]}
+)"));
+    CHECK(r.ms("b", "packet_fetched_ns") == 2702);
+    // lo waits for hi's packet to be decoded and handed to the WLM (4054), then its own read.
+    CHECK(r.ms("a", "packet_fetched_ns") == 4054 + 800);
+}
+
+TEST_CASE("queues of one priority are served round-robin", "[launch][queues]") {
+    auto r = run_yaml(scenario(R"(
+queues:
+  - {name: q0, priority: 1}
+  - {name: q1, priority: 1}
+kernels:
+  - {name: a0, queue: q0, program: [{op: kernarg_load}]}
+  - {name: a1, queue: q0, program: [{op: kernarg_load}]}
+  - {name: b0, queue: q1, program: [{op: kernarg_load}]}
+  - {name: b1, queue: q1, program: [{op: kernarg_load}]}
+)"));
+    double a0 = r.ms("a0", "packet_fetched_ns"), b0 = r.ms("b0", "packet_fetched_ns");
+    double a1 = r.ms("a1", "packet_fetched_ns"), b1 = r.ms("b1", "packet_fetched_ns");
+    CHECK(a0 < b0);
+    CHECK(b0 < a1);
+    CHECK(a1 < b1);
+    for (const char* k : {"a0", "a1", "b0", "b1"}) CHECK(r.kernel(k)["status"] == "ok");
+}
+
+namespace {
+const char* kLong = "[{op: kernarg_load}, {op: valu, cycles: 100, repeat: 200}]";
+const char* kShort = "[{op: kernarg_load}, {op: valu, cycles: 10}]";
+}  // namespace
+
+TEST_CASE("a barrier-AND packet holds a kernel until every kernel it waits for has completed", "[launch][barrier]") {
+    auto r = run_yaml(scenario(std::string(R"(
+queues: [{name: q0}, {name: q1}, {name: q2}]
+kernels:
+  - {name: a, queue: q0, program: )") + kLong + R"(}
+  - {name: c, queue: q2, program: )" + kShort + R"(}
+  - {name: b, queue: q1, after: [a, c], program: )" + kShort + R"(}
+)"));
+    const double a_done = r.kernel("a")["complete_ns"], c_done = r.kernel("c")["complete_ns"];
+    REQUIRE(c_done < a_done);
+    CHECK(r.kernel("b")["doorbell_ns"].get<double>() < c_done);  // rung long before
+    CHECK(r.kernel("b")["first_block_dispatch_ns"].get<double>() > a_done);
+    CHECK(r.kernel("b")["status"] == "ok");
+}
+
+TEST_CASE("a barrier-OR packet releases a kernel when any one kernel it waits for completes", "[launch][barrier]") {
+    auto r = run_yaml(scenario(std::string(R"(
+queues: [{name: q0}, {name: q1}, {name: q2}]
+kernels:
+  - {name: slow, queue: q0, program: )") + kLong + R"(}
+  - {name: quick, queue: q1, program: )" + kShort + R"(}
+  - {name: b, queue: q2, after_any: [slow, quick], program: )" + kShort + R"(}
+)"));
+    const double b_start = r.kernel("b")["first_block_dispatch_ns"];
+    CHECK(b_start > r.kernel("quick")["complete_ns"].get<double>());
+    CHECK(b_start < r.kernel("slow")["complete_ns"].get<double>());
+}
+
+TEST_CASE("the barrier bit makes a packet wait for the queue's earlier kernels to complete", "[launch][barrier]") {
+    const std::string body = std::string(R"(
+kernels:
+  - {name: a, program: )") + kLong + R"(}
+  - {name: b, program: )" + kShort + R"(}
+)";
+    auto r = run_yaml(scenario(body), {{"kernels.b.barrier", "true"}});
+    CHECK(r.kernel("b")["first_block_dispatch_ns"].get<double>() > r.kernel("a")["complete_ns"].get<double>());
+}
+
+TEST_CASE("without the barrier bit a queue's kernels run concurrently", "[launch][barrier]") {
+    auto r = run_yaml(scenario(std::string(R"(
+kernels:
+  - {name: a, program: )") + kLong + R"(}
+  - {name: b, program: )" + kShort + R"(}
+)"));
+    CHECK(r.kernel("b")["first_block_dispatch_ns"].get<double>() < r.kernel("a")["complete_ns"].get<double>());
+    CHECK(r.kernel("b")["complete_ns"].get<double>() < r.kernel("a")["complete_ns"].get<double>());
+}
+
+TEST_CASE("two warps of 1-cycle instructions on one SM share the issue slot and take twice as long", "[sm][timing]") {
+    // Alone, a warp issues valu (1 cycle) and loop_end every cycle: 2000 cycles for 1000
+    // iterations. Two warps on one SM with one issue slot alternate: about 4000 cycles.
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [64], block: [64], program: [{op: valu, cycles: 1, repeat: 1000}]}\n"),
+                      {{"platform.sms", "1"}});
+    const double busy = r.kernel("k")["end_ns"].get<double>() - r.kernel("k")["first_warp_start_ns"].get<double>();
+    CHECK(busy > 4000);
+    CHECK(busy < 4000 + 500);  // launch, first fetch, notice
+}
+
+TEST_CASE("two warps of 8-cycle instructions on one SM contend far less", "[sm][timing]") {
+    // Each iteration: valu (8 cycles) + loop_end (1): 9000 cycles for one warp. A second warp
+    // wants the slot 2 cycles in 9; the two collide once an iteration (the one that became
+    // ready first issues first), costing a cycle: far from the doubling of 1-cycle work.
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [64], block: [64], program: [{op: valu, cycles: 8, repeat: 1000}]}\n"),
+                      {{"platform.sms", "1"}});
+    const double busy = r.kernel("k")["end_ns"].get<double>() - r.kernel("k")["first_warp_start_ns"].get<double>();
+    CHECK(busy > 9000);
+    CHECK(busy < 10000 + 500);
+}

@@ -1,0 +1,90 @@
+// Every class of malformed AQL packet has a defined outcome: the packet is rejected with the
+// field at fault, its queue reports the error (status register, a negative completion signal,
+// the results), the queue stops, and other queues go on. One simulation per TEST_CASE.
+#include "tests/support.h"
+
+#include <catch2/catch.hpp>
+
+using gpuvp::test::kRoundPlatform;
+using gpuvp::test::run_yaml;
+
+namespace {
+
+// A bad packet in queue `bad`, a good kernel queued behind it, and a good kernel elsewhere.
+gpuvp::test::Run run_bad(const std::string& packet_fields) {
+    return run_yaml("name: t\n" + std::string(kRoundPlatform) + R"(
+queues: [{name: bad}, {name: good}]
+kernels:
+  - {name: victim, queue: bad, grid: [256], block: [64], packet: )" + packet_fields + R"(, program: [{op: kernarg_load}]}
+  - {name: behind, queue: bad, submit_ns: 100, program: [{op: kernarg_load}]}
+  - {name: other, queue: good, program: [{op: kernarg_load}, {op: valu, cycles: 20, repeat: 10}]}
+)");
+}
+
+void check_rejected(const gpuvp::test::Run& r, const std::string& error, const std::string& field) {
+    const auto& v = r.kernel("victim");
+    INFO(v.dump(2));
+    CHECK(v["status"].get<std::string>().rfind(error, 0) == 0);
+    REQUIRE(r.results["errors"].size() >= 1);
+    CHECK(r.results["errors"][0]["queue"] == "bad");
+    CHECK(r.results["errors"][0]["error"] == error);
+    CHECK(r.results["errors"][0]["field"] == field);
+    CHECK(r.results["queues"][0]["status"] == error);
+    CHECK(r.kernel("behind")["status"].get<std::string>().rfind("not processed", 0) == 0);
+    // The other queue goes on.
+    CHECK(r.kernel("other")["status"] == "ok");
+    CHECK(r.results["queues"][1]["status"] == "ok");
+    CHECK(r.results["status"] == "error");
+    CHECK(r.out.exit_code == 1);
+}
+
+}  // namespace
+
+#define MALFORMED(title, fields, error, field)                      \
+    TEST_CASE("malformed packet: " title, "[malformed]") {           \
+        check_rejected(run_bad(fields), error, field);                \
+    }
+
+MALFORMED("unknown packet type", "{type: 7}", "unknown packet type", "header.type")
+MALFORMED("vendor-specific packet (not served yet)", "{type: 0}", "unsupported packet", "header.type")
+MALFORMED("agent dispatch packet", "{type: 4}", "unsupported packet", "header.type")
+MALFORMED("reserved header bits", "{header: 0x2002}", "invalid header", "header")
+MALFORMED("acquire fence scope 3", "{acquire_fence_scope: 3}", "invalid header", "header.acquire_fence_scope")
+MALFORMED("release fence scope 3", "{release_fence_scope: 3}", "invalid header", "header.release_fence_scope")
+MALFORMED("zero dimensions", "{dimensions: 0}", "invalid dimensions", "setup.dimensions")
+MALFORMED("unused dimension not 1", "{workgroup_size_y: 2}", "invalid dimensions", "workgroup_size_y")
+MALFORMED("zero workgroup size", "{workgroup_size_x: 0}", "invalid workgroup size", "workgroup_size_x")
+MALFORMED("oversized workgroup", "{workgroup_size_x: 2048, grid_size_x: 4096}", "invalid workgroup size", "workgroup_size")
+MALFORMED("zero grid", "{grid_size_x: 0}", "invalid grid size", "grid_size_x")
+MALFORMED("grid smaller than its workgroup", "{grid_size_x: 32}", "invalid grid size", "grid_size_x")
+MALFORMED("reserved field set", "{reserved2: 1}", "reserved field not zero", "reserved2")
+MALFORMED("group segment larger than an SM's shared memory", "{group_segment_size: 1000000}", "group segment too large",
+          "group_segment_size")
+MALFORMED("null kernel object", "{kernel_object: 0}", "null kernel object", "kernel_object")
+MALFORMED("unaligned kernel object", "{kernel_object: 0x100000010020}", "unaligned address", "kernel_object")
+MALFORMED("unaligned kernarg address", "{kernarg_address: 0x10008}", "unaligned address", "kernarg_address")
+MALFORMED("unaligned completion signal", "{completion_signal: 0x10004}", "unaligned address", "completion_signal")
+MALFORMED("kernel object with no kernel descriptor", "{kernel_object: 0x100008000000}", "invalid kernel descriptor",
+          "kernel_object")
+MALFORMED("kernel object outside device memory", "{kernel_object: 0x200000000000}", "invalid kernel descriptor",
+          "kernel_object")
+MALFORMED("kernarg address outside memory", "{kernarg_address: 0x0f0000000000}", "kernel fault", "kernel")
+
+TEST_CASE("a fault names the address that faulted", "[malformed]") {
+    auto r = run_bad("{kernarg_address: 0x0f0000000000}");
+    CHECK(r.results["errors"][0]["detail"] == "memory fault at 0xf0000000000");
+}
+
+TEST_CASE("a completion signal outside memory is an address error of the queue", "[malformed]") {
+    auto r = run_bad("{completion_signal: 0x0f0000000000}");
+    check_rejected(r, "address error", "completion_signal");
+    CHECK(r.results["errors"][0]["detail"] == "signal at 0xf0000000000 cannot be written");
+}
+
+TEST_CASE("a rejected packet's completion signal is set negative and the host is interrupted", "[malformed][irq]") {
+    auto r = run_bad("{workgroup_size_x: 0}");
+    CHECK(r.kernel("victim")["milestones"]["host_saw_completion_ns"].is_number());
+    CHECK(r.results["totals"]["interrupts"].get<int>() >= 1);
+    CHECK(r.kernel("victim")["blocks"].get<int>() == 4);
+    CHECK(r.kernel("victim")["first_block_dispatch_ns"].is_null());  // nothing of it ran
+}
