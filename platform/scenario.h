@@ -4,8 +4,8 @@
 #include "firmware/workload.h"
 #include "models/cp/cp_config.h"
 #include "models/glc/glc_config.h"
-#include "models/memory/memory_config.h"
-#include "models/sm/sm_config.h"
+#include "models/common/memory_config.h"
+#include "models/common/sm_config.h"
 #include "models/wlm/wlm_config.h"
 
 #include <optional>

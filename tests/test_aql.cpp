@@ -313,9 +313,8 @@ TEST_CASE("aql: check_dispatch rejects every malformed class with its error and 
     }
 }
 
-// BUG (models/common/aql.cpp:64-67): the unused-dimension check always names
-// workgroup_size_<axis>, also when the workgroup is 1 and the grid is the field at fault.
-TEST_CASE("aql: an unused grid dimension not 1 is reported on the grid field", "[aql][!mayfail]") {
+// The unused-dimension check names the field at fault: the grid when the workgroup is 1.
+TEST_CASE("aql: an unused grid dimension not 1 is reported on the grid field", "[aql]") {
     auto p = packet_1d();
     p.grid_size_y = 2;  // workgroup_size_y stays 1
     const PacketCheck r = check_dispatch(p, DispatchLimits{});

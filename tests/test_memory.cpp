@@ -638,11 +638,10 @@ TEST_CASE("router: map rejects overlapping ranges", "[memory]") {
     CHECK_NOTHROW(router.map(0x3000, 0x1000, 0x1000, "d"));  // target_base does not matter
 }
 
-// BUG (models/memory/router.cpp:16): the overlap test compares exclusive ends `base + size`,
-// which wrap to 0 for a range that ends at the top of the 64-bit address space, so a range
-// inside it is accepted and two ranges then decode the same addresses.
+// The overlap test compares inclusive ends, so a range that ends at the top of the 64-bit
+// address space (whose exclusive end wraps to 0) still protects what it holds.
 TEST_CASE("router: map detects overlap with a range ending at the top of the address space",
-          "[memory][!mayfail]") {
+          "[memory]") {
     Router router("router");
     router.map(0xffff'ffff'ffff'f000ull, 0x1000, 0, "top");
     CHECK_THROWS_AS(router.map(0xffff'ffff'ffff'f800ull, 0x100, 0, "inside top"), std::logic_error);

@@ -62,7 +62,7 @@ PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const Dispatch
         if (grid[d] == 0)
             return fail(QueueError::invalid_grid, std::string("grid_size_") + axis[d], "grid size is 0");
         if (d >= dims && (wg[d] != 1 || grid[d] != 1))
-            return fail(QueueError::invalid_dimensions, std::string("workgroup_size_") + axis[d],
+            return fail(QueueError::invalid_dimensions, std::string(wg[d] != 1 ? "workgroup_size_" : "grid_size_") + axis[d],
                         "dimension " + std::string(axis[d]) + " is unused (dimensions = " + std::to_string(dims) + ") and must be 1");
         if (grid[d] < wg[d])
             return fail(QueueError::invalid_grid, std::string("grid_size_") + axis[d],

@@ -3,6 +3,7 @@
 #include <tlm>
 #include <systemc>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace gpuvp {

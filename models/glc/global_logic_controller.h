@@ -8,7 +8,7 @@
 #include "models/glc/glc_config.h"
 #include "models/glc/placement_policy.h"
 #include "models/glc/tables.h"
-#include "models/sm/sm_config.h"
+#include "models/common/sm_config.h"
 
 #include <systemc>
 #include <tlm>

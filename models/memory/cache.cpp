@@ -38,7 +38,7 @@ void Cache::invalidate_all() {
     for (Line& l : lines_) l.valid = false;
 }
 
-bool Cache::read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay) {
+tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay) {
     const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
     unsigned index;
     if (Line* l = find(line_address, index)) {
@@ -52,15 +52,15 @@ bool Cache::read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_tim
         }
         std::memcpy(dst, &data_[size_t(index) * cfg_.line_bytes], cfg_.line_bytes);
         delay = usable - sc_core::sc_time_stamp();
-        return true;
+        return tlm::TLM_OK_RESPONSE;
     }
     ++stats_.read_misses;
     sc_core::sc_time d = delay + hit_;  // the tag check before the miss goes out
     std::vector<unsigned char> buf(cfg_.line_bytes);
-    if (transport(downstream, tlm::TLM_READ_COMMAND, line_address, buf.data(), cfg_.line_bytes, d) !=
-        tlm::TLM_OK_RESPONSE) {
+    if (auto status = transport(downstream, tlm::TLM_READ_COMMAND, line_address, buf.data(), cfg_.line_bytes, d);
+        status != tlm::TLM_OK_RESPONSE) {
         ++stats_.errors;
-        return false;
+        return status;
     }
     // Victim: an invalid way, else the least recently used.
     unsigned set = unsigned((line_address / cfg_.line_bytes) % sets_);
@@ -78,7 +78,7 @@ bool Cache::read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_tim
     std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf.data(), cfg_.line_bytes);
     std::memcpy(dst, buf.data(), cfg_.line_bytes);
     delay = d;
-    return true;
+    return tlm::TLM_OK_RESPONSE;
 }
 
 void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -97,6 +97,7 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         // Write-through: memory takes it; a present line is updated, a missing one not allocated.
         ++stats_.writes;
         downstream->b_transport(gp, delay);
+        gp.set_dmi_allowed(false);  // the cache must see every access
         if (!gp.is_response_ok()) return;
         for (uint64_t la = a - a % lb; la < a + len; la += lb) {
             unsigned index;
@@ -116,8 +117,8 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     std::vector<unsigned char> line(lb);
     for (uint64_t la = a - a % lb; la < a + len; la += lb) {
         sc_core::sc_time d = delay;
-        if (!read_line(la, line.data(), d)) {
-            gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        if (auto status = read_line(la, line.data(), d); status != tlm::TLM_OK_RESPONSE) {
+            gp.set_response_status(status);
             return;
         }
         uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + len);
@@ -125,6 +126,7 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         slowest = std::max(slowest, d);
     }
     delay = slowest;
+    gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

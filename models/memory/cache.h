@@ -3,7 +3,7 @@
 // same fill (an MSHR hit) instead of seeing the data early. Memory behind a write-through
 // cache is always current, so debug transport goes straight through.
 #pragma once
-#include "models/memory/memory_config.h"
+#include "models/common/memory_config.h"
 
 #include <systemc>
 #include <tlm>
@@ -41,7 +41,7 @@ private:
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
     Line* find(uint64_t line_address, unsigned& index);
     // Reads one whole line; returns the delay after `delay` at which it is usable.
-    bool read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay);
+    tlm::tlm_response_status read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay);
 
     CacheConfig cfg_;
     unsigned sets_;

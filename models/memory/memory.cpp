@@ -1,6 +1,7 @@
 #include "models/memory/memory.h"
 #include "models/common/tlm_util.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>

@@ -1,5 +1,6 @@
 #include "models/memory/router.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gpuvp {
@@ -12,8 +13,10 @@ Router::Router(sc_core::sc_module_name name) : sc_module(name), in("in"), out("o
 }
 
 void Router::map(uint64_t base, uint64_t size, uint64_t target_base, std::string what) {
+    if (size == 0 || base + (size - 1) < base)
+        throw std::logic_error(std::string(name()) + ": range " + what + " is empty or wraps around");
     for (const Range& r : ranges_)
-        if (base < r.base + r.size && r.base < base + size)
+        if (base <= r.base + (r.size - 1) && r.base <= base + (size - 1))
             throw std::logic_error(std::string(name()) + ": range " + what + " overlaps " + r.what);
     ranges_.push_back({base, size, target_base, std::move(what)});
 }
@@ -43,14 +46,24 @@ void Router::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& de
 }
 
 unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& gp) {
-    uint64_t a = gp.get_address();
+    const uint64_t a = gp.get_address();
+    const unsigned length = gp.get_data_length();
     unsigned port;
-    const Range* r = decode(a, gp.get_data_length(), port);
+    const Range* r = decode(a, 1, port);
     if (!r) return 0;
+    // Clipped at the end of the range, as a memory clips at its end.
+    gp.set_data_length(unsigned(std::min<uint64_t>(length, r->size - (a - r->base))));
     gp.set_address(a - r->base + r->target_base);
     unsigned n = out[port]->transport_dbg(gp);
     gp.set_address(a);
+    gp.set_data_length(length);
     return n;
+}
+
+void Router::end_of_elaboration() {
+    if (ranges_.size() != out.size())
+        throw std::logic_error(std::string(name()) + ": " + std::to_string(out.size()) + " out bindings but " +
+                               std::to_string(ranges_.size()) + " mapped ranges");
 }
 
 bool Router::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {

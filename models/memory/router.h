@@ -33,6 +33,7 @@ private:
     unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
     void invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end);
+    void end_of_elaboration() override;
 
     std::vector<Range> ranges_;  // index = out port
 };

@@ -8,8 +8,8 @@
 #include "models/common/observer.h"
 #include "models/common/timing.h"
 #include "models/memory/cache.h"
-#include "models/memory/memory_config.h"
-#include "models/sm/sm_config.h"
+#include "models/common/memory_config.h"
+#include "models/common/sm_config.h"
 
 #include <systemc>
 #include <tlm>

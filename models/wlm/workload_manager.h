@@ -5,7 +5,7 @@
 #include "models/common/messages.h"
 #include "models/common/observer.h"
 #include "models/common/timing.h"
-#include "models/sm/sm_config.h"
+#include "models/common/sm_config.h"
 #include "models/wlm/wlm_config.h"
 
 #include <systemc>
