@@ -48,15 +48,22 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     wlm_->to_glc.bind(glc_->regs);
     wlm_->to_cp.bind(cp_->internal);
     glc_->to_cp.bind(cp_->internal);
+    const double l1 = p.memory.l1_latency_ns;
     for (uint32_t i = 0; i < p.sms; ++i) {
-        auto sm = std::make_unique<StreamingMultiprocessor>(("sm_" + std::to_string(i)).c_str(), i, p.sm, p.memory,
-                                                            clock_, bus, observer);
+        const std::string n = "sm[" + std::to_string(i) + "]";
+        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, observer);
+        auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
+        auto l1d = std::make_unique<Cache>(("l1d[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1d_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         glc_->to_sm.bind(sm->regs);
         wlm_->to_isu.bind(sm->regs);
         sm->to_glc.bind(glc_->regs);
-        sm->l1i.downstream.bind(fabric_->in);
-        sm->l1d.downstream.bind(fabric_->in);
+        sm->to_l1i.bind(l1i->upstream);
+        sm->to_l1d.bind(l1d->upstream);
+        l1i->downstream.bind(fabric_->in);
+        l1d->downstream.bind(fabric_->in);
         sms_.push_back(std::move(sm));
+        l1i_.push_back(std::move(l1i));
+        l1d_.push_back(std::move(l1d));
     }
 
     mmio.register_b_transport(this, &Gpu::mmio_b_transport);
@@ -86,9 +93,10 @@ void Gpu::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    delay += inbound_;
+    delay += inbound_;  // the request crosses the link
     if (to_cp) to_cp_->b_transport(gp, delay);
     else to_bar_->b_transport(gp, delay);
+    if (gp.is_read()) delay += inbound_;  // and a read's data crosses back
     gp.set_address(a);
 }
 

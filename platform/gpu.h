@@ -44,6 +44,8 @@ public:
     const GlobalLogicController& glc() const { return *glc_; }
     uint32_t sm_count() const { return uint32_t(sms_.size()); }
     const StreamingMultiprocessor& sm(uint32_t i) const { return *sms_.at(i); }
+    const Cache& l1i(uint32_t sm) const { return *l1i_.at(sm); }
+    const Cache& l1d(uint32_t sm) const { return *l1d_.at(sm); }
     const Cache& l2() const { return *l2_; }
     const Memory& device_memory() const { return *device_memory_; }
     const Clock& clock() const { return clock_; }
@@ -61,6 +63,7 @@ private:
     std::unique_ptr<WorkloadManager> wlm_;
     std::unique_ptr<GlobalLogicController> glc_;
     std::vector<std::unique_ptr<StreamingMultiprocessor>> sms_;
+    std::vector<std::unique_ptr<Cache>> l1i_, l1d_;  // beside each SM
     std::unique_ptr<Router> fabric_;
     std::unique_ptr<Cache> l2_;
     std::unique_ptr<Memory> device_memory_;

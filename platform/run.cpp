@@ -175,8 +175,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                            {"instructions", st.instructions},
                            {"fetches", st.fetches},
                            {"resident_warps_max", st.resident_warps_max},
-                           {"l1i", cache(sm.l1i)},
-                           {"l1d", cache(sm.l1d)}});
+                           {"l1i", cache(sys.gpu.l1i(i))},
+                           {"l1d", cache(sys.gpu.l1d(i))}});
         resident.push_back(st.resident_warps_max);
     }
     out.warp_instructions = instructions;

@@ -27,8 +27,12 @@ CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const CpConfig&
 // --- Registers ----------------------------------------------------------------------------
 
 void CommandProcessor::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-    if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < gp.get_data_length()) {
+    if (gp.get_byte_enable_ptr()) {
         gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (gp.get_streaming_width() < gp.get_data_length()) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
         return;
     }
     delay += bus_;
@@ -79,7 +83,10 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
     }
     if (a >= map::kDoorbells && a < map::kDoorbells + 8 * queues_.size()) {
         if ((a - map::kDoorbells) % 8 || n != 8) return false;
-        if (write) ring_doorbell(uint32_t((a - map::kDoorbells) / 8), v, at);
+        if (write) {  // takes effect when the write arrives
+            doorbells_.push_back(Doorbell{at, uint32_t((a - map::kDoorbells) / 8), v});
+            work_event_.notify(at - sc_core::sc_time_stamp());
+        }
         else std::memcpy(data, &queues_[(a - map::kDoorbells) / 8].write_index, 8);  // reads the last value + 1
         return true;
     }
@@ -102,15 +109,19 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
         return reply(q.read_index_addr, 8);
     case map::kQueueControl:
         if (write && n == 4) {
+            const bool was_enabled = q.control & 1;
             q.control = uint32_t(v) & 1;
-            if (q.control) {  // enabling checks the ring and starts it empty
+            if (q.control && !was_enabled) {  // enabling checks the ring and starts it empty
                 q.read_index = q.write_index = 0;
                 q.outstanding = 0;
                 q.not_ready = false;
                 q.status = QueueError::none;
                 bool pow2 = q.ring_size && !(q.ring_size & (q.ring_size - 1));
-                if (!q.ring_base || q.ring_base % 64 || !pow2 || q.ring_size < 4 || q.ring_size > (1u << 17))
+                if (!q.ring_base || q.ring_base % 64 || !pow2 || q.ring_size < 4 || q.ring_size > (1u << 17)) {
                     q.status = QueueError::invalid_queue;
+                    int_status_ |= 1ull << ((a - map::kQueueRegs) / map::kQueueStride);
+                    irq_event_.notify(at - sc_core::sc_time_stamp());
+                }
             }
         }
         return reply(q.control, 4);
@@ -138,8 +149,7 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
         q.status = why.error;
         q.error_packet = value;
         if (observer_) observer_->packet_rejected(qi, value, why, at);
-        int_status_ |= 1ull << qi;
-        irq_event_.notify(at - sc_core::sc_time_stamp());
+        raise_interrupt(qi);
         return;
     }
     q.write_index = value + 1;
@@ -147,7 +157,6 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
     q.not_ready = false;
     for (auto& p : pending_)  // a doorbell is also the hint to look at barrier signals again
         if (p && p->wait == Wait::signals) p->wait = Wait::none;
-    work_event_.notify(at - sc_core::sc_time_stamp());
 }
 
 void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
@@ -174,6 +183,11 @@ void CommandProcessor::drive_irq() {
 void CommandProcessor::run() {
     for (;;) {
         const sc_time now = sc_core::sc_time_stamp();
+        while (!doorbells_.empty() && doorbells_.front().at <= now) {
+            Doorbell d = doorbells_.front();
+            doorbells_.pop_front();
+            ring_doorbell(d.queue, d.value, d.at);
+        }
         if (!done_.empty() && done_.front().first <= now) {
             KernelDone d = done_.front().second;
             done_.pop_front();
@@ -188,7 +202,10 @@ void CommandProcessor::run() {
             continue;
         }
         idle_ = true;
-        if (!done_.empty()) wait(done_.front().first - now, work_event_);
+        sc_time next = sc_core::sc_max_time();
+        if (!done_.empty()) next = done_.front().first;
+        if (!doorbells_.empty()) next = std::min(next, doorbells_.front().at);
+        if (next != sc_core::sc_max_time()) wait(next - now, work_event_);
         else wait(work_event_);
     }
 }
@@ -432,9 +449,11 @@ bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrem
         return false;
     }
     wait(round_trip / 2);
-    sc_time ignored = sc_core::SC_ZERO_TIME;  // no wait between this read and the write: atomic
-    transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8, ignored);
-    if (decrement) value = v - 1;
+    // At memory: the value as it is now (a debug read: no second transaction) and the write,
+    // with no wait between them, so the read-modify-write is atomic.
+    if (decrement && debug_transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8) == 8) value = v - 1;
+    else if (decrement) value = v - 1;
+    sc_time ignored = sc_core::SC_ZERO_TIME;
     bool ok = transport(mem, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
     if (written) *written = sc_core::sc_time_stamp();
     wait(round_trip / 2);

@@ -101,6 +101,12 @@ private:
     std::vector<std::optional<Pending>> pending_;
     std::vector<Slot> slots_;
     std::deque<std::pair<sc_core::sc_time, KernelDone>> done_;
+    struct Doorbell {
+        sc_core::sc_time at;  // when the write reaches the CP
+        uint32_t queue;
+        uint64_t value;
+    };
+    std::deque<Doorbell> doorbells_;
     sc_core::sc_event work_event_, irq_event_;
     uint64_t int_status_ = 0, int_enable_ = ~0ull;
     int last_served_ = -1;

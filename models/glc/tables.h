@@ -3,6 +3,7 @@
 #pragma once
 #include "models/common/messages.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 

@@ -10,31 +10,15 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
-namespace {
-CacheConfig l1_config(uint32_t bytes, uint32_t ways, const MemoryConfig& m) {
-    CacheConfig c;
-    c.bytes = bytes;
-    c.ways = ways;
-    c.line_bytes = m.line_bytes;
-    c.hit_latency_ns = m.l1_latency_ns;
-    return c;
-}
-}  // namespace
-
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id,
-                                                 const SmConfig& config, const MemoryConfig& memory,
+                                                 const SmConfig& config, uint32_t line_bytes,
                                                  const Clock& clock, sc_time bus, Observer* observer)
-    : sc_module(name), regs("regs"), to_glc("to_glc"),
-      l1i("l1i", l1_config(config.l1i_bytes, config.l1_ways, memory)),
-      l1d("l1d", l1_config(config.l1d_bytes, config.l1_ways, memory)), id_(id), cfg_(config),
-      clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"),
-      fetch_port_("fetch_port"), data_port_("data_port"), line_bytes_(memory.line_bytes),
+    : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), id_(id), cfg_(config),
+      clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
       contexts_(config.max_kernels), warps_(config.warp_slots), free_regs_(config.registers),
       free_slots_(config.warp_slots), free_shared_(config.shared_memory), scratch_(65536) {
     regs.register_b_transport(this, &StreamingMultiprocessor::b_transport);
     regs.register_transport_dbg(this, &StreamingMultiprocessor::transport_dbg);
-    fetch_port_.bind(l1i.upstream);
-    data_port_.bind(l1d.upstream);
     for (uint32_t s = config.warp_slots; s-- > 0;) idle_slots_.push_back(s);
     for (Warp& w : warps_)
         for (IbufLine& l : w.ibuf) l.bytes.resize(line_bytes_);
@@ -94,7 +78,8 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
         }
         return n;
     }
-    const uint64_t table_end = map::kSmBlockTable + uint64_t(cfg_.warp_slots) * sizeof(BlockRow) * 4;
+    // One row per block that can be resident (every block holds at least one warp slot).
+    const uint64_t table_end = map::kSmBlockTable + uint64_t(cfg_.warp_slots) * sizeof(BlockRow);
     if (gp.is_read() && a >= map::kSmBlockTable && a + n <= table_end) {
         for (unsigned i = 0; i < n; ++i) {
             uint64_t off = a - map::kSmBlockTable + i;
@@ -231,7 +216,7 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
         l.address = address;
         ++stats_.fetches;
         report(kslot, Stage::first_fetch_issued, now);
-        if (transport(fetch_port_, tlm::TLM_READ_COMMAND, address, l.bytes.data(), line_bytes_, d) !=
+        if (transport(to_l1i, tlm::TLM_READ_COMMAND, address, l.bytes.data(), line_bytes_, d) !=
             tlm::TLM_OK_RESPONSE) {
             l.address = ~0ull;
             return false;
@@ -347,7 +332,7 @@ void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction
         return;
     }
     sc_time d = sc_core::SC_ZERO_TIME;
-    if (transport(data_port_, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
+    if (transport(to_l1d, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
                   scratch_.data(), bytes, d) != tlm::TLM_OK_RESPONSE)
         return fail(slot, KernelError::memory_fault, now, address);
     w.ready_at = now + std::max(d, clock_.cycles(1));

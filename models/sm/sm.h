@@ -1,14 +1,13 @@
 // A streaming multiprocessor: the block status register table, N hardware warp slots, the
 // register file and shared memory accounting, the instruction schedule unit (ISU) with its
-// kernel contexts, and the L1I and L1D. Warps execute the abstract ISA fetched through the
-// L1I; one issue scheduler picks among ready warps, `issue_width` per cycle.
+// kernel contexts. Warps execute the abstract ISA fetched through the L1I (`to_l1i`) and load
+// and store through the L1D (`to_l1d`); the caches are wired beside the SM by the GPU. One
+// issue scheduler picks among ready warps, `issue_width` per cycle.
 #pragma once
 #include "models/common/isa.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
 #include "models/common/timing.h"
-#include "models/memory/cache.h"
-#include "models/common/memory_config.h"
 #include "models/common/sm_config.h"
 
 #include <systemc>
@@ -28,10 +27,11 @@ class StreamingMultiprocessor : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<StreamingMultiprocessor> regs;  // GLC, WLM
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_glc;        // release notices
-    Cache l1i, l1d;  // their `downstream` sockets go to the GPU's memory fabric
+    tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_l1i;        // instruction fetch
+    tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_l1d;        // loads and stores
 
     StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id, const SmConfig& config,
-                            const MemoryConfig& memory, const Clock& clock, sc_core::sc_time bus,
+                            uint32_t line_bytes, const Clock& clock, sc_core::sc_time bus,
                             Observer* observer = nullptr);
 
     // One row of the block status register table (also its transport_dbg image).
@@ -129,7 +129,6 @@ private:
     sc_core::sc_time bus_;
     Observer* observer_;
     std::string tag_;  // "sm[3]"
-    tlm_utils::simple_initiator_socket<StreamingMultiprocessor> fetch_port_, data_port_;
     uint32_t line_bytes_;
 
     std::vector<KernelContext> contexts_;
