@@ -26,6 +26,7 @@ struct Measure {
 bool measure(const std::string& file, Measure& m) {
     int fd[2];
     if (pipe(fd) != 0) return false;
+    std::fflush(stdout);  // the child must not print the parent's buffered lines again
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);

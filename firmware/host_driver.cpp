@@ -79,6 +79,7 @@ void HostDriver::end_of_elaboration() {
         r.kernel_object = alloc_device(image.size(), 256);
         load(r.kernel_object, image);
         r.kernarg = k.kernarg_bytes ? alloc_host(k.kernarg_bytes, 64) : 0;
+        r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
         r.signal = alloc_host(8, 64);  // a line of its own
     }
     for (QueueState& q : queues_) {
@@ -189,9 +190,8 @@ void HostDriver::submit(uint32_t q, size_t k) {
     if (r.kernarg) {
         std::vector<unsigned char> args(spec.kernarg_bytes);
         for (size_t i = 0; i < args.size(); ++i) args[i] = uint8_t(0xa0 + i);
-        uint64_t buffer = spec.global_bytes ? alloc_device(spec.global_bytes, 4096) : 0;
         if (args.size() >= 16) {
-            std::memcpy(&args[0], &buffer, 8);
+            std::memcpy(&args[0], &r.global, 8);
             std::memcpy(&args[8], &spec.global_bytes, 8);
         }
         mem_write(r.kernarg, args.data(), unsigned(args.size()));

@@ -29,7 +29,7 @@ struct LaunchRecord {
     std::string name;
     uint32_t queue = 0;
     uint64_t packet = ~0ull;  // its index in the queue
-    uint64_t kernel_object = 0, kernarg = 0, signal = 0;
+    uint64_t kernel_object = 0, kernarg = 0, signal = 0, global = 0;
     sc_core::sc_time submit, doorbell, seen_complete;
     bool rung = false, done = false;
     std::string error;  // empty: ok

@@ -11,20 +11,21 @@ class Clock {
 public:
     explicit Clock(double mhz = 1500.0)
         : period_ps_(static_cast<uint64_t>(1e6 / mhz + 0.5)) {}
-    sc_core::sc_time cycles(uint64_t n) const {
-        return sc_core::sc_time(static_cast<double>(n * period_ps_), sc_core::SC_PS);
+    sc_core::sc_time cycles(uint64_t n) const {  // hot: no floating point
+        return sc_core::sc_time::from_value(n * period_ps_ * ticks_per_ps());
     }
     uint64_t period_ps() const { return period_ps_; }
     // Next clock edge at or after t (blocks issue on edges).
     sc_core::sc_time edge_at_or_after(const sc_core::sc_time& t) const {
-        uint64_t ps = static_cast<uint64_t>(t.value() / ps_per_tick());
-        uint64_t e = (ps + period_ps_ - 1) / period_ps_ * period_ps_;
-        return sc_core::sc_time(static_cast<double>(e), sc_core::SC_PS);
+        const uint64_t tick = period_ps_ * ticks_per_ps();
+        return sc_core::sc_time::from_value((t.value() + tick - 1) / tick * tick);
     }
 
 private:
-    static uint64_t ps_per_tick() {
-        return static_cast<uint64_t>(sc_core::sc_get_time_resolution().to_seconds() * 1e12 + 0.5);
+    // Time resolution ticks per picosecond (1 with SystemC's default resolution of 1 ps).
+    static uint64_t ticks_per_ps() {
+        static const uint64_t n = static_cast<uint64_t>(1e-12 / sc_core::sc_get_time_resolution().to_seconds() + 0.5);
+        return n;
     }
     uint64_t period_ps_;
 };
