@@ -11,7 +11,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config),
       clock_(config.platform.clock_mhz),
       inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
-      to_bar_("to_bar") {
+      to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm") {
     const PlatformConfig& p = cfg_.platform;
     const sc_time bus = clock_.cycles(p.bus_cycles);
     auto policy = make_placement_policy(cfg_.dispatch);
@@ -41,6 +41,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     // Control paths.
     to_cp_.bind(cp_->mmio);
     to_bar_.bind(fabric_->in);
+    debug_glc_.bind(glc_->regs);
     cp_->mem.bind(fabric_->in);
     cp_->to_wlm.bind(wlm_->regs);
     cp_->irq.bind(irq);
@@ -57,6 +58,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         glc_->to_sm.bind(sm->regs);
         wlm_->to_isu.bind(sm->regs);
         sm->to_glc.bind(glc_->regs);
+        debug_sm_.bind(sm->regs);
         sm->to_l1i.bind(l1i->upstream);
         sm->to_l1d.bind(l1d->upstream);
         l1i->downstream.bind(fabric_->in);
@@ -100,9 +102,25 @@ void Gpu::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     gp.set_address(a);
 }
 
+// The debug aperture: the GLC's and every SM's registers and tables, for debuggers and tests.
+unsigned Gpu::debug_aperture(tlm::tlm_generic_payload& gp) {
+    const uint64_t a = gp.get_address();
+    unsigned n = 0;
+    if (a >= map::kDebugGlc && a < map::kDebugGlc + map::kDebugStride) {
+        gp.set_address(a - map::kDebugGlc);
+        n = debug_glc_->transport_dbg(gp);
+    } else if (a >= map::kDebugSm && a < map::kDebugSm + map::kDebugStride * sms_.size()) {
+        gp.set_address((a - map::kDebugSm) % map::kDebugStride);
+        n = debug_sm_[int((a - map::kDebugSm) / map::kDebugStride)]->transport_dbg(gp);
+    }
+    gp.set_address(a);
+    return n;
+}
+
 unsigned Gpu::mmio_dbg(tlm::tlm_generic_payload& gp) {
     const uint64_t a = gp.get_address();
     bool to_cp;
+    if (a >= map::kDebugGlc && a < map::kBar) return debug_aperture(gp);
     if (!route(gp, to_cp)) return 0;
     unsigned n = to_cp ? to_cp_->transport_dbg(gp) : to_bar_->transport_dbg(gp);
     gp.set_address(a);

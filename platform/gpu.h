@@ -18,6 +18,7 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
@@ -54,11 +55,14 @@ private:
     void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned mmio_dbg(tlm::tlm_generic_payload& gp);
     bool route(tlm::tlm_generic_payload& gp, bool& to_cp);
+    unsigned debug_aperture(tlm::tlm_generic_payload& gp);
 
     GpuConfig cfg_;
     Clock clock_;
     sc_core::sc_time inbound_;  // host -> GPU crossing of the link (one way)
     tlm_utils::simple_initiator_socket<Gpu> to_cp_, to_bar_;
+    tlm_utils::simple_initiator_socket<Gpu> debug_glc_;                   // transport_dbg only
+    tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_sm_;         // transport_dbg only
     std::unique_ptr<CommandProcessor> cp_;
     std::unique_ptr<WorkloadManager> wlm_;
     std::unique_ptr<GlobalLogicController> glc_;

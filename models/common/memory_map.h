@@ -28,6 +28,11 @@ constexpr uint64_t kDoorbells = 0x4000;                // queue q's doorbell at 
 constexpr uint64_t kGpuIdValue = 0x50565047;           // "GPVP"
 // Device memory aperture (a large BAR): mmio offset kBar + x is device address kDeviceBase + x.
 constexpr uint64_t kBar = 0x1'0000'0000ull;
+// Debug aperture (transport_dbg only): the internal registers and tables of the GLC and of
+// each SM, at their own offsets (kGlcKernelTable, kSmBlockTable, ...) from these bases.
+constexpr uint64_t kDebugGlc = 0x8000'0000ull;
+constexpr uint64_t kDebugSm = 0x9000'0000ull;  // SM i at kDebugSm + i * kDebugStride
+constexpr uint64_t kDebugStride = 0x1'0000ull;
 
 // --- Internal control registers (on-chip bus, not reachable from mmio) ---
 constexpr uint64_t kWlmLaunch = 0x0000;        // WLM: write a LaunchDescriptor
