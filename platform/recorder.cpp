@@ -2,6 +2,7 @@
 #include "models/common/timing.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpuvp {
 
@@ -141,6 +142,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
                                  const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                                  uint32_t lane) {
     if (!trace_) return;
+    thread_names_[{kLaunchPid, lane}] = kernel;
     for (const auto& [name, span] : stages) {
         TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
         ev.args["kernel"] = kernel;
@@ -170,9 +172,12 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
         for (uint32_t w = 0; w < warp_slots; ++w) meta("thread_name", kSmPid + s, w, "warp slot " + std::to_string(w));
         meta("thread_name", kSmPid + s, 999, "block status table");
     }
+    for (const auto& [key, name] : thread_names_) meta("thread_name", key.first, key.second, name);
+    // Times to whole picoseconds, so 1.5 us prints as 1.5 and not as 1.5000000000000002.
+    auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
     for (const TraceEvent& e : events_) {
-        json j{{"name", e.name}, {"cat", e.cat}, {"ph", std::string(1, e.ph)}, {"ts", e.ts_us}};
-        if (e.ph == 'X') j["dur"] = e.dur_us;
+        json j{{"name", e.name}, {"cat", e.cat}, {"ph", std::string(1, e.ph)}, {"ts", ps(e.ts_us)}};
+        if (e.ph == 'X') j["dur"] = ps(e.dur_us);
         if (e.ph == 'i') j["s"] = "t";
         j["pid"] = e.pid;
         j["tid"] = e.tid;
@@ -180,6 +185,8 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
         if (e.kernel_key.first != ~0u) {
             std::string k = name_of(e.kernel_key.first, e.kernel_key.second);
             if (e.cat == "kernel") j["name"] = k;
+            if (e.cat == "block") j["name"] = k + " " + e.name;
+            if (e.cat == "warp") j["name"] = k + " b" + std::to_string(e.args["block"].get<uint64_t>()) + " " + e.name;
             args["kernel"] = k;
         }
         if (!args.empty()) j["args"] = args;

@@ -86,6 +86,7 @@ private:
     std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
     std::vector<double> kernel_lanes_;
     std::vector<TraceEvent> events_;
+    std::map<std::pair<uint32_t, uint32_t>, std::string> thread_names_;  // (pid, tid) -> name
     uint64_t warps_ = 0, table_updates_ = 0;
 };
 
