@@ -149,9 +149,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["milestones"] = ms;
         rec.add_launch_stages(l.name, trace_stages, uint32_t(i));
         kernels.push_back(j);
-        row.push_back({"launch", j["launch_latency_ns"].is_number() ? j["launch_latency_ns"].get<double>() : NAN});
-        row.push_back({"response", j["response_ns"].is_number() ? j["response_ns"].get<double>() : NAN});
-        row.push_back({"turnaround", j["turnaround_ns"].is_number() ? j["turnaround_ns"].get<double>() : NAN});
+        auto num = [&](const char* key) { return j[key].is_number() ? j[key].get<double>() : NAN; };
+        row.push_back({"dispatch", num("dispatch_latency_ns")});
+        row.push_back({"launch", num("launch_latency_ns")});
+        row.push_back({"response", num("response_ns")});
+        row.push_back({"turnaround", num("turnaround_ns")});
         table_rows.push_back(row);
     }
 
@@ -298,9 +300,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     t << "\n";
     std::vector<std::string> names;
     for (const auto& st : kStages) names.push_back(st.name);
-    names.insert(names.end(), {"launch", "response", "turnaround"});
+    names.insert(names.end(), {"dispatch", "launch", "response", "turnaround"});
     for (const std::string& n : names) {
-        if (n == "launch") t << "  " << std::string(20 + 16 * cols, '-') << "\n";
+        if (n == "dispatch") t << "  " << std::string(20 + 16 * cols, '-') << "\n";
         t << "  " << n << std::string(20 - n.size(), ' ');
         for (size_t c = 0; c < cols; ++c) {
             std::string v = "-";
@@ -315,8 +317,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
         if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
     }
-    t << "  launch = submit -> first instruction with its arguments; response = submit -> first warp;"
-         " turnaround = submit -> completion signal\n";
+    t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
+         " launch = the same from submit;\n  response = submit -> first warp running;"
+         " turnaround = submit -> completion signal written\n";
     t << "  simulated " << fmt_ns(out.sim_end_ns) << " ns, " << instructions << " warp-instructions, status "
       << (out.ok ? "ok" : "error") << "\n";
     out.table = t.str();

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,10 @@
 #include <vector>
 
 namespace {
+
+// No SystemC banner in the tool's output: the kernel prints it when it first starts, which
+// can be before sc_main runs, so the setting is made during static initialisation.
+const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
 const char* kUsage =
     "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--quiet]\n"
