@@ -8,10 +8,9 @@
 
 namespace gpuvp {
 
-template <class Socket>
-tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64_t address,
-                                   void* data, unsigned length, sc_core::sc_time& delay) {
-    tlm::tlm_generic_payload gp;
+// A plain payload: no byte enables, no streaming, no DMI hint, response not yet set.
+inline void prepare(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, uint64_t address, void* data,
+                    unsigned length) {
     gp.set_command(cmd);
     gp.set_address(address);
     gp.set_data_ptr(static_cast<unsigned char*>(data));
@@ -20,6 +19,13 @@ tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64
     gp.set_byte_enable_ptr(nullptr);
     gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+
+template <class Socket>
+tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64_t address,
+                                   void* data, unsigned length, sc_core::sc_time& delay) {
+    tlm::tlm_generic_payload gp;
+    prepare(gp, cmd, address, data, length);
     socket->b_transport(gp, delay);
     return gp.get_response_status();
 }
@@ -33,25 +39,28 @@ tlm::tlm_response_status write_msg(Socket&& socket, uint64_t address, const T& m
 template <class Socket>
 unsigned debug_transport(Socket&& socket, tlm::tlm_command cmd, uint64_t address, void* data, unsigned length) {
     tlm::tlm_generic_payload gp;
-    gp.set_command(cmd);
-    gp.set_address(address);
-    gp.set_data_ptr(static_cast<unsigned char*>(data));
-    gp.set_data_length(length);
-    gp.set_streaming_width(length);
+    prepare(gp, cmd, address, data, length);
     return socket->transport_dbg(gp);
 }
 
-// A target's common checks: no byte enables, no streaming, range. Sets the error response
-// and returns false when the request cannot be served.
-inline bool check_plain_access(tlm::tlm_generic_payload& gp, uint64_t size) {
+// What no gpuvp target supports: byte enables and streaming. Sets the error response and
+// returns true when the payload asks for them.
+inline bool reject_unsupported(tlm::tlm_generic_payload& gp) {
     if (gp.get_byte_enable_ptr()) {
         gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-        return false;
+        return true;
     }
     if (gp.get_streaming_width() < gp.get_data_length()) {
         gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return false;
+        return true;
     }
+    return false;
+}
+
+// A memory's checks: what reject_unsupported refuses, then the range. Sets the response and
+// returns false when the request is not to be carried out (an error, or TLM_IGNORE_COMMAND).
+inline bool check_plain_access(tlm::tlm_generic_payload& gp, uint64_t size) {
+    if (reject_unsupported(gp)) return false;
     uint64_t a = gp.get_address(), n = gp.get_data_length();
     if (a >= size || n > size - a) {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);

@@ -27,14 +27,7 @@ CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const CpConfig&
 // --- Registers ----------------------------------------------------------------------------
 
 void CommandProcessor::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-    if (gp.get_byte_enable_ptr()) {
-        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-        return;
-    }
-    if (gp.get_streaming_width() < gp.get_data_length()) {
-        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return;
-    }
+    if (reject_unsupported(gp)) return;
     delay += bus_;
     bool ok = access_register(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.is_write(),
                               sc_core::sc_time_stamp() + delay);

@@ -26,11 +26,8 @@ GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, uint3
 void GlobalLogicController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
     const uint64_t a = gp.get_address();
     const unsigned n = gp.get_data_length();
+    if (reject_unsupported(gp)) return;
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < n) {
-        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        return;
-    }
     delay += bus_;
     if (gp.is_write() && a == map::kGlcRegisterKernel && n == sizeof(KernelRegistration)) {
         inbox_.push_back(Message{sc_core::sc_time_stamp() + delay, true,

@@ -82,14 +82,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
 }
 
 void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    if (gp.get_byte_enable_ptr()) {
-        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-        return;
-    }
-    if (gp.get_streaming_width() < gp.get_data_length()) {
-        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-        return;
-    }
+    if (reject_unsupported(gp)) return;
     const uint64_t a = gp.get_address();
     const unsigned len = gp.get_data_length();
     const unsigned lb = cfg_.line_bytes;

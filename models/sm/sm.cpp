@@ -32,11 +32,8 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
     const uint64_t a = gp.get_address();
     const unsigned n = gp.get_data_length();
     unsigned char* p = gp.get_data_ptr();
+    if (reject_unsupported(gp)) return;
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < n) {
-        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        return;
-    }
     delay += bus_;
     if (a == map::kSmDispatch && n == sizeof(BlockDescriptor) && gp.is_write()) {
         arrivals_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<BlockDescriptor>(p));

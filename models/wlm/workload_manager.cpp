@@ -19,8 +19,8 @@ WorkloadManager::WorkloadManager(sc_core::sc_module_name name, const SmConfig& s
 }
 
 void WorkloadManager::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-    if (!gp.is_write() || gp.get_address() != map::kWlmLaunch || gp.get_data_length() != sizeof(LaunchDescriptor) ||
-        gp.get_byte_enable_ptr() || gp.get_streaming_width() < gp.get_data_length()) {
+    if (reject_unsupported(gp)) return;
+    if (!gp.is_write() || gp.get_address() != map::kWlmLaunch || gp.get_data_length() != sizeof(LaunchDescriptor)) {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
