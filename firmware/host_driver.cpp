@@ -109,10 +109,13 @@ void HostDriver::start_of_simulation() {
 }
 
 void HostDriver::mem_write(uint64_t address, const void* data, unsigned length) {
-    std::vector<unsigned char> buf(static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + length);
     sc_time d = sc_core::SC_ZERO_TIME;
-    if (transport(bus, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
-        throw std::runtime_error("host write to " + hex(address) + " failed");
+    {  // the payload's copy is gone before the wait
+        std::vector<unsigned char> buf(static_cast<const unsigned char*>(data),
+                                       static_cast<const unsigned char*>(data) + length);
+        if (transport(bus, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
+            throw std::runtime_error("host write to " + hex(address) + " failed");
+    }
     wait(d);
 }
 
