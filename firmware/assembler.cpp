@@ -47,6 +47,22 @@ uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size) {
     return (threads + warp_size - 1) / warp_size;
 }
 
+uint64_t warp_count(const KernelSpec& k, uint32_t warp_size) {
+    // Along each dimension a block is whole or (at the far edge) partial: 8 kinds at most.
+    uint64_t warps = 0;
+    for (int kind = 0; kind < 8; ++kind) {
+        uint64_t blocks = 1, threads = 1;
+        for (int d = 0; d < 3; ++d) {
+            const bool partial = kind >> d & 1;
+            const uint64_t whole = k.grid[d] / k.block[d], rest = k.grid[d] % k.block[d];
+            blocks *= partial ? (rest ? 1 : 0) : whole;
+            threads *= partial ? rest : k.block[d];
+        }
+        warps += blocks * ((threads + warp_size - 1) / warp_size);
+    }
+    return warps;
+}
+
 std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size) {
     const std::vector<uint64_t> code = assemble(k.program);
     std::vector<unsigned char> image(kCodeEntryOffset + code.size() * sizeof(uint64_t));

@@ -18,6 +18,7 @@ std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_
 
 // Work-items -> blocks and warps, as the hardware counts them.
 uint64_t block_count(const KernelSpec& k);
-uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size);
+uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size);  // of a whole block
+uint64_t warp_count(const KernelSpec& k, uint32_t warp_size);       // partial edge blocks counted as they run
 
 }  // namespace gpuvp

@@ -30,6 +30,7 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
         std::stable_sort(q.kernels.begin(), q.kernels.end(),
                          [&](size_t a, size_t b) { return launches_[a].submit < launches_[b].submit; });
     SC_HAS_PROCESS(HostDriver);
+    SC_THREAD(create_queues);
     SC_THREAD(interrupt_handler);
 }
 
@@ -81,6 +82,10 @@ void HostDriver::end_of_elaboration() {
         r.kernarg = k.kernarg_bytes ? alloc_host(k.kernarg_bytes, 64) : 0;
         r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
         r.signal = alloc_host(8, 64);  // a line of its own
+        // 1 from the start, so a barrier on a kernel not yet submitted waits for it.
+        int64_t one = 1;
+        if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, r.signal, &one, 8) != 8)
+            throw std::runtime_error("host memory does not hold the completion signals");
     }
     for (QueueState& q : queues_) {
         q.ring = alloc_host(uint64_t(q.spec.size) * kPacketBytes, 4096);
@@ -93,8 +98,9 @@ void HostDriver::end_of_elaboration() {
     }
 }
 
-void HostDriver::start_of_simulation() {
-    // Queue creation: register writes through mmio (posted; the CP takes them at once).
+// Queue creation at time 0: register writes through mmio (posted), then one submitting
+// thread per queue.
+void HostDriver::create_queues() {
     for (uint32_t i = 0; i < queues_.size(); ++i) {
         const QueueState& q = queues_[i];
         const uint64_t r = map::kQueueRegs + i * map::kQueueStride;
@@ -161,12 +167,15 @@ uint64_t HostDriver::reserve_packet(uint32_t q) {
     }
 }
 
+// Writes a packet (the body first, the header last) and rings the queue's doorbell with its
+// index, so the CP can consume it before the host needs its slot again.
 void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet) {
     const QueueState& s = queues_[q];
     const uint64_t slot = s.ring + (index % s.spec.size) * kPacketBytes;
     const auto* bytes = static_cast<const unsigned char*>(packet);
-    mem_write(slot + 2, bytes + 2, kPacketBytes - 2);  // the body first,
-    mem_write(slot, bytes, 2);                          // the header last
+    mem_write(slot + 2, bytes + 2, kPacketBytes - 2);
+    mem_write(slot, bytes, 2);
+    mmio_write(map::kDoorbells + 8 * q, &index, 8, true);
 }
 
 void HostDriver::submit(uint32_t q, size_t k) {
@@ -220,7 +229,6 @@ void HostDriver::submit(uint32_t q, size_t k) {
     if (p.completion_signal.handle != r.signal) r.signal = p.completion_signal.handle;
     r.packet = reserve_packet(q);
     write_packet(q, r.packet, &p);
-    mmio_write(map::kDoorbells + 8 * q, &r.packet, 8, true);  // the doorbell: the packet's index
     r.doorbell = sc_core::sc_time_stamp();
     r.rung = true;
 }

@@ -55,7 +55,7 @@ private:
         std::vector<size_t> kernels;  // launches_ indices in submit order
     };
     void end_of_elaboration() override;
-    void start_of_simulation() override;
+    void create_queues();
     void submit_queue(uint32_t q);
     void submit(uint32_t q, size_t k);
     uint64_t reserve_packet(uint32_t q);

@@ -28,6 +28,7 @@ constexpr StageSpan kStages[] = {
     {"host", "submit -> doorbell: runtime work, kernel arguments, packet body and header"},
     {"doorbell_to_fetch", "doorbell -> packet read: link crossing, CP wake-up, packet fetch"},
     {"decode", "packet checks and the acquire fence"},
+    {"queue_wait", "the barrier bit or a free kernel slot, if the packet had to wait"},
     {"descriptor_fetch", "CP -> WLM and the kernel descriptor read"},
     {"wlm_setup", "resources and every ISU's kernel context"},
     {"register", "the kernel's row in the GLC"},
@@ -39,6 +40,8 @@ constexpr StageSpan kStages[] = {
 };
 
 double ns_of(const sc_time& t) { return to_ns(t); }
+// A difference of two times in ns, to whole picoseconds (no 3235.2000000000007).
+double ns_diff(double a, double b) { return std::round((a - b) * 1000) / 1000; }
 json opt_ns(const std::optional<sc_time>& t) { return t ? json(ns_of(*t)) : json(nullptr); }
 
 std::string fmt_ns(double v) {
@@ -58,7 +61,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     sc_core::sc_start(sc_time(s.max_sim_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION);
     out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const sc_time end = sc_core::sc_time_stamp();
-    const bool starved = end < sc_time(s.max_sim_ns, sc_core::SC_NS);
+    const bool starved = !sc_core::sc_pending_activity();  // else max_sim_ns stopped it
     out.sim_end_ns = ns_of(end);
 
     const auto& launches = sys.host.launches();
@@ -79,11 +82,20 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         if (!l.done) {
             status = starved ? "did not complete: the simulated machine went idle with the kernel unfinished"
                              : "did not complete by max_sim_ns";
+            if (!l.rung) status += "; the host had not rung its doorbell";
+            const std::string w = sys.gpu.cp().waiting_for(l.queue);
+            if (!w.empty()) status += "; its queue: " + w;
         } else if (!l.error.empty()) {
             status = l.error;
-            for (const auto& r : rec.rejections())
-                if (r.queue == l.queue && r.packet == l.packet)
-                    status = std::string(queue_error_name(r.why.error)) + ": " + r.why.field + ": " + r.why.detail;
+            for (const auto& r : rec.rejections()) {
+                if (r.queue != l.queue) continue;
+                const std::string why = std::string(queue_error_name(r.why.error)) + ": " + r.why.field + ": " + r.why.detail;
+                if (r.packet == l.packet) {
+                    status = why;  // its own packet was rejected
+                    break;
+                }
+                if (status.rfind("not processed", 0) == 0) status = l.error + " (" + why + ")";
+            }
         }
         (status == "ok" ? kernels_ok : kernels_failed)++;
 
@@ -99,7 +111,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["status"] = status;
         j["packet"] = l.rung ? json(l.packet) : json(nullptr);
         j["blocks"] = block_count(spec);
-        j["warps"] = block_count(spec) * warps_per_block(spec, s.platform.sm.warp_size);
+        j["warps"] = warp_count(spec, s.platform.sm.warp_size);
         j["submit_ns"] = submit;
         j["doorbell_ns"] = l.rung ? json(ns_of(l.doorbell)) : json(nullptr);
         j["first_block_dispatch_ns"] = opt_ns(stage(Stage::first_block_dispatched));
@@ -107,17 +119,18 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["first_instruction_ns"] = opt_ns(first_instruction);
         j["end_ns"] = opt_ns(stage(Stage::last_block_done));
         j["complete_ns"] = opt_ns(complete);
-        auto since_submit = [&](const std::optional<sc_time>& t) { return t ? json(ns_of(*t) - submit) : json(nullptr); };
+        auto since_submit = [&](const std::optional<sc_time>& t) { return t ? json(ns_diff(ns_of(*t), submit)) : json(nullptr); };
         j["launch_latency_ns"] = since_submit(first_instruction);
         j["response_ns"] = since_submit(stage(Stage::first_warp_started));
         j["turnaround_ns"] = since_submit(complete);
         j["dispatch_latency_ns"] =  // doorbell -> first instruction with its arguments: the GPU's share
-            first_instruction && l.rung ? json(ns_of(*first_instruction) - ns_of(l.doorbell)) : json(nullptr);
+            first_instruction && l.rung ? json(ns_diff(ns_of(*first_instruction), ns_of(l.doorbell))) : json(nullptr);
 
         // Milestones in launch order; each stage runs from the previous milestone to its own.
         std::vector<std::optional<sc_time>> marks = {l.rung ? std::optional<sc_time>(l.doorbell) : std::nullopt,
                                                      stage(Stage::packet_fetched),
                                                      stage(Stage::packet_decoded),
+                                                     stage(Stage::launched),
                                                      stage(Stage::descriptor_fetched),
                                                      stage(Stage::isu_written),
                                                      stage(Stage::kernel_registered),
@@ -133,7 +146,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         for (size_t m = 0; m < marks.size(); ++m) {
             if (!marks[m]) continue;
             double at = ns_of(*marks[m]);
-            double dur = std::max(0.0, at - prev);
+            double dur = std::max(0.0, ns_diff(at, prev));
             stages.push_back(json{{"stage", kStages[m].name}, {"start_ns", prev}, {"end_ns", at}, {"ns", dur}});
             trace_stages.push_back({kStages[m].name, {prev, std::max(prev, at)}});
             row.push_back({kStages[m].name, dur});
@@ -191,7 +204,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         qj.push_back(json{{"name", queue_name(q)},
                           {"priority", queue_priority(q)},
                           {"status", cq.status == QueueError::none ? "ok" : queue_error_name(cq.status)},
-                          {"packets_processed", cq.read_index}});
+                          {"packets_processed", cq.read_index},
+                          {"waiting_for", sys.gpu.cp().waiting_for(q)}});
     }
     json errors = json::array();
     for (const auto& r : rec.rejections())

@@ -796,6 +796,9 @@ void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
     std::vector<Loc> locs;
     std::vector<QueueSpec> qs = read_list(c, v, at, queue_schema(), &locs);
     if (qs.empty()) c.fail(at, "needs at least one queue (leave 'queues' out for the default queue q0)");
+    if (qs.size() > s.platform.cp.max_queues)
+        c.fail(at, std::to_string(qs.size()) + " queues, but the command processor has " +
+                       std::to_string(s.platform.cp.max_queues) + " (platform.cp.max_queues)");
     std::vector<std::string> names;
     for (const auto& q : qs) names.push_back(q.name);
     check_unique(c, v, locs, names, "queue");

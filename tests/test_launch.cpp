@@ -178,3 +178,57 @@ TEST_CASE("two warps of 8-cycle instructions on one SM contend far less", "[sm][
     CHECK(busy > 9000);
     CHECK(busy < 10000 + 500);
 }
+
+TEST_CASE("a kernel may wait for one submitted later: its signal is 1 from the start", "[launch][barrier]") {
+    auto r = run_yaml(scenario(R"(
+queues: [{name: q0}, {name: q1}]
+kernels:
+  - {name: b, queue: q0, after: [a], program: [{op: kernarg_load}]}
+  - {name: a, queue: q1, submit_ns: 20000, program: [{op: kernarg_load}, {op: valu, cycles: 16, repeat: 100}]}
+)"));
+    CHECK(r.kernel("b")["first_block_dispatch_ns"].get<double>() > r.kernel("a")["complete_ns"].get<double>());
+}
+
+TEST_CASE("a kernel waiting for a failed kernel fails too and names the dependency", "[launch][barrier][malformed]") {
+    auto r = run_yaml(scenario(R"(
+queues: [{name: q0}, {name: q1}]
+kernels:
+  - {name: a, queue: q0, packet: {grid_size_x: 0}, program: [{op: kernarg_load}]}
+  - {name: b, queue: q1, after: [a], program: [{op: kernarg_load}]}
+)"));
+    CHECK(r.kernel("a")["status"].get<std::string>().rfind("invalid grid size", 0) == 0);
+    // b's queue stops at its barrier-AND packet (packet 0); b itself (packet 1) is not processed.
+    const std::string b = r.kernel("b")["status"];
+    CHECK(b.rfind("not processed", 0) == 0);
+    CHECK(b.find("dependency failed: dep_signal[0]") != std::string::npos);
+    CHECK(b.find("its kernel failed") != std::string::npos);
+    CHECK(r.results["queues"][1]["status"] == "dependency failed");
+}
+
+TEST_CASE("one submit needing more packets than its ring holds still goes through", "[launch][queues]") {
+    std::string kernels = "queues: [{name: small, size: 4}, {name: other}]\nkernels:\n";
+    std::string deps;
+    for (int i = 0; i < 16; ++i) {
+        kernels += "  - {name: d" + std::to_string(i) + ", queue: other, program: [{op: kernarg_load}]}\n";
+        deps += (i ? ", d" : "d") + std::to_string(i);
+    }
+    kernels += "  - {name: last, queue: small, after: [" + deps + "], program: [{op: kernarg_load}]}\n";
+    auto r = run_yaml(scenario(kernels));
+    CHECK(r.kernel("last")["status"] == "ok");
+    CHECK(r.results["queues"][0]["packets_processed"].get<int>() == 5);  // 4 barrier-AND packets and the kernel
+}
+
+TEST_CASE("partial blocks at the grid's edge run only their own work-items", "[launch][sm]") {
+    // 600 work-items in blocks of 512: one whole block (16 warps) and one of 88 (3 warps).
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [600], block: [512], program: [{op: kernarg_load}]}\n"));
+    CHECK(r.kernel("k")["blocks"].get<int>() == 2);
+    CHECK(r.kernel("k")["warps"].get<int>() == 19);
+    CHECK(r.results["totals"]["warps"].get<int>() == 19);
+}
+
+TEST_CASE("a run stopped by max_sim_ns says so and names what its queue waits for", "[launch]") {
+    auto r = run_yaml(scenario(std::string("kernels:\n  - {name: k, program: ") + kLong + "}\n"), {{"max_sim_ns", "3000"}});
+    const std::string st = r.kernel("k")["status"];
+    CHECK(st.rfind("did not complete by max_sim_ns", 0) == 0);
+    CHECK(r.out.exit_code == 1);
+}

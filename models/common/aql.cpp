@@ -22,6 +22,7 @@ const char* queue_error_name(QueueError e) {
     case QueueError::queue_overflow: return "queue overflow";
     case QueueError::invalid_queue: return "invalid queue";
     case QueueError::kernel_fault: return "kernel fault";
+    case QueueError::dependency_failed: return "dependency failed";
     }
     return "?";
 }

@@ -32,6 +32,7 @@ enum class QueueError : uint32_t {
     queue_overflow,        // a doorbell past read index + ring size
     invalid_queue,         // ring base/size not usable
     kernel_fault,          // a kernel of the queue failed while it ran
+    dependency_failed,     // a barrier packet's dependency signal went negative (its kernel failed)
 };
 const char* queue_error_name(QueueError e);
 

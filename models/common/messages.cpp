@@ -23,7 +23,7 @@ const char* kernel_error_text(KernelError e) {
 namespace gpuvp {
 
 const char* stage_name(Stage s) {
-    static const char* names[] = {"packet_fetched",        "packet_decoded",       "descriptor_fetched",
+    static const char* names[] = {"packet_fetched",        "packet_decoded",       "launched",             "descriptor_fetched",
                                   "isu_written",           "kernel_registered",    "first_block_dispatched",
                                   "first_warp_started",    "first_fetch_issued",   "first_fetch_returned",
                                   "first_instruction_issued", "kernarg_load_done", "last_block_done"};

@@ -1,6 +1,7 @@
 // Fixed-layout control messages blocks write into each other's registers over TLM, and the
 // rows of the register tables (read with transport_dbg). Little-endian, packed by design.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -28,12 +29,29 @@ struct KernelRegistration {
     uint32_t kernel_slot;
     uint32_t priority;
     uint32_t regs_per_warp;
-    uint32_t warps_per_block;
-    uint32_t threads_per_block;
+    uint32_t warps_per_block;    // of a whole block
+    uint32_t threads_per_block;  // of a whole block
     uint32_t shared_per_block;
     uint64_t blocks;
+    uint32_t grid_size[3];       // work-items: the last block of a dimension may be partial
+    uint16_t workgroup_size[3];
+    uint16_t reserved0;
+    uint64_t reserved1;
 };
-static_assert(sizeof(KernelRegistration) == 32);
+static_assert(sizeof(KernelRegistration) == 64);
+
+// The work-items of block `block` (linear index, x fastest) of a grid: whole blocks, and the
+// partial ones at the grid's far edges.
+inline uint32_t block_threads(const uint32_t grid[3], const uint16_t wg[3], uint64_t block) {
+    uint64_t threads = 1;
+    for (int d = 0; d < 3; ++d) {
+        const uint64_t n = (uint64_t(grid[d]) + wg[d] - 1) / wg[d];
+        const uint64_t c = block % n;
+        block /= n;
+        threads *= std::min<uint64_t>(wg[d], grid[d] - c * wg[d]);
+    }
+    return uint32_t(threads);
+}
 
 // WLM -> each SM's ISU: the kernel context (M5 uses the kernarg registers).
 struct IsuContext {

@@ -14,6 +14,7 @@ namespace gpuvp {
 enum class Stage : uint8_t {
     packet_fetched,         // CP has read the packet from the queue
     packet_decoded,         // CP has checked it and honoured the acquire fence
+    launched,               // CP hands it to the WLM (after any barrier-bit or kernel-slot wait)
     descriptor_fetched,     // WLM has read the kernel descriptor
     isu_written,            // WLM has written every ISU's kernel context
     kernel_registered,      // the kernel's row is in the GLC's kernel status table

@@ -112,8 +112,7 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
                 bool pow2 = q.ring_size && !(q.ring_size & (q.ring_size - 1));
                 if (!q.ring_base || q.ring_base % 64 || !pow2 || q.ring_size < 4 || q.ring_size > (1u << 17)) {
                     q.status = QueueError::invalid_queue;
-                    int_status_ |= 1ull << ((a - map::kQueueRegs) / map::kQueueStride);
-                    irq_event_.notify(at - sc_core::sc_time_stamp());
+                    post_interrupt(1ull << ((a - map::kQueueRegs) / map::kQueueStride), at);
                 }
             }
         }
@@ -164,6 +163,12 @@ void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, s
 }
 
 void CommandProcessor::drive_irq() {
+    const sc_time now = sc_core::sc_time_stamp();
+    while (!pending_irqs_.empty() && pending_irqs_.front().first <= now) {
+        int_status_ |= pending_irqs_.front().second;
+        pending_irqs_.pop_front();
+    }
+    if (!pending_irqs_.empty()) irq_event_.notify(pending_irqs_.front().first - now);
     bool level = (int_status_ & int_enable_) != 0;
     if (irq.read() != level) {
         irq.write(level);
@@ -317,6 +322,7 @@ void CommandProcessor::launch(uint32_t qi) {
         observer_->kernel_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
         observer_->kernel_stage(slot, Stage::packet_fetched, p.fetched);
         observer_->kernel_stage(slot, Stage::packet_decoded, p.decoded);
+        observer_->kernel_stage(slot, Stage::launched, sc_core::sc_time_stamp());
     }
     LaunchDescriptor l{};
     l.kernel_slot = slot;
@@ -341,7 +347,7 @@ void CommandProcessor::launch(uint32_t qi) {
 }
 
 void CommandProcessor::barrier(uint32_t qi) {
-    Pending& p = *pending_[qi];
+    const Pending p = *pending_[qi];  // a copy: an error below resets the pending packet
     const auto b = from_bytes<hsa_barrier_and_packet_t>(p.bytes.data());
     const bool is_and = p.header.type == HSA_PACKET_TYPE_BARRIER_AND;
     bool any_zero = false, all_zero = true, any_signal = false;
@@ -356,6 +362,14 @@ void CommandProcessor::barrier(uint32_t qi) {
             pending_[qi].reset();
             queue_error(qi, p.index, {QueueError::address_error, "dep_signal[" + std::to_string(i) + "]",
                                       "signal at " + hex(a) + " cannot be read"}, b.completion_signal.handle);
+            return;
+        }
+        if (v < 0) {  // the kernel behind the signal failed: so does what waits for it
+            wait(d);
+            pending_[qi].reset();
+            queue_error(qi, p.index, {QueueError::dependency_failed, "dep_signal[" + std::to_string(i) + "]",
+                                      "signal at " + hex(a) + " is " + std::to_string(v) + ": its kernel failed"},
+                        b.completion_signal.handle);
             return;
         }
         any_zero |= v == 0;
@@ -454,8 +468,43 @@ bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrem
 }
 
 void CommandProcessor::raise_interrupt(uint32_t qi) {
-    int_status_ |= 1ull << qi;
-    irq_event_.notify(clock_.cycles(cfg_.irq_cycles));
+    post_interrupt(1ull << qi, sc_core::sc_time_stamp() + clock_.cycles(cfg_.irq_cycles));
+}
+
+// The bits appear in INT_STATUS (and the line rises) at `at`, not before.
+void CommandProcessor::post_interrupt(uint64_t bits, const sc_time& at) {
+    auto it = pending_irqs_.end();
+    while (it != pending_irqs_.begin() && std::prev(it)->first > at) --it;
+    pending_irqs_.insert(it, {at, bits});
+    irq_event_.notify(pending_irqs_.front().first - sc_core::sc_time_stamp());
+}
+
+std::string CommandProcessor::waiting_for(uint32_t qi) const {
+    const Queue& q = queues_.at(qi);
+    if (!(q.control & 1)) return "";
+    if (q.status != QueueError::none)
+        return std::string("stopped by ") + queue_error_name(q.status) + " at packet " + std::to_string(q.error_packet);
+    const auto& p = pending_[qi];
+    if (!p) {
+        if (q.not_ready)
+            return "packet " + std::to_string(q.read_index) + ": its header was still INVALID when the doorbell rang";
+        return "";
+    }
+    const std::string packet = "packet " + std::to_string(p->index) + ": ";
+    switch (p->wait) {
+    case Wait::barrier_bit: return packet + "barrier bit: waits for " + std::to_string(q.outstanding) + " earlier kernel(s)";
+    case Wait::kernel_slot: return packet + "waits for a free kernel slot";
+    case Wait::signals: {
+        const auto b = from_bytes<hsa_barrier_and_packet_t>(p->bytes.data());
+        std::string s = packet + (p->header.type == HSA_PACKET_TYPE_BARRIER_AND ? "barrier-AND" : "barrier-OR") +
+                        " waits on signals";
+        for (const auto& d : b.dep_signal)
+            if (d.handle) s += " " + hex(d.handle);
+        return s;
+    }
+    case Wait::none: return packet + "ready";
+    }
+    return "";
 }
 
 sc_time CommandProcessor::fence_cost(uint8_t scope, bool acquire) const {

@@ -18,6 +18,7 @@
 #include <array>
 #include <deque>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gpuvp {
@@ -51,6 +52,8 @@ public:
         bool not_ready = false;    // its next packet's header was still INVALID
     };
     const Queue& queue(uint32_t q) const { return queues_.at(q); }
+    // What the queue's packet processor waits for now, in words ("" when it waits for nothing).
+    std::string waiting_for(uint32_t q) const;
     uint64_t packets_processed() const { return packets_; }
 
 private:
@@ -89,6 +92,7 @@ private:
     void queue_error(uint32_t q, uint64_t packet, const PacketCheck& why, uint64_t signal);
     bool write_signal(uint64_t address, int64_t value, bool decrement, sc_core::sc_time* written = nullptr);
     void raise_interrupt(uint32_t q);
+    void post_interrupt(uint64_t bits, const sc_core::sc_time& at);
     void drive_irq();
     sc_core::sc_time fence_cost(uint8_t scope, bool acquire) const;
 
@@ -108,6 +112,7 @@ private:
     };
     std::deque<Doorbell> doorbells_;
     sc_core::sc_event work_event_, irq_event_;
+    std::deque<std::pair<sc_core::sc_time, uint64_t>> pending_irqs_;  // INT_STATUS bits and when they rise
     uint64_t int_status_ = 0, int_enable_ = ~0ull;
     int last_served_ = -1;
     bool idle_ = true;

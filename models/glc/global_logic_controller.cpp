@@ -14,7 +14,7 @@ GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, uint3
                                              sc_time bus, std::unique_ptr<PlacementPolicy> policy,
                                              Observer* observer)
     : sc_module(name), regs("regs"), to_sm("to_sm"), to_cp("to_cp"), cfg_(config), clock_(clock), bus_(bus),
-      policy_(std::move(policy)), observer_(observer) {
+      policy_(std::move(policy)), observer_(observer), warp_size_(sm.warp_size) {
     tables_.kernels.resize(max_kernels);
     tables_.sms.assign(sms, SmRow{sm.registers, sm.warp_slots, sm.shared_memory, kNoPriority});
     regs.register_b_transport(this, &GlobalLogicController::b_transport);
@@ -107,6 +107,10 @@ void GlobalLogicController::apply(const KernelRegistration& r, const sc_time& no
     k.shared_per_block = r.shared_per_block;
     k.threads_per_block = r.threads_per_block;
     k.blocks = k.undispatched = r.blocks;
+    for (int i = 0; i < 3; ++i) {
+        k.grid_size[i] = r.grid_size[i];
+        k.workgroup_size[i] = r.workgroup_size[i];
+    }
     k.arrival = arrivals_++;
     kernel_row_changed(r.kernel_slot, now);
     if (k.blocks == 0) done_.push_back(r.kernel_slot);
@@ -141,10 +145,12 @@ void GlobalLogicController::place(const Placement& p) {
     SmRow& s = tables_.sms[p.sm];
     uint64_t count = std::min<uint64_t>(p.blocks, k.undispatched);
     for (uint64_t i = 0; i < count; ++i) {
-        BlockDescriptor d{p.kernel_slot, k.priority, k.blocks - k.undispatched, k.warps_per_block,
-                          k.threads_per_block, k.regs_per_warp, k.shared_per_block};
-        s.free_regs -= std::min(s.free_regs, k.regs_per_block);
-        s.free_slots -= std::min(s.free_slots, k.warps_per_block);
+        const uint64_t id = k.blocks - k.undispatched;
+        const uint32_t threads = block_threads(k.grid_size, k.workgroup_size, id);  // partial at the edges
+        const uint32_t warps = (threads + warp_size_ - 1) / warp_size_;
+        BlockDescriptor d{p.kernel_slot, k.priority, id, warps, threads, k.regs_per_warp, k.shared_per_block};
+        s.free_regs -= std::min(s.free_regs, warps * k.regs_per_warp);
+        s.free_slots -= std::min(s.free_slots, warps);
         s.free_shared -= std::min(s.free_shared, k.shared_per_block);
         s.highest_priority = std::min(s.highest_priority, k.priority);
         --k.undispatched;

@@ -64,6 +64,7 @@ private:
     sc_core::sc_event inbox_event_;
     std::vector<uint32_t> done_;  // kernel slots whose last block finished, to tell the CP
     uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
+    uint32_t warp_size_;
 };
 
 }  // namespace gpuvp

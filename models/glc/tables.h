@@ -21,6 +21,8 @@ struct KernelRow {
     // Bookkeeping beyond the table image:
     uint64_t blocks = 0, dispatched = 0, finished = 0;
     uint32_t threads_per_block = 0;
+    uint32_t grid_size[3] = {1, 1, 1};
+    uint16_t workgroup_size[3] = {1, 1, 1};
     uint64_t arrival = 0;       // registration order
     KernelError error = KernelError::none;
     uint64_t fault_address = 0;

@@ -78,6 +78,10 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     r.threads_per_block = threads;
     r.shared_per_block = l.group_segment_size;
     r.blocks = blocks;
+    for (int i = 0; i < 3; ++i) {
+        r.grid_size[i] = l.grid_size[i];
+        r.workgroup_size[i] = l.workgroup_size[i];
+    }
     if (r.warps_per_block > sm_.warp_slots || uint64_t(r.regs_per_warp) * r.warps_per_block > sm_.registers ||
         r.shared_per_block > sm_.shared_memory)
         return reject(l, KernelError::resources);
