@@ -2,8 +2,8 @@
 // At time 0 it loads every kernel's code object into device memory (through the GPU's BAR,
 // by debug transport: the loader runs before simulated time starts) and creates the queues
 // through mmio. Then, per queue, at each kernel's submit time: runtime overhead, kernel
-// arguments into host memory, barrier-AND packets for `after`, the AQL packet (body first,
-// header last), the doorbell. An interrupt handler reads INT_STATUS and the completion signals.
+// arguments into host memory, barrier-AND packets for `after` and a barrier-OR packet for
+// `after_any`, the AQL packet (body first, header last), a doorbell after each packet. An interrupt handler reads INT_STATUS and the completion signals.
 #pragma once
 #include "firmware/workload.h"
 

@@ -4,13 +4,17 @@
 #include <systemc>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 namespace gpuvp {
 
 class Clock {
 public:
     explicit Clock(double mhz = 1500.0)
-        : period_ps_(static_cast<uint64_t>(1e6 / mhz + 0.5)) {}
+        : period_ps_(static_cast<uint64_t>(1e6 / mhz + 0.5)) {
+        if (ticks_per_ps() == 0)
+            throw std::logic_error("gpuvp needs a SystemC time resolution of 1 ps or finer");
+    }
     sc_core::sc_time cycles(uint64_t n) const {  // hot: no floating point
         return sc_core::sc_time::from_value(n * period_ps_ * ticks_per_ps());
     }

@@ -77,7 +77,9 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
     if (a >= map::kDoorbells && a < map::kDoorbells + 8 * queues_.size()) {
         if ((a - map::kDoorbells) % 8 || n != 8) return false;
         if (write) {  // takes effect when the write arrives
-            doorbells_.push_back(Doorbell{at, uint32_t((a - map::kDoorbells) / 8), v});
+            auto it = doorbells_.end();  // in arrival order (same-time ones in issue order)
+            while (it != doorbells_.begin() && std::prev(it)->at > at) --it;
+            doorbells_.insert(it, Doorbell{at, uint32_t((a - map::kDoorbells) / 8), v});
             work_event_.notify(at - sc_core::sc_time_stamp());
         }
         else std::memcpy(data, &queues_[(a - map::kDoorbells) / 8].write_index, 8);  // reads the last value + 1
@@ -111,8 +113,13 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
                 q.status = QueueError::none;
                 bool pow2 = q.ring_size && !(q.ring_size & (q.ring_size - 1));
                 if (!q.ring_base || q.ring_base % 64 || !pow2 || q.ring_size < 4 || q.ring_size > (1u << 17)) {
+                    const uint32_t qi = uint32_t((a - map::kQueueRegs) / map::kQueueStride);
                     q.status = QueueError::invalid_queue;
-                    post_interrupt(1ull << ((a - map::kQueueRegs) / map::kQueueStride), at);
+                    if (observer_)
+                        observer_->packet_rejected(qi, 0, {QueueError::invalid_queue, "ring",
+                                                           "ring base " + hex(q.ring_base) + ", size " +
+                                                               std::to_string(q.ring_size) + " packets"}, at);
+                    post_interrupt(1ull << qi, at);
                 }
             }
         }
@@ -152,6 +159,7 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
 }
 
 void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
+    if (reject_unsupported(gp)) return;
     if (!gp.is_write() || gp.get_address() != map::kCpKernelDone || gp.get_data_length() != sizeof(KernelDone)) {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
@@ -458,8 +466,11 @@ bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrem
     wait(round_trip / 2);
     // At memory: the value as it is now (a debug read: no second transaction) and the write,
     // with no wait between them, so the read-modify-write is atomic.
-    if (decrement && debug_transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8) == 8) value = v - 1;
-    else if (decrement) value = v - 1;
+    // (A memory without debug access keeps the value of the first read.)
+    if (decrement) {
+        debug_transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8);
+        value = v - 1;
+    }
     sc_time ignored = sc_core::SC_ZERO_TIME;
     bool ok = transport(mem, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
     if (written) *written = sc_core::sc_time_stamp();

@@ -355,20 +355,23 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
     Block& b = blocks_[warps_[slot].block];
     if (b.error == KernelError::none) {
         b.error = e;
+        // Warps of the block not started yet never will: count them as done, and give the GLC
+        // back the slots and registers it reserved for them.
+        const uint32_t never = b.desc.warps - b.next_warp;
+        b.next_warp = b.desc.warps;
+        b.done_warps += never;
+        b.row.undispatched_warps = 0;
+        b.row.regs_needed = 0;
         SmNotice n{};
         n.kind = NoticeKind::error;
         n.kernel_slot = b.desc.kernel_slot;
         n.error = uint32_t(e);
         n.block_id = b.desc.block_id;
+        n.freed_regs = never * b.desc.regs_per_warp;
+        n.freed_slots = never;
         n.highest_priority = highest_priority();
         n.fault_address = address;
         send_notice(n);
-        // Warps of the block not started yet never will: count them as done.
-        uint32_t never = b.desc.warps - b.next_warp;
-        b.next_warp = b.desc.warps;
-        b.done_warps += never;
-        b.row.undispatched_warps = 0;
-        b.row.regs_needed = 0;
     }
     finish_warp(slot, now);
 }
