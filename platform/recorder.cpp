@@ -24,6 +24,12 @@ Recorder::Kernel* Recorder::live(uint32_t slot) {
     return it == kernels_.end() ? nullptr : &it->second;
 }
 
+bool Recorder::room() {
+    if (events_.size() < limit_) return true;
+    ++dropped_;
+    return false;
+}
+
 uint32_t Recorder::lane(std::vector<double>& lanes, double start, double end) {
     for (uint32_t i = 0; i < lanes.size(); ++i)
         if (lanes[i] <= start) {
@@ -58,7 +64,7 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
     if (!k) return;
     k->completed = t;
     k->error = e;
-    if (trace_) {
+    if (trace_ && room()) {
         TraceEvent ev{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), kKernelPid, 0, {}};
         ev.kernel_key = {k->queue, k->packet};
         ev.args["queue"] = k->queue;
@@ -71,7 +77,7 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
 }
 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
-    if (!trace_) return;
+    if (!trace_ || !room()) return;
     TraceEvent ev{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
                   kCpPid, 100 + queue, {}};
     events_.push_back(std::move(ev));
@@ -79,7 +85,7 @@ void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& star
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
     rejections_.push_back({queue, packet, why, t});
-    if (!trace_) return;
+    if (!trace_ || !room()) return;
     TraceEvent ev{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
                   100 + queue, {}};
     ev.args["packet"] = packet;
@@ -96,6 +102,10 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
     if (!trace_) return;
     auto it = block_start_.find(block_key(slot, block));
     if (it == block_start_.end()) return;
+    if (!room()) {
+        block_start_.erase(it);
+        return;
+    }
     if (sm >= block_lanes_.size()) block_lanes_.resize(sm + 1);
     TraceEvent ev{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
                   kSmPid + sm, 0, {}};
@@ -109,7 +119,7 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
 
 void Recorder::warp_finished(const WarpRecord& w) {
     ++warps_;
-    if (!trace_) return;
+    if (!trace_ || !room()) return;
     TraceEvent ev{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), kSmPid + w.sm,
                   w.slot, {}};
     if (w.kernel_slot < slot_key_.size()) ev.kernel_key = slot_key_[w.kernel_slot];
@@ -124,6 +134,7 @@ void Recorder::warp_finished(const WarpRecord& w) {
 void Recorder::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                             const sc_time& t) {
     ++table_updates_;
+    if (!room()) return;
     uint32_t pid = kGlcPid;
     if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
     TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, 999, {}};
@@ -132,7 +143,7 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
-    if (!trace_) return;
+    if (!trace_ || !room()) return;
     TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
     ev.args["level"] = level ? 1 : 0;
     events_.push_back(std::move(ev));
@@ -144,6 +155,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
     if (!trace_) return;
     thread_names_[{kLaunchPid, lane}] = kernel;
     for (const auto& [name, span] : stages) {
+        if (!room()) return;
         TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
         ev.args["kernel"] = kernel;
         events_.push_back(std::move(ev));
@@ -192,7 +204,10 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
         if (!args.empty()) j["args"] = args;
         events.push_back(std::move(j));
     }
-    return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+    json out{{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+    if (dropped_) out["otherData"] = {{"note", "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " +
+                                                   std::to_string(limit_) + "; see --trace-limit)"}};
+    return out;
 }
 
 }  // namespace gpuvp

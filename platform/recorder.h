@@ -17,7 +17,11 @@ namespace gpuvp {
 
 class Recorder : public Observer {
 public:
-    explicit Recorder(bool trace = true) : trace_(trace) {}
+    // `trace_limit`: the most trace events kept (memory stays bounded on huge runs); the
+    // rest are counted as dropped.
+    explicit Recorder(bool trace = true, uint64_t trace_limit = 250'000) : trace_(trace), limit_(trace_limit) {}
+    uint64_t trace_events() const { return events_.size(); }
+    uint64_t trace_dropped() const { return dropped_; }
 
     struct Kernel {
         uint32_t queue = 0;
@@ -76,9 +80,11 @@ public:
 
 private:
     Kernel* live(uint32_t slot);
+    bool room();  // false (and counted) once the trace is full
     uint32_t lane(std::vector<double>& lanes, double start_us, double end_us);
 
     bool trace_;
+    uint64_t limit_, dropped_ = 0;
     std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
     std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
     std::vector<Rejection> rejections_;

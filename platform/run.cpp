@@ -54,7 +54,7 @@ std::string fmt_ns(double v) {
 
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     RunOutput out;
-    Recorder rec(options.trace);
+    Recorder rec(options.trace, options.trace_limit);
     System sys("system", s, &rec);
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -279,6 +279,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                        {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
                        {"device_memory", {{"reads", sys.gpu.device_memory().reads()}, {"writes", sys.gpu.device_memory().writes()}}},
                        {"latency_ns", {{"host", mc.host_latency_ns}, {"link", mc.link_latency_ns}, {"device", mc.device_latency_ns}, {"l2", mc.l2_latency_ns}, {"l1", mc.l1_latency_ns}}}};
+    r["trace"] = json{{"events", rec.trace_events()}, {"dropped", rec.trace_dropped()}, {"limit", options.trace_limit}};
     r["totals"] = json{{"warp_instructions", instructions},
                        {"warps", rec.warps_finished()},
                        {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},

@@ -9,6 +9,7 @@ namespace gpuvp {
 
 struct RunOptions {
     bool trace = true;
+    uint64_t trace_limit = 250'000;  // trace events kept at most: about 0.8 GB of host memory at most
 };
 
 struct RunOutput {

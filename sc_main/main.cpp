@@ -1,5 +1,5 @@
 // gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
-//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--quiet]
+//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
 // Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
 #include "platform/run.h"
@@ -23,7 +23,7 @@ namespace {
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
 const char* kUsage =
-    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--quiet]\n"
+    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
     "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
 
@@ -62,13 +62,18 @@ int sc_main(int argc, char** argv) {
     std::string file, out_dir;
     gpuvp::Overrides overrides;
     bool trace = true, quiet = false;
+    uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--out" || a == "--set") {
+        if (a == "--out" || a == "--set" || a == "--trace-limit") {
             if (i + 1 == args.size()) return usage(a + " needs a value");
             const std::string& v = args[++i];
             if (a == "--out") {
                 out_dir = v;
+            } else if (a == "--trace-limit") {
+                char* end = nullptr;
+                trace_limit = std::strtoull(v.c_str(), &end, 10);
+                if (v.empty() || *end || v[0] == '-') return usage("--trace-limit wants a count of events, got '" + v + "'");
             } else {
                 auto eq = v.find('=');
                 if (eq == std::string::npos || eq == 0) return usage("--set wants KEY=VALUE, got '" + v + "'");
@@ -103,7 +108,7 @@ int sc_main(int argc, char** argv) {
 
     gpuvp::RunOutput out;
     try {
-        out = gpuvp::run_scenario(scenario, gpuvp::RunOptions{trace && !out_dir.empty()});
+        out = gpuvp::run_scenario(scenario, gpuvp::RunOptions{trace && !out_dir.empty(), trace_limit});
     } catch (const std::exception& e) {
         std::cerr << "error: " << file << ": " << e.what() << "\n";
         return 2;

@@ -135,3 +135,14 @@ TEST_CASE("a failed expectation is exit code 1 and is marked in the results", "[
     CHECK(res["expectations"][0]["passed"] == false);
     CHECK(res["expectations"][0]["value"].get<double>() > 1);
 }
+
+TEST_CASE("the trace keeps at most trace-limit events and says how many it dropped", "[cli][trace]") {
+    std::string d = temp_dir();
+    REQUIRE(gpuvp("run " + kDefault + " --quiet --trace-limit 100 --out " + d).exit_code == 0);
+    auto res = nlohmann::json::parse(slurp(d + "/results.json"));
+    CHECK(res["trace"]["events"].get<int>() == 100);
+    CHECK(res["trace"]["dropped"].get<int>() > 0);
+    auto trace = nlohmann::json::parse(slurp(d + "/trace.json"));
+    CHECK(trace["otherData"]["note"].get<std::string>().find("events dropped") != std::string::npos);
+    CHECK(gpuvp("run " + kDefault + " --trace-limit lots").exit_code == 2);
+}
