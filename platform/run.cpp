@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -52,8 +55,60 @@ std::string fmt_ns(double v) {
 
 }  // namespace
 
+namespace {
+
+// Each kernel's turnaround when it runs alone on the same platform (same queue, same submit
+// time, no dependencies), each in a child process: SystemC elaborates once per process, so
+// the children must be forked before this process builds its own platform. NaN where a
+// child failed.
+std::vector<double> alone_turnarounds(const Scenario& s) {
+    std::vector<double> result;
+    for (size_t i = 0; i < s.workload.kernels.size(); ++i) {
+        double t = NAN;
+        int fd[2];
+        if (pipe(fd) != 0) {
+            result.push_back(t);
+            continue;
+        }
+        std::fflush(nullptr);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            close(fd[0]);
+            Scenario alone = s;
+            alone.measure_alone = false;
+            alone.expect.clear();
+            KernelSpec k = s.workload.kernels[i];
+            k.after.clear();
+            k.after_any.clear();
+            alone.workload.kernels = {k};
+            double v = NAN;
+            try {
+                RunOutput o = run_scenario(alone, RunOptions{false});
+                auto r = nlohmann::json::parse(o.results);
+                if (r["kernels"][0]["turnaround_ns"].is_number()) v = r["kernels"][0]["turnaround_ns"].get<double>();
+            } catch (...) {
+            }
+            ssize_t n = write(fd[1], &v, sizeof v);
+            _exit(n == sizeof v ? 0 : 1);
+        }
+        close(fd[1]);
+        if (pid > 0) {
+            double v;
+            if (read(fd[0], &v, sizeof v) == sizeof v) t = v;
+            int status = 0;
+            waitpid(pid, &status, 0);
+        }
+        close(fd[0]);
+        result.push_back(t);
+    }
+    return result;
+}
+
+}  // namespace
+
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     RunOutput out;
+    const std::vector<double> alone = s.measure_alone ? alone_turnarounds(s) : std::vector<double>{};
     Recorder rec(options.trace, options.trace_limit);
     System sys("system", s, &rec);
 
@@ -123,6 +178,13 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["launch_latency_ns"] = since_submit(first_instruction);
         j["response_ns"] = since_submit(stage(Stage::first_warp_started));
         j["turnaround_ns"] = since_submit(complete);
+        if (s.measure_alone) {
+            const double a = alone[i];
+            j["alone_turnaround_ns"] = std::isnan(a) ? json(nullptr) : json(a);
+            j["slowdown"] = std::isnan(a) || !complete || a <= 0
+                                ? json(nullptr)
+                                : json(std::round(ns_diff(ns_of(*complete), submit) / a * 10000) / 10000);
+        }
         j["dispatch_latency_ns"] =  // doorbell -> first instruction with its arguments: the GPU's share
             first_instruction && l.rung ? json(ns_diff(ns_of(*first_instruction), ns_of(l.doorbell))) : json(nullptr);
 
@@ -279,6 +341,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                        {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
                        {"device_memory", {{"reads", sys.gpu.device_memory().reads()}, {"writes", sys.gpu.device_memory().writes()}}},
                        {"latency_ns", {{"host", mc.host_latency_ns}, {"link", mc.link_latency_ns}, {"device", mc.device_latency_ns}, {"l2", mc.l2_latency_ns}, {"l1", mc.l1_latency_ns}}}};
+    const auto& kinds = sys.gpu.glc().blocks_by_kind();
+    r["glc"] = json{{"blocks_placed", {{"whole_blocks", kinds[0]}, {"first_sm", kinds[1]}, {"second_sm", kinds[2]}}}};
     r["trace"] = json{{"events", rec.trace_events()}, {"dropped", rec.trace_dropped()}, {"limit", options.trace_limit}};
     r["totals"] = json{{"warp_instructions", instructions},
                        {"warps", rec.warps_finished()},

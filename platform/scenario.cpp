@@ -24,7 +24,7 @@ const std::vector<std::string>& kernel_metrics() {
     static const std::vector<std::string> m = {
         "response_ns", "turnaround_ns", "launch_latency_ns", "dispatch_latency_ns", "first_instruction_ns",
         "first_warp_start_ns", "first_block_dispatch_ns", "doorbell_ns", "end_ns",
-        "complete_ns", "blocks", "warps"};
+        "complete_ns", "blocks", "warps", "alone_turnaround_ns", "slowdown"};
     return m;
 }
 
@@ -50,7 +50,7 @@ struct PolicyKey {
 
 const std::vector<PolicyKey>& policy_keys() {
     static const std::vector<PolicyKey> k = {
-        {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo"}, "M1, issue #3"},
+        {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo", "priority-block", "priority-warp"}, "M1, issue #3"},
         {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial"}, "M5, issue #4"},
         {"lock", &Policies::lock, {"spin", "priority"}, {"spin"}, "M2, issue #5"},
         {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp"}, "M3, issue #6"},
@@ -863,6 +863,7 @@ const Schema<Scenario>& scenario_schema() {
     static const Schema<Scenario> s{{
         K::text("name", &Scenario::name, true),
         K::real("max_sim_ns", &Scenario::max_sim_ns, 0, kInf, true),
+        K::flag("measure_alone", &Scenario::measure_alone),
         K::map("platform", &Scenario::platform, platform_schema()),
         K::map("policy", &Scenario::policy, policy_schema()),
         K::map("host", &Scenario::workload, host),

@@ -56,6 +56,7 @@ struct Scenario {
     Workload workload;
     std::vector<Expectation> expect;
     double max_sim_ns = 1e9;  // a run that has not finished by then stops with an error
+    bool measure_alone = false;  // also run every kernel alone, for its slowdown
 };
 
 // Bad input: names the file, the line and the key. Exit code 2.

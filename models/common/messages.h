@@ -75,22 +75,30 @@ struct BlockDescriptor {
 };
 static_assert(sizeof(BlockDescriptor) == 32);
 
-enum class NoticeKind : uint32_t { warp_done = 1, block_done = 2, error = 3 };
+enum class NoticeKind : uint32_t {
+    status = 1,      // the SM's resources and highest block priority, after its logic controller acted
+    block_done = 2,  // a block has no warps left: for the kernel's count of finished blocks
+    error = 3,       // a warp of the kernel failed
+};
 
-// SM -> GLC: resources released and the SM's highest block priority.
+// SM -> GLC. A status notice reports what the SM can still give new work: its free registers,
+// warp slots and shared memory less what the not-yet-started warps of its blocks still need
+// (never below 0), the highest priority among its blocks, and how many block descriptors it
+// has accepted, so the GLC knows which of its dispatches the report already counts.
 struct SmNotice {
     uint32_t sm;
     NoticeKind kind;
-    uint32_t kernel_slot;
-    uint32_t error;           // kind == error: a KernelError
-    uint64_t block_id;
-    uint32_t freed_regs;
-    uint32_t freed_slots;
-    uint32_t freed_shared;
-    uint32_t highest_priority;  // kNoPriority when no block is left on the SM
-    uint64_t fault_address;     // kind == error: the address that faulted, if any
+    uint32_t kernel_slot;       // block_done, error
+    uint32_t error;             // error: a KernelError
+    uint64_t block_id;          // block_done, error
+    uint32_t free_regs;         // status
+    uint32_t free_slots;
+    uint32_t free_shared;
+    uint32_t highest_priority;  // status: kNoPriority when no block is on the SM
+    uint64_t blocks_seen;       // status
+    uint64_t fault_address;     // error: the address that faulted, if any
 };
-static_assert(sizeof(SmNotice) == 48);
+static_assert(sizeof(SmNotice) == 56);
 
 // GLC -> CP: every block of the kernel has finished (or it failed).
 struct KernelDone {

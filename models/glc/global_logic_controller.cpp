@@ -17,6 +17,8 @@ GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, uint3
       policy_(std::move(policy)), observer_(observer), warp_size_(sm.warp_size) {
     tables_.kernels.resize(max_kernels);
     tables_.sms.assign(sms, SmRow{sm.registers, sm.warp_slots, sm.shared_memory, kNoPriority});
+    views_.resize(sms);
+    for (SmView& v : views_) v.reported = tables_.sms.front();
     regs.register_b_transport(this, &GlobalLogicController::b_transport);
     regs.register_transport_dbg(this, &GlobalLogicController::transport_dbg);
     SC_HAS_PROCESS(GlobalLogicController);
@@ -117,49 +119,62 @@ void GlobalLogicController::apply(const KernelRegistration& r, const sc_time& no
 }
 
 void GlobalLogicController::apply(const SmNotice& n, const sc_time& now) {
-    if (n.sm >= tables_.sms.size() || n.kernel_slot >= tables_.kernels.size()) return;
-    SmRow& s = tables_.sms[n.sm];
+    if (n.sm >= tables_.sms.size()) return;
+    if (n.kind == NoticeKind::status) {
+        SmView& v = views_[n.sm];
+        v.reported = SmRow{n.free_regs, n.free_slots, n.free_shared, n.highest_priority};
+        while (!v.in_flight.empty() && v.in_flight.front().seq <= n.blocks_seen) v.in_flight.pop_front();
+        sm_row_from_view(n.sm);
+        sm_row_changed(n.sm, now);
+        return;
+    }
+    if (n.kernel_slot >= tables_.kernels.size()) return;
     KernelRow& k = tables_.kernels[n.kernel_slot];
-    s.free_regs += n.freed_regs;
-    s.free_slots += n.freed_slots;
-    s.free_shared += n.freed_shared;
-    s.highest_priority = n.highest_priority;
-    sm_row_changed(n.sm, now);
     if (n.kind == NoticeKind::error && k.error == KernelError::none) {
         k.error = KernelError(n.error);
         k.fault_address = n.fault_address;
         k.undispatched = 0;  // a failed kernel places no more blocks
         kernel_row_changed(n.kernel_slot, now);
     }
-    if (n.kind == NoticeKind::block_done) {
-        ++k.finished;
-        if (k.undispatched == 0 && k.finished == k.dispatched) done_.push_back(n.kernel_slot);
-    } else if (n.kind == NoticeKind::error && k.undispatched == 0 && k.finished == k.dispatched) {
+    if (n.kind == NoticeKind::block_done) ++k.finished;
+    if (k.valid && k.undispatched == 0 && k.finished == k.dispatched &&
+        std::find(done_.begin(), done_.end(), n.kernel_slot) == done_.end())
         done_.push_back(n.kernel_slot);
+}
+
+// The SM status row: what the SM last reported, less the blocks sent to it since.
+void GlobalLogicController::sm_row_from_view(uint32_t sm) {
+    const SmView& v = views_[sm];
+    SmRow r = v.reported;
+    for (const InFlight& f : v.in_flight) {
+        r.free_regs -= std::min(r.free_regs, f.regs);
+        r.free_slots -= std::min(r.free_slots, f.slots);
+        r.free_shared -= std::min(r.free_shared, f.shared);
+        r.highest_priority = std::min(r.highest_priority, f.priority);
     }
+    tables_.sms[sm] = r;
 }
 
 void GlobalLogicController::place(const Placement& p) {
     const sc_time now = sc_core::sc_time_stamp();
     KernelRow& k = tables_.kernels[p.kernel_slot];
-    SmRow& s = tables_.sms[p.sm];
+    SmView& v = views_[p.sm];
     uint64_t count = std::min<uint64_t>(p.blocks, k.undispatched);
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t id = k.blocks - k.undispatched;
         const uint32_t threads = block_threads(k.grid_size, k.workgroup_size, id);  // partial at the edges
         const uint32_t warps = (threads + warp_size_ - 1) / warp_size_;
         BlockDescriptor d{p.kernel_slot, k.priority, id, warps, threads, k.regs_per_warp, k.shared_per_block};
-        s.free_regs -= std::min(s.free_regs, warps * k.regs_per_warp);
-        s.free_slots -= std::min(s.free_slots, warps);
-        s.free_shared -= std::min(s.free_shared, k.shared_per_block);
-        s.highest_priority = std::min(s.highest_priority, k.priority);
+        v.in_flight.push_back(InFlight{++v.sent, warps * k.regs_per_warp, warps, k.shared_per_block, k.priority});
         --k.undispatched;
         ++k.dispatched;
         ++blocks_dispatched_;
+        ++by_kind_[size_t(p.kind)];
         if (k.dispatched == 1 && observer_) observer_->kernel_stage(p.kernel_slot, Stage::first_block_dispatched, now);
         sc_time delay = sc_core::SC_ZERO_TIME;
         write_msg(to_sm[p.sm], map::kSmDispatch, d, delay);
     }
+    sm_row_from_view(p.sm);
     kernel_row_changed(p.kernel_slot, now);
     sm_row_changed(p.sm, now);
 }

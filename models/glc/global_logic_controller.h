@@ -16,6 +16,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <string>
@@ -36,6 +37,8 @@ public:
 
     const GlcTables& tables() const { return tables_; }
     uint64_t blocks_dispatched() const { return blocks_dispatched_; }
+    // Blocks placed by each PlacementKind (whole_blocks, first_sm, second_sm).
+    const std::array<uint64_t, 3>& blocks_by_kind() const { return by_kind_; }
 
 private:
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -44,6 +47,7 @@ private:
     void apply(const KernelRegistration& r, const sc_core::sc_time& now);
     void apply(const SmNotice& n, const sc_core::sc_time& now);
     void place(const Placement& p);
+    void sm_row_from_view(uint32_t sm);
     void kernel_row_changed(uint32_t slot, const sc_core::sc_time& t);
     void sm_row_changed(uint32_t sm, const sc_core::sc_time& t);
 
@@ -60,11 +64,23 @@ private:
     std::unique_ptr<PlacementPolicy> policy_;
     Observer* observer_;
     GlcTables tables_;
+    // Per SM: its last status notice and the blocks sent since (which that notice did not count).
+    struct InFlight {
+        uint64_t seq;
+        uint32_t regs, slots, shared, priority;
+    };
+    struct SmView {
+        SmRow reported;
+        uint64_t sent = 0;
+        std::deque<InFlight> in_flight;
+    };
+    std::vector<SmView> views_;
     std::deque<Message> inbox_;
     sc_core::sc_event inbox_event_;
     std::vector<uint32_t> done_;  // kernel slots whose last block finished, to tell the CP
     uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
     uint32_t warp_size_;
+    std::array<uint64_t, 3> by_kind_{};
 };
 
 }  // namespace gpuvp

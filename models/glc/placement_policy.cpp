@@ -1,11 +1,48 @@
 #include "models/glc/placement_policy.h"
 #include "models/glc/fifo_placement.h"
+#include "models/glc/priority_block_placement.h"
+#include "models/glc/priority_warp_placement.h"
 
 namespace gpuvp {
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name) {
     if (name == "fifo") return std::make_unique<FifoPlacement>();
+    if (name == "priority-block") return std::make_unique<PriorityBlockPlacement>();
+    if (name == "priority-warp") return std::make_unique<PriorityWarpPlacement>();
     return nullptr;
+}
+
+const char* placement_kind_name(PlacementKind k) {
+    switch (k) {
+    case PlacementKind::whole_blocks: return "whole_blocks";
+    case PlacementKind::first_sm: return "first_sm";
+    case PlacementKind::second_sm: return "second_sm";
+    }
+    return "?";
+}
+
+int highest_priority_kernel(const GlcTables& t) {
+    int best = -1;
+    for (uint32_t i = 0; i < t.kernels.size(); ++i) {
+        const KernelRow& k = t.kernels[i];
+        if (!k.valid || !k.undispatched) continue;
+        if (best < 0 || k.priority < t.kernels[best].priority ||
+            (k.priority == t.kernels[best].priority && k.arrival < t.kernels[best].arrival))
+            best = int(i);
+    }
+    return best;
+}
+
+int next_sm_with_whole_block(const GlcTables& t, const KernelRow& k, uint32_t& last_sm) {
+    const uint32_t n = uint32_t(t.sms.size());
+    for (uint32_t step = 1; step <= n; ++step) {
+        const uint32_t sm = (last_sm + step) % n;
+        if (fits_blocks(t.sms[sm], k)) {
+            last_sm = sm;
+            return int(sm);
+        }
+    }
+    return -1;
 }
 
 }  // namespace gpuvp

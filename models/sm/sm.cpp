@@ -12,8 +12,10 @@ using sc_core::sc_time;
 
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id,
                                                  const SmConfig& config, uint32_t line_bytes,
-                                                 const Clock& clock, sc_time bus, Observer* observer)
+                                                 const Clock& clock, sc_time bus, WarpStartOrder order,
+                                                 Observer* observer)
     : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), id_(id), cfg_(config),
+      order_(order),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
       contexts_(config.max_kernels), warps_(config.warp_slots), free_regs_(config.registers),
       free_slots_(config.warp_slots), free_shared_(config.shared_memory), scratch_(65536) {
@@ -110,6 +112,7 @@ void StreamingMultiprocessor::run() {
             b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
                              d.shared_bytes, d.warps, 0};
             block_used_[i] = true;
+            status_dirty_ = true;
             if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
             table_changed(b, now);
         }
@@ -123,6 +126,7 @@ void StreamingMultiprocessor::run() {
             if (step(e.slot, now)) ++issued;
         }
         admit(now);
+        if (status_dirty_) send_status();  // after the logic controller has started what it can
         // Drop stale entries so the next wake-up is a real one.
         while (!ready_.empty()) {
             const ReadyEntry& e = ready_.top();
@@ -146,13 +150,19 @@ void StreamingMultiprocessor::run() {
     }
 }
 
+// The SM logic controller's choice of the block whose next warp starts: the highest-priority
+// block with warps still to start (M1), or, in arrival order, the oldest (the baseline). The
+// choice is made again before every warp, so a higher-priority block that has just arrived
+// goes first.
 StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block() {
-    // Arrival order (the baseline's SM): the oldest block with warps still to start.
     Block* best = nullptr;
     for (size_t i = 0; i < blocks_.size(); ++i) {
         Block& b = blocks_[i];
         if (!block_used_[i] || b.next_warp >= b.desc.warps || b.error != KernelError::none) continue;
-        if (!best || b.arrival < best->arrival) best = &b;
+        const bool before = !best || (order_ == WarpStartOrder::priority && b.desc.priority != best->desc.priority
+                                          ? b.desc.priority < best->desc.priority
+                                          : b.arrival < best->arrival);
+        if (before) best = &b;
     }
     return best;
 }
@@ -355,8 +365,8 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
     Block& b = blocks_[warps_[slot].block];
     if (b.error == KernelError::none) {
         b.error = e;
-        // Warps of the block not started yet never will: count them as done, and give the GLC
-        // back the slots and registers it reserved for them.
+        // Warps of the block not started yet never will: count them as done (the next status
+        // notice no longer counts their needs).
         const uint32_t never = b.desc.warps - b.next_warp;
         b.next_warp = b.desc.warps;
         b.done_warps += never;
@@ -367,9 +377,6 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
         n.kernel_slot = b.desc.kernel_slot;
         n.error = uint32_t(e);
         n.block_id = b.desc.block_id;
-        n.freed_regs = never * b.desc.regs_per_warp;
-        n.freed_slots = never;
-        n.highest_priority = highest_priority();
         n.fault_address = address;
         send_notice(n);
     }
@@ -392,17 +399,10 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     if (--resident_warps_ == 0) stats_.busy += now - busy_since_;
     ++b.done_warps;
     --b.row.running_warps;
-    SmNotice n{};
-    n.kind = NoticeKind::warp_done;
-    n.kernel_slot = b.desc.kernel_slot;
-    n.block_id = b.desc.block_id;
-    n.freed_regs = b.desc.regs_per_warp;
-    n.freed_slots = 1;
+    status_dirty_ = true;
     // A warp that ended releases the barrier its block waits at, if it was the last one missing.
     if (b.at_barrier > 0 && b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
     if (b.done_warps < b.desc.warps) {
-        n.highest_priority = highest_priority();
-        send_notice(n);
         table_changed(b, now);
         return;
     }
@@ -412,10 +412,33 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     ++stats_.blocks_run;
     if (observer_) observer_->block_finished(b.desc.kernel_slot, b.desc.block_id, id_, now);
     table_changed(b, now);
+    SmNotice n{};
     n.kind = NoticeKind::block_done;
-    n.freed_shared = b.holds_shared ? b.desc.shared_bytes : 0;
-    n.highest_priority = highest_priority();
+    n.kernel_slot = b.desc.kernel_slot;
+    n.block_id = b.desc.block_id;
     send_notice(n);
+}
+
+// What the SM can still give new work, after its logic controller has started what it could.
+void StreamingMultiprocessor::send_status() {
+    uint64_t needed_regs = 0, needed_slots = 0, needed_shared = 0;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+        if (!block_used_[i]) continue;
+        const Block& b = blocks_[i];
+        needed_regs += uint64_t(b.desc.warps - b.next_warp) * b.desc.regs_per_warp;
+        needed_slots += b.desc.warps - b.next_warp;
+        if (!b.holds_shared) needed_shared += b.desc.shared_bytes;
+    }
+    auto less = [](uint32_t have, uint64_t need) { return uint32_t(have > need ? have - need : 0); };
+    SmNotice n{};
+    n.kind = NoticeKind::status;
+    n.free_regs = less(free_regs_, needed_regs);
+    n.free_slots = less(free_slots_, needed_slots);
+    n.free_shared = less(free_shared_, needed_shared);
+    n.highest_priority = highest_priority();
+    n.blocks_seen = arrivals_seen_;
+    send_notice(n);
+    status_dirty_ = false;
 }
 
 uint32_t StreamingMultiprocessor::highest_priority() const {

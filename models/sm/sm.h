@@ -23,6 +23,12 @@
 
 namespace gpuvp {
 
+// The order in which the SM logic controller starts the warps of its blocks.
+enum class WarpStartOrder {
+    arrival,   // the oldest block first (fifo)
+    priority,  // the highest-priority block first, re-chosen before every warp (M1)
+};
+
 class StreamingMultiprocessor : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<StreamingMultiprocessor> regs;  // GLC, WLM
@@ -32,7 +38,7 @@ public:
 
     StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id, const SmConfig& config,
                             uint32_t line_bytes, const Clock& clock, sc_core::sc_time bus,
-                            Observer* observer = nullptr);
+                            WarpStartOrder order = WarpStartOrder::arrival, Observer* observer = nullptr);
 
     // One row of the block status register table (also its transport_dbg image).
     struct BlockRow {
@@ -119,12 +125,14 @@ private:
     void release_barrier(Block& b, const sc_core::sc_time& now);
     void make_ready(uint32_t slot, const sc_core::sc_time& at);
     void send_notice(SmNotice n);
+    void send_status();
     void report(uint32_t kernel_slot, Stage s, const sc_core::sc_time& t);
     uint32_t highest_priority() const;
     void table_changed(const Block& b, const sc_core::sc_time& t);
 
     uint32_t id_;
     SmConfig cfg_;
+    WarpStartOrder order_;
     Clock clock_;
     sc_core::sc_time bus_;
     Observer* observer_;
@@ -142,6 +150,7 @@ private:
     uint64_t seq_ = 0, arrivals_seen_ = 0;
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;
+    bool status_dirty_ = false;  // a status notice is owed to the GLC
     sc_core::sc_time busy_since_;
     std::vector<unsigned char> scratch_;
     Stats stats_;
