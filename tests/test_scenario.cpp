@@ -164,7 +164,7 @@ TEST_CASE("scenario: an unknown key with no close match lists the known keys", "
     const auto e = error_of("name: x\nfrobnicate: 1\n");
     CHECK(e.line() == 2);
     CHECK(e.key() == "frobnicate");
-    CHECK_THAT(e.what(), Contains("expected one of: name, max_sim_ns, platform, policy"));
+    CHECK_THAT(e.what(), Contains("expected one of: name, max_sim_ns, measure_alone, platform, policy"));
 }
 
 TEST_CASE("scenario: a key that another op takes is unknown for this op", "[scenario][errors]") {
