@@ -155,7 +155,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
     if (!trace_) return;
     thread_names_[{kLaunchPid, lane}] = kernel;
     for (const auto& [name, span] : stages) {
-        if (!room()) return;
+        if (!room()) continue;  // counted as dropped
         TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
         ev.args["kernel"] = kernel;
         events_.push_back(std::move(ev));

@@ -134,7 +134,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         auto stage = [&](Stage st) -> std::optional<sc_time> { return k ? k->stages[size_t(st)] : std::nullopt; };
 
         std::string status = "ok";
-        if (!l.done) {
+        const auto& cq = sys.gpu.cp().queue(l.queue);
+        if (!l.done && cq.status != QueueError::none && (!l.rung || l.packet >= cq.read_index)) {
+            status = "not processed: queue stopped by " + std::string(queue_error_name(cq.status)) + " at packet " +
+                     std::to_string(cq.error_packet);  // submitted after it stopped
+        } else if (!l.done) {
             status = starved ? "did not complete: the simulated machine went idle with the kernel unfinished"
                              : "did not complete by max_sim_ns";
             if (!l.rung) status += "; the host had not rung its doorbell";
@@ -142,6 +146,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             if (!w.empty()) status += "; its queue: " + w;
         } else if (!l.error.empty()) {
             status = l.error;
+            bool stop_named = false;
             for (const auto& r : rec.rejections()) {
                 if (r.queue != l.queue) continue;
                 const std::string why = std::string(queue_error_name(r.why.error)) + ": " + r.why.field + ": " + r.why.detail;
@@ -149,7 +154,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                     status = why;  // its own packet was rejected
                     break;
                 }
-                if (status.rfind("not processed", 0) == 0) status = l.error + " (" + why + ")";
+                if (!stop_named && status.rfind("not processed", 0) == 0) {
+                    status = l.error + " (" + why + ")";  // the first rejection is what stopped the queue
+                    stop_named = true;
+                }
             }
         }
         (status == "ok" ? kernels_ok : kernels_failed)++;

@@ -72,8 +72,10 @@ int sc_main(int argc, char** argv) {
                 out_dir = v;
             } else if (a == "--trace-limit") {
                 char* end = nullptr;
+                errno = 0;
                 trace_limit = std::strtoull(v.c_str(), &end, 10);
-                if (v.empty() || *end || v[0] == '-') return usage("--trace-limit wants a count of events, got '" + v + "'");
+                if (v.empty() || *end || v[0] == '-' || errno == ERANGE)
+                    return usage("--trace-limit wants a count of events, got '" + v + "'");
             } else {
                 auto eq = v.find('=');
                 if (eq == std::string::npos || eq == 0) return usage("--set wants KEY=VALUE, got '" + v + "'");

@@ -36,7 +36,8 @@ struct KernelRegistration {
     uint32_t grid_size[3];       // work-items: the last block of a dimension may be partial
     uint16_t workgroup_size[3];
     uint16_t reserved0;
-    uint64_t reserved1;
+    uint32_t reserved1;
+    uint64_t reserved2;
 };
 static_assert(sizeof(KernelRegistration) == 64);
 

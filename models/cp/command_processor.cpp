@@ -119,7 +119,7 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
                         observer_->packet_rejected(qi, 0, {QueueError::invalid_queue, "ring",
                                                            "ring base " + hex(q.ring_base) + ", size " +
                                                                std::to_string(q.ring_size) + " packets"}, at);
-                    post_interrupt(1ull << qi, at);
+                    post_interrupt(1ull << qi, at + clock_.cycles(cfg_.irq_cycles));
                 }
             }
         }
