@@ -851,6 +851,8 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
             c.fail(metric_at, e.kernel.empty() ? "'" + e.metric + "' is a kernel metric: name the kernel with 'kernel'"
                                                : "'" + e.metric + "' is a scenario metric: leave 'kernel' out");
         if (!contains(own, e.metric)) c.fail(metric_at, unknown("metric", e.metric, own));
+        if ((e.metric == "slowdown" || e.metric == "alone_turnaround_ns") && !s.measure_alone)
+            c.fail(metric_at, "'" + e.metric + "' needs 'measure_alone: true' (each kernel also run alone)");
     }
     s.expect = std::move(es);
 }

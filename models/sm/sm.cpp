@@ -77,8 +77,8 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
         }
         return n;
     }
-    // One row per block that can be resident (every block holds at least one warp slot).
-    const uint64_t table_end = map::kSmBlockTable + uint64_t(cfg_.warp_slots) * sizeof(BlockRow);
+    // Rows: twice the warp slots (a block bound to a second SM holds no slot yet).
+    const uint64_t table_end = map::kSmBlockTable + 2 * uint64_t(cfg_.warp_slots) * sizeof(BlockRow);
     if (gp.is_read() && a >= map::kSmBlockTable && a + n <= table_end) {
         for (unsigned i = 0; i < n; ++i) {
             uint64_t off = a - map::kSmBlockTable + i;
@@ -154,17 +154,35 @@ void StreamingMultiprocessor::run() {
 // block with warps still to start (M1), or, in arrival order, the oldest (the baseline). The
 // choice is made again before every warp, so a higher-priority block that has just arrived
 // goes first.
+//
+// Deadlock avoidance (not in the seed, which starts a block's warps one by one without regard
+// to block barriers): a block that has not started yet may start only if it and every block
+// already partly started fit in the SM together, in warp slots and registers. Partly started
+// blocks wait at barriers for their unstarted warps; if they could not all be resident at
+// once, they could wait for each other for ever. When the chosen block may not start yet, the
+// partly started blocks go on, highest priority first, and no other block starts.
 StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block() {
-    Block* best = nullptr;
+    auto before = [&](const Block& a, const Block& b) {
+        return order_ == WarpStartOrder::priority && a.desc.priority != b.desc.priority ? a.desc.priority < b.desc.priority
+                                                                                        : a.arrival < b.arrival;
+    };
+    Block* best = nullptr;          // any block with warps to start
+    Block* best_partial = nullptr;  // a block already partly started
+    uint64_t partial_warps = 0, partial_regs = 0;
     for (size_t i = 0; i < blocks_.size(); ++i) {
         Block& b = blocks_[i];
         if (!block_used_[i] || b.next_warp >= b.desc.warps || b.error != KernelError::none) continue;
-        const bool before = !best || (order_ == WarpStartOrder::priority && b.desc.priority != best->desc.priority
-                                          ? b.desc.priority < best->desc.priority
-                                          : b.arrival < best->arrival);
-        if (before) best = &b;
+        if (!best || before(b, *best)) best = &b;
+        if (b.next_warp > 0) {
+            partial_warps += b.desc.warps;
+            partial_regs += uint64_t(b.desc.warps) * b.desc.regs_per_warp;
+            if (!best_partial || before(b, *best_partial)) best_partial = &b;
+        }
     }
-    return best;
+    if (!best || best->next_warp > 0) return best;
+    const bool fits_with_partials = partial_warps + best->desc.warps <= cfg_.warp_slots &&
+                                    partial_regs + uint64_t(best->desc.warps) * best->desc.regs_per_warp <= cfg_.registers;
+    return fits_with_partials ? best : best_partial;
 }
 
 void StreamingMultiprocessor::admit(const sc_time& now) {
