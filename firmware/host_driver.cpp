@@ -79,6 +79,11 @@ void HostDriver::end_of_elaboration() {
         std::vector<unsigned char> image = build_code_object(k, layout_.warp_size);
         r.kernel_object = alloc_device(image.size(), 256);
         load(r.kernel_object, image);
+        if (work_.copy_to_device) {  // where the launch's own copies will go
+            r.device_code = alloc_device(image.size(), 256);
+            r.device_args = k.kernarg_bytes ? alloc_device(k.kernarg_bytes, 4096) : 0;  // its own page, away from the code
+            r.code = std::move(image);
+        }
         r.kernarg = k.kernarg_bytes ? alloc_host(k.kernarg_bytes, 64) : 0;
         r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
         r.signal = alloc_host(8, 64);  // a line of its own
@@ -207,7 +212,9 @@ void HostDriver::submit(uint32_t q, size_t k) {
             std::memcpy(&args[8], &spec.global_bytes, 8);
         }
         mem_write(r.kernarg, args.data(), unsigned(args.size()));
+        if (work_.copy_to_device) copy_to_device(r.device_args, args, "the kernel arguments of " + r.name);
     }
+    if (work_.copy_to_device) copy_to_device(r.device_code, r.code, "the code object of " + r.name);
     int64_t one = 1;
     mem_write(r.signal, &one, 8);
 
@@ -222,6 +229,10 @@ void HostDriver::submit(uint32_t q, size_t k) {
     p.group_segment_size = spec.shared_bytes;
     p.kernel_object = r.kernel_object;
     p.kernarg_address = reinterpret_cast<void*>(r.kernarg);
+    if (work_.copy_to_device) {
+        p.kernel_object = r.device_code;
+        p.kernarg_address = reinterpret_cast<void*>(r.device_args);
+    }
     p.completion_signal.handle = r.signal;
     p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
                            hsa_fence_scope_t(spec.release_fence));
@@ -231,6 +242,20 @@ void HostDriver::submit(uint32_t q, size_t k) {
     write_packet(q, r.packet, &p);
     r.doorbell = sc_core::sc_time_stamp();
     r.rung = true;
+}
+
+// The prior art's host copy (M5's `serial`): bytes into device memory through the BAR, one
+// write, waited for, before the packet is written.
+void HostDriver::copy_to_device(uint64_t device_address, const std::vector<unsigned char>& bytes,
+                                const std::string& what) {
+    sc_time d = sc_core::SC_ZERO_TIME;
+    {
+        std::vector<unsigned char> copy(bytes);
+        const uint64_t bar = layout_.mmio_base + map::kBar + (device_address - map::kDeviceBase);
+        if (transport(bus, tlm::TLM_WRITE_COMMAND, bar, copy.data(), unsigned(copy.size()), d) != tlm::TLM_OK_RESPONSE)
+            throw std::runtime_error("copying " + what + " to device memory failed");
+    }
+    wait(d);
 }
 
 void HostDriver::interrupt_handler() {

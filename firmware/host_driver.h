@@ -30,6 +30,8 @@ struct LaunchRecord {
     uint32_t queue = 0;
     uint64_t packet = ~0ull;  // its index in the queue
     uint64_t kernel_object = 0, kernarg = 0, signal = 0, global = 0;
+    uint64_t device_code = 0, device_args = 0;  // copy_to_device: where the launch's copies go
+    std::vector<unsigned char> code;            // copy_to_device: the code object to copy
     sc_core::sc_time submit, doorbell, seen_complete;
     bool rung = false, done = false;
     std::string error;  // empty: ok
@@ -61,6 +63,7 @@ private:
     uint64_t reserve_packet(uint32_t q);
     void write_packet(uint32_t q, uint64_t index, const void* packet);
     void interrupt_handler();
+    void copy_to_device(uint64_t device_address, const std::vector<unsigned char>& bytes, const std::string& what);
     void check_queue(uint32_t q);
     uint64_t alloc_host(uint64_t bytes, uint64_t align);
     uint64_t alloc_device(uint64_t bytes, uint64_t align);

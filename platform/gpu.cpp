@@ -52,8 +52,10 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     const double l1 = p.memory.l1_latency_ns;
     for (uint32_t i = 0; i < p.sms; ++i) {
         const std::string n = "sm[" + std::to_string(i) + "]";
-        const auto order = cfg_.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
-        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, order,
+        SmPolicy policy;
+        policy.order = cfg_.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
+        policy.kernarg_prefetch = cfg_.launch == "prefetch";
+        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, policy,
                                                             observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto l1d = std::make_unique<Cache>(("l1d[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1d_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});

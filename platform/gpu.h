@@ -29,7 +29,8 @@ namespace gpuvp {
 
 struct GpuConfig {
     PlatformConfig platform;
-    std::string dispatch = "fifo";  // placement policy
+    std::string dispatch = "fifo";  // placement policy (M1)
+    std::string launch = "serial";  // "prefetch": the ISU prefetches kernel arguments (M5)
 };
 
 class Gpu : public sc_core::sc_module {

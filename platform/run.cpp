@@ -38,6 +38,7 @@ constexpr StageSpan kStages[] = {
     {"block_dispatch", "placement and the first block descriptor"},
     {"warp_launch", "the first warp takes a slot"},
     {"instruction_fetch", "the ISU's first fetch through the L1I"},
+    {"kernarg_prefetch", "M5: the wait for the kernel-argument prefetch beyond the first fetch"},
     {"first_issue", "the first instruction issues"},
     {"kernarg_load", "the kernel arguments reach the warp"},
 };
@@ -207,6 +208,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                                                      stage(Stage::first_block_dispatched),
                                                      stage(Stage::first_warp_started),
                                                      stage(Stage::first_fetch_returned),
+                                                     stage(Stage::kernarg_prefetch_returned),
                                                      stage(Stage::first_instruction_issued),
                                                      stage(Stage::kernarg_load_done)};
         json stages = json::array();

@@ -51,7 +51,7 @@ struct PolicyKey {
 const std::vector<PolicyKey>& policy_keys() {
     static const std::vector<PolicyKey> k = {
         {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo", "priority-block", "priority-warp"}, "M1, issue #3"},
-        {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial"}, "M5, issue #4"},
+        {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial", "prefetch"}, "M5, issue #4"},
         {"lock", &Policies::lock, {"spin", "priority"}, {"spin"}, "M2, issue #5"},
         {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp"}, "M3, issue #6"},
         {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}, {"static"}, "M4, issue #7"},

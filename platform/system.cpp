@@ -16,7 +16,13 @@ GpuConfig gpu_config(const Scenario& s) {
     GpuConfig c;
     c.platform = s.platform;
     c.dispatch = s.policy.dispatch;
+    c.launch = s.policy.launch;
     return c;
+}
+Workload workload(const Scenario& s) {
+    Workload w = s.workload;
+    w.copy_to_device = s.policy.launch == "serial";
+    return w;
 }
 }  // namespace
 
@@ -24,7 +30,7 @@ System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observ
     : sc_module(name),
       host_memory("host_memory", s.platform.memory.host_bytes,
                   sc_core::sc_time(s.platform.memory.host_latency_ns, sc_core::SC_NS)),
-      bus("bus"), gpu("gpu", gpu_config(s), observer), host("host", s.workload, layout(s.platform)), irq("irq") {
+      bus("bus"), gpu("gpu", gpu_config(s), observer), host("host", workload(s), layout(s.platform)), irq("irq") {
     const HostLayout l = layout(s.platform);
     bus.map(0, l.host_bytes, 0, "host memory");
     bus.out.bind(host_memory.socket);

@@ -16,42 +16,71 @@ kernels:
 )";
 }  // namespace
 
-TEST_CASE("an empty kernel's launch stages land at the times the latencies add up to", "[launch][timing]") {
-    auto r = run_yaml(scenario(kEmpty));
+TEST_CASE("serial launch: an empty kernel's stages land at the times the latencies add up to", "[launch][timing][m5]") {
+    auto r = run_yaml(scenario(kEmpty), {{"policy.launch", "serial"}});
     const auto& k = r.kernel("empty");
     REQUIRE(k["status"] == "ok");
-    // Host: read index (200), kernargs (200), signal (200), packet body (200), header (200).
-    CHECK(k["doorbell_ns"].get<double>() == 1000);
+    // Host: read index (200), kernargs (200), the prior art's copies of the kernel arguments and
+    // of the code object through the BAR (link/2 300 + device 300, twice), signal (200),
+    // packet body (200), header (200).
+    CHECK(k["doorbell_ns"].get<double>() == 2200);
     // Doorbell crosses the link (300) and the bus (2); CP wakes (600); packet read over the
     // link from host memory (600 + 200).
-    CHECK(r.ms("empty", "packet_fetched_ns") == 2702);
+    CHECK(r.ms("empty", "packet_fetched_ns") == 3902);
     // Decode (900) and the system-scope acquire fence (450).
-    CHECK(r.ms("empty", "packet_decoded_ns") == 4052);
-    // CP -> WLM (2), descriptor from device memory through the L2 (100 + 300).
-    CHECK(r.ms("empty", "descriptor_fetched_ns") == 4454);
-    CHECK(r.ms("empty", "isu_written_ns") == 4756);       // setup 300, ISU broadcast 2
-    CHECK(r.ms("empty", "kernel_registered_ns") == 4758);  // GLC row 2
-    CHECK(k["first_block_dispatch_ns"].get<double>() == 4770);  // one placement decision, 12
-    CHECK(k["first_warp_start_ns"].get<double>() == 4772);      // block descriptor over the bus, 2
-    CHECK(r.ms("empty", "first_fetch_issued_ns") == 4776);      // warp launch, 4
-    CHECK(r.ms("empty", "first_fetch_returned_ns") == 5196);    // L1I 20 + L2 100 + device 300
-    CHECK(r.ms("empty", "first_instruction_issued_ns") == 5196);
-    CHECK(k["first_instruction_ns"].get<double>() == 6016);     // kernarg load: L1D 20 + link 600 + host 200
-    CHECK(k["dispatch_latency_ns"].get<double>() == 5016);
-    CHECK(k["launch_latency_ns"].get<double>() == 6016);
-    CHECK(k["response_ns"].get<double>() == 4772);
-    // Two warps share the issue slot: warp 1 issues its kernarg load a cycle after warp 0 (5197),
-    // waits for the same L1D fill (6016), issues `end` a cycle after warp 0 (6017); the
+    CHECK(r.ms("empty", "packet_decoded_ns") == 5252);
+    CHECK(r.ms("empty", "launched_ns") == 5252);
+    // CP -> WLM (2), the descriptor (of the device copy) through the L2 (100 + 300).
+    CHECK(r.ms("empty", "descriptor_fetched_ns") == 5654);
+    CHECK(r.ms("empty", "isu_written_ns") == 5956);       // setup 300, ISU broadcast 2
+    CHECK(r.ms("empty", "kernel_registered_ns") == 5958);  // GLC row 2
+    CHECK(k["first_block_dispatch_ns"].get<double>() == 5970);  // one placement decision, 12
+    CHECK(k["first_warp_start_ns"].get<double>() == 5972);      // block descriptor over the bus, 2
+    CHECK(r.ms("empty", "first_fetch_issued_ns") == 5976);      // warp launch, 4
+    CHECK(k["milestones"]["kernarg_prefetch_issued_ns"].is_null());  // no prefetch in serial
+    // The three serial trips after the copy: first fetch, then the argument load, each
+    // L1 20 + L2 100 + device 300.
+    CHECK(r.ms("empty", "first_fetch_returned_ns") == 6396);
+    CHECK(r.ms("empty", "first_instruction_issued_ns") == 6396);
+    CHECK(k["first_instruction_ns"].get<double>() == 6396 + 420);
+    CHECK(k["dispatch_latency_ns"].get<double>() == 6816 - 2200);
+    CHECK(k["launch_latency_ns"].get<double>() == 6816);
+    CHECK(k["response_ns"].get<double>() == 5972);
+    // Two warps share the issue slot: warp 1 issues its kernarg load a cycle after warp 0,
+    // waits for the same L1D fill (6816), issues `end` a cycle after warp 0 (6817); the
     // block-done notice takes 2.
-    CHECK(k["end_ns"].get<double>() == 6019);
+    CHECK(k["end_ns"].get<double>() == 6819);
     // GLC -> CP (2), completion 300 + system release fence 750; the signal's atomic decrement
     // reaches host memory half a round trip (800 / 2) later.
-    CHECK(k["complete_ns"].get<double>() == 6021 + 1050 + 400);
-    CHECK(k["turnaround_ns"].get<double>() == 7471);
+    CHECK(k["complete_ns"].get<double>() == 6821 + 1050 + 400);
     // The stages tile the path from submit to the kernel arguments.
     double sum = 0;
     for (const auto& s : k["stages"]) sum += s["ns"].get<double>();
-    CHECK(sum == 6016);
+    CHECK(sum == 6816);
+}
+
+TEST_CASE("prefetch launch: the first fetch and the argument prefetch overlap and the load then hits", "[launch][timing][m5]") {
+    auto r = run_yaml(scenario(kEmpty), {{"policy.launch", "prefetch"}});
+    const auto& k = r.kernel("empty");
+    REQUIRE(k["status"] == "ok");
+    // No host copy: read index, kernargs, signal, body, header.
+    CHECK(k["doorbell_ns"].get<double>() == 1000);
+    CHECK(r.ms("empty", "packet_fetched_ns") == 2702);
+    CHECK(r.ms("empty", "descriptor_fetched_ns") == 4454);
+    CHECK(k["first_warp_start_ns"].get<double>() == 4772);
+    // At 4776 the ISU sends the first fetch (L1I 20 + L2 100 + device 300 = 420) and the
+    // argument prefetch (L1D 20 + link 600 + host 200 = 820) together.
+    CHECK(r.ms("empty", "first_fetch_issued_ns") == 4776);
+    CHECK(r.ms("empty", "kernarg_prefetch_issued_ns") == 4776);
+    CHECK(r.ms("empty", "first_fetch_returned_ns") == 4776 + 420);
+    CHECK(r.ms("empty", "kernarg_prefetch_returned_ns") == 4776 + 820);
+    // Execution starts when both are acknowledged: the max of the two paths.
+    CHECK(r.ms("empty", "first_instruction_issued_ns") == 4776 + std::max(420, 820));
+    // The argument load hits in the L1D (20).
+    CHECK(k["first_instruction_ns"].get<double>() == 5596 + 20);
+    CHECK(k["dispatch_latency_ns"].get<double>() == 5616 - 1000);
+    CHECK(k["launch_latency_ns"].get<double>() == 5616);
+    CHECK(r.results["sms"][0]["l1d"]["read_hits"].get<int>() >= 1);
 }
 
 TEST_CASE("the completion signal reaches 0 and the interrupt tells the host", "[launch][irq]") {
@@ -74,6 +103,7 @@ TEST_CASE("the default empty kernel's doorbell-to-first-instruction latency is i
 
 TEST_CASE("a higher-priority queue is served first even when a lower one rang at the same time", "[launch][queues]") {
     auto r = run_yaml(scenario(R"(
+policy: {launch: prefetch}
 queues:
   - {name: lo, priority: 2}
   - {name: hi, priority: 0}

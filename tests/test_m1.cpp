@@ -29,7 +29,7 @@ platform:
   clock_mhz: 1000
   sms: 1
   sm: {warp_slots: 48, registers: 12288}
-policy: {dispatch: priority-warp}
+policy: {dispatch: priority-warp, launch: prefetch}
 queues: [{name: low, priority: 3}, {name: high, priority: 0}]
 kernels:
   - {name: low, queue: low, grid: [192], block: [192], vregs: 48,
@@ -70,13 +70,11 @@ TEST_CASE("M1 worked example: exactly two of the high-priority block's warps sta
     CHECK(arrival == r.kernel("high")["first_block_dispatch_ns"].get<double>() + 2);
     CHECK(high[0] == arrival);
     CHECK(high[1] == arrival);
-    // The other four start two at a time, in the registers the block's own finished warps
-    // give back (the low block holds its 36 KB until long after); a pair's warps end a couple
-    // of cycles apart (they share the issue slot), so do the warps that replace them.
-    CHECK(high[3] - high[2] <= 3);
-    CHECK(high[5] - high[4] <= 3);
-    CHECK(high[2] > high[0]);
-    CHECK(high[4] > high[2]);
+    // The other four start later, in the registers the block's own finished warps give back
+    // (the low block holds its 36 KB until long after): never more than two at a time.
+    CHECK(high[2] > arrival + 500);
+    CHECK(high[4] >= high[2]);
+    for (int i = 2; i < 6; ++i) CHECK(std::count(high.begin(), high.end(), high[i]) <= 2);
     CHECK(r.kernel("high")["end_ns"].get<double>() < r.kernel("low")["end_ns"].get<double>());
 }
 

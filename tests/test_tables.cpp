@@ -83,8 +83,9 @@ TEST_CASE("the GLC's and SMs' tables show a running kernel through transport_dbg
     // The ISU kernel context of slot 0 on SM 0 holds the code entry and the kernarg pointer.
     auto ctx = probe.read<IsuContext>(map::kDebugSm + map::kSmIsuContext);
     CHECK(ctx.valid == 1);
-    CHECK(ctx.pc == sys.host.launches()[0].kernel_object + 512);
-    CHECK(ctx.kernarg_ptr == sys.host.launches()[0].kernarg);
+    const LaunchRecord& l = sys.host.launches()[0];  // serial launch: the host's device copies
+    CHECK(ctx.pc == l.device_code + 512);
+    CHECK(ctx.kernarg_ptr == l.device_args);
     CHECK(ctx.kernarg_size == 64);
 
     sc_core::sc_start();  // to the end: the row is freed

@@ -26,6 +26,7 @@ const char* stage_name(Stage s) {
     static const char* names[] = {"packet_fetched",        "packet_decoded",       "launched",             "descriptor_fetched",
                                   "isu_written",           "kernel_registered",    "first_block_dispatched",
                                   "first_warp_started",    "first_fetch_issued",   "first_fetch_returned",
+                                  "kernarg_prefetch_issued", "kernarg_prefetch_returned",
                                   "first_instruction_issued", "kernarg_load_done", "last_block_done"};
     static_assert(sizeof names / sizeof *names == size_t(Stage::count));
     return s < Stage::count ? names[size_t(s)] : "?";

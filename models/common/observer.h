@@ -22,6 +22,8 @@ enum class Stage : uint8_t {
     first_warp_started,     // the first warp occupies a warp slot
     first_fetch_issued,     // the ISU sent the first instruction fetch to the L1I
     first_fetch_returned,   // the L1I returned it
+    kernarg_prefetch_issued,   // M5: the ISU sent the kernel-argument prefetch to the L1D
+    kernarg_prefetch_returned, // M5: the L1D acknowledged the last line of it
     first_instruction_issued,
     kernarg_load_done,      // the kernel arguments are in the warp's hands
     last_block_done,        // every block has finished

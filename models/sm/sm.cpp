@@ -12,10 +12,10 @@ using sc_core::sc_time;
 
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id,
                                                  const SmConfig& config, uint32_t line_bytes,
-                                                 const Clock& clock, sc_time bus, WarpStartOrder order,
+                                                 const Clock& clock, sc_time bus, SmPolicy policy,
                                                  Observer* observer)
     : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), id_(id), cfg_(config),
-      order_(order),
+      policy_(policy),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
       contexts_(config.max_kernels), warps_(config.warp_slots), free_regs_(config.registers),
       free_slots_(config.warp_slots), free_shared_(config.shared_memory), scratch_(65536) {
@@ -163,7 +163,7 @@ void StreamingMultiprocessor::run() {
 // partly started blocks go on, highest priority first, and no other block starts.
 StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block() {
     auto before = [&](const Block& a, const Block& b) {
-        return order_ == WarpStartOrder::priority && a.desc.priority != b.desc.priority ? a.desc.priority < b.desc.priority
+        return policy_.order == WarpStartOrder::priority && a.desc.priority != b.desc.priority ? a.desc.priority < b.desc.priority
                                                                                         : a.arrival < b.arrival;
     };
     Block* best = nullptr;          // any block with warps to start
@@ -213,6 +213,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.start = now;
     for (IbufLine& l : w.ibuf) l.address = ~0ull;
     w.loop_depth = 0;
+    w.started = false;
     w.global_base = w.global_size = 0;
     w.accesses = w.instructions = 0;
     free_regs_ -= b.desc.regs_per_warp;
@@ -255,6 +256,12 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
         if (!fetch(w.ibuf[0], line)) return false;
         fetch(w.ibuf[1], line + line_bytes_);
         cur = &w.ibuf[0];
+        if (!w.started) {
+            // The ISU's first fetch; with M5 the kernel-argument prefetch goes to the L1D at the
+            // same time, and the warp starts when both are acknowledged.
+            w.started = true;
+            if (policy_.kernarg_prefetch) cur->ready_at = std::max(cur->ready_at, prefetch_kernargs(w, now));
+        }
     } else {
         IbufLine& other = cur == &w.ibuf[0] ? w.ibuf[1] : w.ibuf[0];
         if (other.address != line + line_bytes_) fetch(other, line + line_bytes_);  // prefetch ahead
@@ -264,6 +271,26 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
         return false;
     }
     return true;
+}
+
+// M5: the kernel arguments (the ISU's pointer and size registers) into the L1D, one request
+// per cache line, all sent at once; returns when the last is acknowledged. No request for a
+// kernel without arguments.
+sc_time StreamingMultiprocessor::prefetch_kernargs(const Warp& w, const sc_time& now) {
+    const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
+    const IsuContext& ctx = contexts_[kslot].regs;
+    sc_time done = now;
+    if (ctx.kernarg_size == 0) return done;
+    report(kslot, Stage::kernarg_prefetch_issued, now);
+    const uint64_t first = ctx.kernarg_ptr - ctx.kernarg_ptr % line_bytes_;
+    for (uint64_t line = first; line < ctx.kernarg_ptr + ctx.kernarg_size; line += line_bytes_) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        ++stats_.kernarg_prefetches;
+        if (transport(to_l1d, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) == tlm::TLM_OK_RESPONSE)
+            done = std::max(done, now + d);
+    }
+    report(kslot, Stage::kernarg_prefetch_returned, done);
+    return done;
 }
 
 bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {

@@ -29,6 +29,13 @@ enum class WarpStartOrder {
     priority,  // the highest-priority block first, re-chosen before every warp (M1)
 };
 
+// The SM's policies: the logic controller's warp start order (M1) and whether the ISU
+// prefetches a kernel's arguments beside its first instruction fetch (M5).
+struct SmPolicy {
+    WarpStartOrder order = WarpStartOrder::arrival;
+    bool kernarg_prefetch = false;
+};
+
 class StreamingMultiprocessor : public sc_core::sc_module {
 public:
     tlm_utils::multi_passthrough_target_socket<StreamingMultiprocessor> regs;  // GLC, WLM
@@ -38,7 +45,7 @@ public:
 
     StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id, const SmConfig& config,
                             uint32_t line_bytes, const Clock& clock, sc_core::sc_time bus,
-                            WarpStartOrder order = WarpStartOrder::arrival, Observer* observer = nullptr);
+                            SmPolicy policy = {}, Observer* observer = nullptr);
 
     // One row of the block status register table (also its transport_dbg image).
     struct BlockRow {
@@ -53,7 +60,7 @@ public:
     static_assert(sizeof(BlockRow) == 32);
 
     struct Stats {
-        uint64_t instructions = 0, warps_run = 0, blocks_run = 0, fetches = 0;
+        uint64_t instructions = 0, warps_run = 0, blocks_run = 0, fetches = 0, kernarg_prefetches = 0;
         uint32_t resident_warps_max = 0;
         sc_core::sc_time busy;  // time with at least one warp resident
     };
@@ -95,6 +102,7 @@ private:
         std::array<LoopFrame, kMaxLoopDepth> loops{};
         unsigned loop_depth = 0;
         uint64_t global_base = 0, global_size = 0;
+        bool started = false;  // the ISU has sent its first fetch (and any kernarg prefetch)
         uint64_t accesses = 0;
         uint64_t instructions = 0;
     };
@@ -118,6 +126,7 @@ private:
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
     bool step(uint32_t slot, const sc_core::sc_time& now);
     bool ensure_fetched(Warp& w, const sc_core::sc_time& now);
+    sc_core::sc_time prefetch_kernargs(const Warp& w, const sc_core::sc_time& now);
     void execute(uint32_t slot, Warp& w, const Instruction& in, const sc_core::sc_time& now);
     void memory_access(Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
     void finish_warp(uint32_t slot, const sc_core::sc_time& now);
@@ -132,7 +141,7 @@ private:
 
     uint32_t id_;
     SmConfig cfg_;
-    WarpStartOrder order_;
+    SmPolicy policy_;
     Clock clock_;
     sc_core::sc_time bus_;
     Observer* observer_;
