@@ -261,6 +261,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                            {"blocks_run", st.blocks_run},
                            {"instructions", st.instructions},
                            {"fetches", st.fetches},
+                           {"kernarg_prefetches", st.kernarg_prefetches},
                            {"resident_warps_max", st.resident_warps_max},
                            {"l1i", cache(sys.gpu.l1i(i))},
                            {"l1d", cache(sys.gpu.l1d(i))}});

@@ -262,3 +262,34 @@ TEST_CASE("a run stopped by max_sim_ns says so and names what its queue waits fo
     CHECK(st.rfind("did not complete by max_sim_ns", 0) == 0);
     CHECK(r.out.exit_code == 1);
 }
+
+TEST_CASE("an argument block larger than a line is prefetched whole and its load hits", "[launch][m5]") {
+    // 200 bytes of arguments on a 64-byte-aligned address: 4 lines, one request each.
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [32], block: [32], kernarg_bytes: 200, program: [{op: kernarg_load}]}\n"),
+                      {{"policy.launch", "prefetch"}});
+    CHECK(r.results["sms"][0]["kernarg_prefetches"].get<int>() == 4);
+    double kernarg_load = -1;
+    for (const auto& s : r.kernel("k")["stages"])
+        if (s["stage"] == "kernarg_load") kernarg_load = s["ns"].get<double>();
+    CHECK(kernarg_load == 20);  // every line hits in the L1D
+}
+
+TEST_CASE("without the prefetch the argument load misses in the L1D", "[launch][m5]") {
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [32], block: [32], kernarg_bytes: 200, program: [{op: kernarg_load}]}\n"),
+                      {{"policy.launch", "serial"}});
+    CHECK(r.results["sms"][0]["kernarg_prefetches"].get<int>() == 0);
+    double kernarg_load = -1;
+    for (const auto& s : r.kernel("k")["stages"])
+        if (s["stage"] == "kernarg_load") kernarg_load = s["ns"].get<double>();
+    CHECK(kernarg_load == 20 + 100 + 300);  // L1D miss, L2 miss, device memory (the host's copy)
+}
+
+TEST_CASE("a kernel without arguments issues no prefetch", "[launch][m5]") {
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [32], block: [32], kernarg_bytes: 0, program: [{op: valu, cycles: 4}]}\n"),
+                      {{"policy.launch", "prefetch"}});
+    CHECK(r.kernel("k")["status"] == "ok");
+    CHECK(r.results["sms"][0]["kernarg_prefetches"].get<int>() == 0);
+    CHECK(r.kernel("k")["milestones"]["kernarg_prefetch_issued_ns"].is_null());
+    // The first instruction waits only for its fetch.
+    CHECK(r.ms("k", "first_instruction_issued_ns") == r.ms("k", "first_fetch_returned_ns"));
+}
