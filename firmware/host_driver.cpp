@@ -119,6 +119,8 @@ void HostDriver::create_queues() {
     }
 }
 
+// A store of the host CPU: it costs the CPU `store_ns` (caches and write buffers hide the
+// memory's latency from the CPU; the GPU, reading over the link, pays it in full).
 void HostDriver::mem_write(uint64_t address, const void* data, unsigned length) {
     sc_time d = sc_core::SC_ZERO_TIME;
     {  // the payload's copy is gone before the wait
@@ -127,7 +129,7 @@ void HostDriver::mem_write(uint64_t address, const void* data, unsigned length) 
         if (transport(bus, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
             throw std::runtime_error("host write to " + hex(address) + " failed");
     }
-    wait(d);
+    wait(sc_time(work_.store_ns, sc_core::SC_NS));
 }
 
 void HostDriver::mem_read(uint64_t address, void* data, unsigned length) {

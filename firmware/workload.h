@@ -55,6 +55,7 @@ struct Workload {
     std::vector<QueueSpec> queues;
     std::vector<KernelSpec> kernels;
     double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
+    double store_ns = 200;       // one store of the host CPU into host memory (kernargs, packet, signal)
     // The prior art of M5 (`launch: serial`): before ringing the doorbell the host copies the
     // code object and the kernel arguments into device memory itself (a write through the BAR
     // each, one after the other), and the packet points at those copies.

@@ -859,7 +859,8 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
 
 const Schema<Scenario>& scenario_schema() {
     using K = Keys<Scenario>;
-    static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9)}};
+    static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9),
+                                        Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6)}};
     // Order matters: kernels are checked against the platform and the queues, expectations
     // against the kernels.
     static const Schema<Scenario> s{{

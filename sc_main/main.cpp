@@ -1,9 +1,11 @@
 // gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
 //   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
+//   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace]
 // Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
 #include "platform/run.h"
 #include "platform/scenario.h"
+#include "platform/sweep.h"
 
 #include <systemc>
 
@@ -14,6 +16,9 @@
 #include <iostream>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -25,6 +30,7 @@ const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 const char* kUsage =
     "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
+    "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace]\n"
     "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
 
 int usage(const std::string& why) {
@@ -58,18 +64,25 @@ int sc_main(int argc, char** argv) {
         return args.empty() ? 2 : 0;
     }
     const std::string command = args[0];
-    if (command != "run" && command != "validate") return usage("unknown command '" + command + "'");
+    if (command != "run" && command != "validate" && command != "sweep")
+        return usage("unknown command '" + command + "'");
     std::string file, out_dir;
     gpuvp::Overrides overrides;
     bool trace = true, quiet = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
+    unsigned jobs = std::max(1l, sysconf(_SC_NPROCESSORS_ONLN));
+    bool sweep_trace = false;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--out" || a == "--set" || a == "--trace-limit") {
+        if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j") {
             if (i + 1 == args.size()) return usage(a + " needs a value");
             const std::string& v = args[++i];
             if (a == "--out") {
                 out_dir = v;
+            } else if (a == "-j") {
+                jobs = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+                if (jobs == 0 || v.find_first_not_of("0123456789") != std::string::npos)
+                    return usage("-j wants a number of processes, got '" + v + "'");
             } else if (a == "--trace-limit") {
                 char* end = nullptr;
                 errno = 0;
@@ -83,6 +96,8 @@ int sc_main(int argc, char** argv) {
             }
         } else if (a == "--no-trace") {
             trace = false;
+        } else if (a == "--trace") {
+            sweep_trace = true;
         } else if (a == "--quiet") {
             quiet = true;
         } else if (!a.empty() && a[0] == '-') {
@@ -94,6 +109,34 @@ int sc_main(int argc, char** argv) {
         }
     }
     if (file.empty()) return usage("no scenario file given");
+
+    if (command == "sweep") {
+        // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
+        gpuvp::Overrides fixed;
+        std::vector<gpuvp::SweepAxis> axes;
+        for (const auto& [key, value] : overrides) {
+            auto values = gpuvp::split_values(value);
+            if (values.size() > 1) axes.push_back({key, values});
+            else fixed.emplace_back(key, value);
+        }
+        if (axes.empty()) return usage("sweep wants at least one --set KEY=V1,V2,...");
+        if (!out_dir.empty() && !make_dirs(out_dir)) {
+            std::cerr << "error: cannot create " << out_dir << ": " << std::strerror(errno) << "\n";
+            return 2;
+        }
+        try {
+            gpuvp::SweepOutput s = gpuvp::run_sweep(file, fixed, axes, gpuvp::SweepOptions{out_dir, jobs, sweep_trace});
+            if (!quiet) std::cout << s.table;
+            if (!out_dir.empty() && !quiet) std::cout << "wrote " << out_dir << "/sweep.csv\n";
+            return s.exit_code;
+        } catch (const gpuvp::ScenarioError& e) {
+            std::cerr << "error: " << e.what() << "\n";
+            return 2;
+        } catch (const std::exception& e) {
+            std::cerr << "error: " << file << ": " << e.what() << "\n";
+            return 2;
+        }
+    }
 
     gpuvp::Scenario scenario;
     try {

@@ -146,3 +146,29 @@ TEST_CASE("the trace keeps at most trace-limit events and says how many it dropp
     CHECK(trace["otherData"]["note"].get<std::string>().find("events dropped") != std::string::npos);
     CHECK(gpuvp("run " + kDefault + " --trace-limit lots").exit_code == 2);
 }
+
+TEST_CASE("gpuvp sweep runs every point of the product of its axes and writes a CSV", "[cli][sweep]") {
+    std::string d = temp_dir();
+    Result r = gpuvp("sweep " + kDefault +
+                     " --set policy.launch=serial,prefetch --set platform.memory.host_latency_ns=200,1000 -j 2 --out " + d);
+    REQUIRE(r.exit_code == 0);
+    const std::string csv = slurp(d + "/sweep.csv");
+    std::istringstream lines(csv);
+    std::string header, line;
+    std::getline(lines, header);
+    CHECK(header.rfind("policy.launch,platform.memory.host_latency_ns,kernel,status,dispatch_latency_ns", 0) == 0);
+    int rows = 0, prefetch_rows = 0;
+    while (std::getline(lines, line)) {
+        ++rows;
+        if (line.rfind("prefetch,", 0) == 0) ++prefetch_rows;
+    }
+    CHECK(rows == 2 * 2 * 3);  // 4 points x 3 kernels of the default scenario
+    CHECK(prefetch_rows == 6);
+    // Each point is a full run with its own results.
+    auto p3 = nlohmann::json::parse(slurp(d + "/point-3/results.json"));
+    CHECK(p3["policy"]["launch"] == "prefetch");
+    CHECK(p3["memory"]["latency_ns"]["host"].get<double>() == 1000);
+    // A bad value in any point is bad input before anything runs.
+    CHECK(gpuvp("sweep " + kDefault + " --set platform.sms=4,zero").exit_code == 2);
+    CHECK(gpuvp("sweep " + kDefault + " --set platform.sms=4").exit_code == 2);  // no axis
+}

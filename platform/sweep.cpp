@@ -1,0 +1,171 @@
+#include "platform/sweep.h"
+#include "platform/run.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace gpuvp {
+
+std::vector<std::string> split_values(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    int depth = 0;
+    for (char c : text) {
+        if (c == '[' || c == '{') ++depth;
+        if (c == ']' || c == '}') --depth;
+        if (c == ',' && depth == 0) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string number(const nlohmann::json& v) {
+    if (!v.is_number()) return "";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
+    return b;
+}
+
+// Runs one point in a child; its results.json text comes back through a file.
+pid_t start_point(const Scenario& s, const std::string& result_file, bool trace, const std::string& trace_file) {
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid != 0) return pid;
+    int code = 2;
+    try {
+        RunOutput o = run_scenario(s, RunOptions{trace});
+        std::ofstream(result_file, std::ios::binary) << o.results;
+        if (trace) std::ofstream(trace_file, std::ios::binary) << o.trace;
+        code = o.exit_code;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpuvp sweep: %s\n", e.what());
+    }
+    _exit(code);
+}
+
+}  // namespace
+
+SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
+                      const SweepOptions& options) {
+    // The points: the product of the axes, the first axis slowest.
+    std::vector<std::vector<std::string>> points{{}};
+    for (const SweepAxis& a : axes) {
+        std::vector<std::vector<std::string>> next;
+        for (const auto& p : points)
+            for (const std::string& v : a.values) {
+                next.push_back(p);
+                next.back().push_back(v);
+            }
+        points = std::move(next);
+    }
+    std::vector<Scenario> scenarios;
+    for (const auto& p : points) {
+        Overrides o = fixed;
+        for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
+        scenarios.push_back(load_scenario(file, o));  // throws on bad input, before anything runs
+    }
+
+    std::string dir = options.out_dir;
+    char tmpl[] = "/tmp/gpuvp-sweep-XXXXXX";
+    const bool temporary = dir.empty();
+    if (temporary) {
+        if (!mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
+        dir = tmpl;
+    }
+    auto point_dir = [&](size_t i) { return dir + "/point-" + std::to_string(i); };
+
+    SweepOutput out;
+    std::vector<int> codes(points.size(), 2);
+    std::map<pid_t, size_t> running;
+    size_t next = 0;
+    const unsigned jobs = std::max(1u, options.jobs);
+    while (next < points.size() || !running.empty()) {
+        while (next < points.size() && running.size() < jobs) {
+            mkdir(point_dir(next).c_str(), 0755);
+            const pid_t pid = start_point(scenarios[next], point_dir(next) + "/results.json", options.trace,
+                                          point_dir(next) + "/trace.json");
+            if (pid < 0) throw std::runtime_error("cannot start a child process");
+            running[pid] = next++;
+        }
+        int status = 0;
+        const pid_t done = waitpid(-1, &status, 0);
+        if (done < 0) break;
+        auto it = running.find(done);
+        if (it == running.end()) continue;
+        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+        running.erase(it);
+    }
+
+    // The CSV and the table, in point order.
+    std::ostringstream csv, table;
+    for (const SweepAxis& a : axes) csv << csv_field(a.key) << ",";
+    csv << "kernel,status,dispatch_latency_ns,launch_latency_ns,response_ns,turnaround_ns,exit_code\n";
+    for (const SweepAxis& a : axes) table << a.key << "  ";
+    table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
+    for (size_t i = 0; i < points.size(); ++i) {
+        out.exit_code = std::max(out.exit_code, codes[i]);
+        std::ifstream f(point_dir(i) + "/results.json");
+        std::stringstream text;
+        text << f.rdbuf();
+        nlohmann::json r;
+        try {
+            r = nlohmann::json::parse(text.str());
+        } catch (...) {
+            r = nlohmann::json::object();
+        }
+        std::string axis_values;
+        for (const std::string& v : points[i]) axis_values += csv_field(v) + ",";
+        if (!r.contains("kernels")) {
+            csv << axis_values << ",did not run,,,,," << codes[i] << "\n";
+            for (const std::string& v : points[i]) table << v << "  ";
+            table << "| - | did not run (exit " << codes[i] << ")\n";
+            continue;
+        }
+        for (const auto& k : r["kernels"]) {
+            csv << axis_values << csv_field(k["name"]) << "," << csv_field(k["status"]) << ","
+                << number(k["dispatch_latency_ns"]) << "," << number(k["launch_latency_ns"]) << ","
+                << number(k["response_ns"]) << "," << number(k["turnaround_ns"]) << "," << codes[i] << "\n";
+            for (const std::string& v : points[i]) table << v << "  ";
+            table << "| " << k["name"].get<std::string>() << " | " << number(k["dispatch_latency_ns"]) << " | "
+                  << number(k["launch_latency_ns"]) << " | " << number(k["response_ns"]) << " | "
+                  << number(k["turnaround_ns"]) << " | " << k["status"].get<std::string>() << "\n";
+        }
+    }
+    out.csv = csv.str();
+    out.table = table.str();
+    if (!temporary) {
+        std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
+    } else {
+        for (size_t i = 0; i < points.size(); ++i) {
+            std::remove((point_dir(i) + "/results.json").c_str());
+            std::remove((point_dir(i) + "/trace.json").c_str());
+            rmdir(point_dir(i).c_str());
+        }
+        rmdir(dir.c_str());
+    }
+    return out;
+}
+
+}  // namespace gpuvp
