@@ -16,6 +16,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     const sc_time bus = clock_.cycles(p.bus_cycles);
     auto policy = make_placement_policy(cfg_.dispatch);
     if (!policy) throw std::invalid_argument("unknown dispatch policy '" + cfg_.dispatch + "'");
+    if (cfg_.launch != "serial" && cfg_.launch != "prefetch")
+        throw std::invalid_argument("unknown launch policy '" + cfg_.launch + "'");
 
     DispatchLimits limits;
     limits.max_group_segment = p.sm.shared_memory;

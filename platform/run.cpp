@@ -219,7 +219,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             if (!marks[m]) continue;
             double at = ns_of(*marks[m]);
             double dur = std::max(0.0, ns_diff(at, prev));
-            stages.push_back(json{{"stage", kStages[m].name}, {"start_ns", prev}, {"end_ns", at}, {"ns", dur}});
+            stages.push_back(json{{"stage", kStages[m].name}, {"start_ns", prev}, {"end_ns", std::max(prev, at)}, {"ns", dur}});
             trace_stages.push_back({kStages[m].name, {prev, std::max(prev, at)}});
             row.push_back({kStages[m].name, dur});
             prev = std::max(prev, at);

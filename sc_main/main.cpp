@@ -71,7 +71,7 @@ int sc_main(int argc, char** argv) {
     bool trace = true, quiet = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
     unsigned jobs = std::max(1l, sysconf(_SC_NPROCESSORS_ONLN));
-    bool sweep_trace = false;
+    bool sweep_trace = false, jobs_given = false;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j") {
@@ -80,6 +80,7 @@ int sc_main(int argc, char** argv) {
             if (a == "--out") {
                 out_dir = v;
             } else if (a == "-j") {
+                jobs_given = true;
                 jobs = unsigned(std::strtoul(v.c_str(), nullptr, 10));
                 if (jobs == 0 || v.find_first_not_of("0123456789") != std::string::npos)
                     return usage("-j wants a number of processes, got '" + v + "'");
@@ -109,6 +110,7 @@ int sc_main(int argc, char** argv) {
         }
     }
     if (file.empty()) return usage("no scenario file given");
+    if (command != "sweep" && (sweep_trace || jobs_given)) return usage("-j and --trace are options of sweep");
 
     if (command == "sweep") {
         // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.

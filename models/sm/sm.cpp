@@ -52,7 +52,10 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
             size_t at = (off + i) % sizeof(IsuContext);
             if (gp.is_write()) {
                 image[at] = p[i];
-                if (at == 0) c.reported = 0;  // a new kernel in this context
+                if (at == 0) {  // a new kernel in this context
+                    c.reported = 0;
+                    c.prefetched = false;
+                }
             } else {
                 p[i] = image[at];
             }
@@ -257,10 +260,18 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
         fetch(w.ibuf[1], line + line_bytes_);
         cur = &w.ibuf[0];
         if (!w.started) {
-            // The ISU's first fetch; with M5 the kernel-argument prefetch goes to the L1D at the
-            // same time, and the warp starts when both are acknowledged.
+            // The ISU's first fetch; with M5 the kernel's first fetch on this SM sends the
+            // kernel-argument prefetch to the L1D at the same time, and the kernel's warps start
+            // when both are acknowledged (later warps find the arguments in the L1D).
             w.started = true;
-            if (policy_.kernarg_prefetch) cur->ready_at = std::max(cur->ready_at, prefetch_kernargs(w, now));
+            KernelContext& ctx = contexts_[blocks_[w.block].desc.kernel_slot];
+            if (policy_.kernarg_prefetch) {
+                if (!ctx.prefetched) {
+                    ctx.prefetched = true;
+                    ctx.prefetch_done = prefetch_kernargs(w, now);
+                }
+                cur->ready_at = std::max(cur->ready_at, ctx.prefetch_done);
+            }
         }
     } else {
         IbufLine& other = cur == &w.ibuf[0] ? w.ibuf[1] : w.ibuf[0];

@@ -108,7 +108,9 @@ private:
     };
     struct KernelContext {
         IsuContext regs{};
-        uint32_t reported = 0;  // stages already reported by this SM (bit per Stage)
+        uint32_t reported = 0;    // stages already reported by this SM (bit per Stage)
+        bool prefetched = false;  // M5: this SM has prefetched the kernel's arguments
+        sc_core::sc_time prefetch_done;  // M5: when the last line of that prefetch is acknowledged
     };
     struct ReadyEntry {
         sc_core::sc_time at;
