@@ -1,7 +1,12 @@
 // Helpers for tests that run whole scenarios (one run per process: one TEST_CASE each).
 #pragma once
+#include "firmware/host_driver.h"
+#include "models/common/tlm_util.h"
 #include "platform/run.h"
 #include "platform/scenario.h"
+
+#include <catch2/catch.hpp>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include <nlohmann/json.hpp>
 
@@ -40,5 +45,19 @@ platform:
   bus_cycles: 2
   memory: {host_latency_ns: 200, link_latency_ns: 600, device_latency_ns: 300, l2_latency_ns: 100, l1_latency_ns: 20}
 )";
+
+// Reads the GPU's registers and tables with transport_dbg while a run goes on: bind `bus` to
+// the System's bus before sc_start; offsets are from the GPU's mmio base.
+struct DebugProbe : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<DebugProbe> bus{"bus"};
+    explicit DebugProbe(sc_core::sc_module_name n) : sc_module(n) {}
+    template <class T>
+    T read(uint64_t mmio_offset) {
+        T v{};
+        REQUIRE(debug_transport(bus, tlm::TLM_READ_COMMAND, HostLayout{}.mmio_base + mmio_offset, &v, sizeof v) ==
+                sizeof v);
+        return v;
+    }
+};
 
 }  // namespace gpuvp::test

@@ -46,16 +46,6 @@ std::vector<double> warp_starts(const nlohmann::json& trace, const std::string& 
     return s;
 }
 
-struct Probe : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Probe> bus{"bus"};
-    explicit Probe(sc_core::sc_module_name n) : sc_module(n) {}
-    template <class T>
-    T read(uint64_t mmio_offset) {
-        T v{};
-        REQUIRE(debug_transport(bus, tlm::TLM_READ_COMMAND, HostLayout{}.mmio_base + mmio_offset, &v, sizeof v) == sizeof v);
-        return v;
-    }
-};
 
 }  // namespace
 
@@ -81,7 +71,7 @@ TEST_CASE("M1 worked example: exactly two of the high-priority block's warps sta
 TEST_CASE("M1: the status notices keep the GLC's SM row and the SM's block table exact", "[m1][tables]") {
     Scenario s = parse_scenario(kWorkedExample, "m1.yaml");
     System sys("system", s);
-    Probe probe("probe");
+    gpuvp::test::DebugProbe probe("probe");
     probe.bus.bind(sys.bus.in);
     // High's block arrives at 12.792 us; its first two warps run until about 13.7 us.
     sc_core::sc_start(sc_core::sc_time(13, sc_core::SC_US));

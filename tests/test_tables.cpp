@@ -6,6 +6,7 @@
 #include "models/glc/tables.h"
 #include "models/sm/sm.h"
 #include "platform/system.h"
+#include "tests/support.h"
 
 #include <catch2/catch.hpp>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -16,17 +17,6 @@ using namespace gpuvp;
 
 namespace {
 
-struct Probe : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Probe> bus{"bus"};
-    explicit Probe(sc_core::sc_module_name n) : sc_module(n) {}
-    template <class T>
-    T read(uint64_t mmio_offset) {
-        T v{};
-        const uint64_t base = HostLayout{}.mmio_base;
-        REQUIRE(debug_transport(bus, tlm::TLM_READ_COMMAND, base + mmio_offset, &v, sizeof v) == sizeof v);
-        return v;
-    }
-};
 
 // 16 blocks of 4 warps (32 vregs) on 2 SMs of 8 warp slots: 2 blocks fit an SM at once.
 const char* kYaml = R"(
@@ -46,7 +36,7 @@ kernels:
 TEST_CASE("the GLC's and SMs' tables show a running kernel through transport_dbg", "[tables]") {
     Scenario s = parse_scenario(kYaml, "tables.yaml");
     System sys("system", s);
-    Probe probe("probe");
+    gpuvp::test::DebugProbe probe("probe");
     probe.bus.bind(sys.bus.in);
 
     sc_core::sc_start(sc_core::sc_time(8, sc_core::SC_US));  // the kernel runs its first blocks
@@ -101,7 +91,7 @@ TEST_CASE("the GLC's and SMs' tables show a running kernel through transport_dbg
 TEST_CASE("the debug aperture refuses timed access", "[tables]") {
     Scenario s = parse_scenario("name: t\nkernels: [{name: k, program: [{op: end}]}]\n", "t.yaml");
     System sys("system", s);
-    Probe probe("probe");
+    gpuvp::test::DebugProbe probe("probe");
     probe.bus.bind(sys.bus.in);
     sc_core::sc_start();  // to the end, so no process is left holding memory mid-wait
     uint64_t v = 0;
