@@ -1,10 +1,8 @@
 // A minimal SoC around gpuvp::Gpu, without YAML and without the firmware model: host memory,
 // a system bus, the GPU and a small CPU model that creates a queue, loads a code object,
 // writes one AQL kernel dispatch packet with ROCm's types, rings the doorbell and waits for
-// the interrupt. See docs/integration.md. Not part of the CMake build; to try it:
-//
-//   g++ -std=c++17 -I/work/main docs/examples/minimal_soc.cpp build/libgpuvp_core.a \
-//       $(pkg-config --libs systemc) -o minimal_soc && SC_COPYRIGHT_MESSAGE=DISABLE ./minimal_soc
+// the interrupt. See docs/integration.md. Built as `gpuvp_minimal_soc` and run by a test
+// (`example:minimal_soc`), so it stays true.
 #include "firmware/assembler.h"           // build_code_object: descriptor + extension + code
 #include "models/common/aql.h"            // make_header, kPacketBytes
 #include "models/common/kernel_descriptor.h"
@@ -126,7 +124,7 @@ int sc_main(int, char**) {
     gpuvp::GpuConfig cfg;                   // defaults of every block (docs/timing.md)
     cfg.platform.sms = 4;
     cfg.platform.memory.device_bytes = 64ull << 20;
-    cfg.dispatch = "fifo";                  // the only placement policy built today
+    cfg.dispatch = "fifo";                  // or "priority-block", "priority-warp" (M1)
 
     gpuvp::Memory host_memory("host_memory", kHostBytes, sc_time(200, SC_NS));
     gpuvp::Router bus("bus");
