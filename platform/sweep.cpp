@@ -18,10 +18,18 @@ std::vector<std::string> split_values(const std::string& text) {
     std::vector<std::string> out;
     std::string cur;
     int depth = 0;
+    char quote = 0;  // inside '...' or "...": commas are part of the value
     for (char c : text) {
-        if (c == '[' || c == '{') ++depth;
-        if (c == ']' || c == '}') --depth;
-        if (c == ',' && depth == 0) {
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+        if (c == ',' && depth == 0 && !quote) {
             out.push_back(cur);
             cur.clear();
         } else {

@@ -25,7 +25,8 @@ struct SweepOutput {
     int exit_code = 0;  // 0 all ok, 1 a point failed an expectation or a kernel, 2 a point could not run
 };
 
-// Splits "V1,V2,..." at the commas outside brackets and braces ("[1,2],[3,4]" is two values).
+// Splits "V1,V2,..." at the commas outside brackets, braces and quotes ("[1,2],[3,4]" is two
+// values, "'a,b'" one).
 std::vector<std::string> split_values(const std::string& text);
 
 // Every point is loaded (and so checked) before any runs: bad input throws ScenarioError.
