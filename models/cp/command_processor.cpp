@@ -77,10 +77,7 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
     if (a >= map::kDoorbells && a < map::kDoorbells + 8 * queues_.size()) {
         if ((a - map::kDoorbells) % 8 || n != 8) return false;
         if (write) {  // takes effect when the write arrives
-            auto it = doorbells_.end();  // in arrival order (same-time ones in issue order)
-            while (it != doorbells_.begin() && std::prev(it)->at > at) --it;
-            doorbells_.insert(it, Doorbell{at, uint32_t((a - map::kDoorbells) / 8), v});
-            work_event_.notify(at - sc_core::sc_time_stamp());
+            doorbells_.post(Doorbell{at, uint32_t((a - map::kDoorbells) / 8), v}, at);
         }
         else std::memcpy(data, &queues_[(a - map::kDoorbells) / 8].write_index, 8);  // reads the last value + 1
         return true;
@@ -165,18 +162,14 @@ void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, s
         return;
     }
     delay += bus_;
-    done_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<KernelDone>(gp.get_data_ptr()));
-    work_event_.notify(delay);
+    done_.post_in(from_bytes<KernelDone>(gp.get_data_ptr()), delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void CommandProcessor::drive_irq() {
     const sc_time now = sc_core::sc_time_stamp();
-    while (!pending_irqs_.empty() && pending_irqs_.front().first <= now) {
-        int_status_ |= pending_irqs_.front().second;
-        pending_irqs_.pop_front();
-    }
-    if (!pending_irqs_.empty()) irq_event_.notify(pending_irqs_.front().first - now);
+    while (pending_irqs_.due(now)) int_status_ |= pending_irqs_.pop();
+    if (!pending_irqs_.empty()) irq_event_.notify(pending_irqs_.next() - now);
     bool level = (int_status_ & int_enable_) != 0;
     if (irq.read() != level) {
         irq.write(level);
@@ -189,14 +182,12 @@ void CommandProcessor::drive_irq() {
 void CommandProcessor::run() {
     for (;;) {
         const sc_time now = sc_core::sc_time_stamp();
-        while (!doorbells_.empty() && doorbells_.front().at <= now) {
-            Doorbell d = doorbells_.front();
-            doorbells_.pop_front();
+        while (doorbells_.due(now)) {
+            const Doorbell d = doorbells_.pop();
             ring_doorbell(d.queue, d.value, d.at);
         }
-        if (!done_.empty() && done_.front().first <= now) {
-            KernelDone d = done_.front().second;
-            done_.pop_front();
+        if (done_.due(now)) {
+            const KernelDone d = done_.pop();
             complete(d);
             continue;
         }
@@ -209,8 +200,8 @@ void CommandProcessor::run() {
         }
         idle_ = true;
         sc_time next = sc_core::sc_max_time();
-        if (!done_.empty()) next = done_.front().first;
-        if (!doorbells_.empty()) next = std::min(next, doorbells_.front().at);
+        if (!done_.empty()) next = done_.next();
+        if (!doorbells_.empty()) next = std::min(next, doorbells_.next());
         if (next != sc_core::sc_max_time()) wait(next - now, work_event_);
         else wait(work_event_);
     }
@@ -484,10 +475,7 @@ void CommandProcessor::raise_interrupt(uint32_t qi) {
 
 // The bits appear in INT_STATUS (and the line rises) at `at`, not before.
 void CommandProcessor::post_interrupt(uint64_t bits, const sc_time& at) {
-    auto it = pending_irqs_.end();
-    while (it != pending_irqs_.begin() && std::prev(it)->first > at) --it;
-    pending_irqs_.insert(it, {at, bits});
-    irq_event_.notify(pending_irqs_.front().first - sc_core::sc_time_stamp());
+    pending_irqs_.post(bits, at);
 }
 
 std::string CommandProcessor::waiting_for(uint32_t qi) const {

@@ -4,6 +4,7 @@
 // served by priority (0 highest), round-robin within one priority.
 #pragma once
 #include "models/common/aql.h"
+#include "models/common/inbox.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
 #include "models/common/timing.h"
@@ -101,18 +102,18 @@ private:
     Clock clock_;
     sc_core::sc_time bus_;
     Observer* observer_;
+    sc_core::sc_event work_event_, irq_event_;  // before the inboxes that wake them
     std::vector<Queue> queues_;
     std::vector<std::optional<Pending>> pending_;
     std::vector<Slot> slots_;
-    std::deque<std::pair<sc_core::sc_time, KernelDone>> done_;
     struct Doorbell {
         sc_core::sc_time at;  // when the write reaches the CP
         uint32_t queue;
         uint64_t value;
     };
-    std::deque<Doorbell> doorbells_;
-    sc_core::sc_event work_event_, irq_event_;
-    std::deque<std::pair<sc_core::sc_time, uint64_t>> pending_irqs_;  // INT_STATUS bits and when they rise
+    Inbox<KernelDone> done_{work_event_};
+    Inbox<Doorbell> doorbells_{work_event_};
+    Inbox<uint64_t> pending_irqs_{irq_event_};  // INT_STATUS bits and when they rise
     uint64_t int_status_ = 0, int_enable_ = ~0ull;
     int last_served_ = -1;
     bool idle_ = true;

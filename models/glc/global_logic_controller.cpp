@@ -32,15 +32,13 @@ void GlobalLogicController::b_transport(int, tlm::tlm_generic_payload& gp, sc_ti
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     delay += bus_;
     if (gp.is_write() && a == map::kGlcRegisterKernel && n == sizeof(KernelRegistration)) {
-        inbox_.push_back(Message{sc_core::sc_time_stamp() + delay, true,
-                                 from_bytes<KernelRegistration>(gp.get_data_ptr()), {}});
+        inbox_.post_in(Message{true, from_bytes<KernelRegistration>(gp.get_data_ptr()), {}}, delay);
     } else if (gp.is_write() && a == map::kGlcSmNotice && n == sizeof(SmNotice)) {
-        inbox_.push_back(Message{sc_core::sc_time_stamp() + delay, false, {}, from_bytes<SmNotice>(gp.get_data_ptr())});
+        inbox_.post_in(Message{false, {}, from_bytes<SmNotice>(gp.get_data_ptr())}, delay);
     } else {
         if (gp.is_read() && transport_dbg(0, gp) == n) gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
-    inbox_event_.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -72,9 +70,8 @@ unsigned GlobalLogicController::transport_dbg(int, tlm::tlm_generic_payload& gp)
 void GlobalLogicController::run() {
     for (;;) {
         const sc_time now = sc_core::sc_time_stamp();
-        while (!inbox_.empty() && inbox_.front().at <= now) {
-            Message m = inbox_.front();
-            inbox_.pop_front();
+        while (inbox_.due(now)) {
+            const Message m = inbox_.pop();
             if (m.is_registration) apply(m.reg, now);
             else apply(m.notice, now);
         }
@@ -92,8 +89,7 @@ void GlobalLogicController::run() {
             place(*p);
             continue;
         }
-        if (!inbox_.empty()) wait(inbox_.front().at - sc_core::sc_time_stamp(), inbox_event_);
-        else wait(inbox_event_);
+        inbox_.wait_for_next();
     }
 }
 

@@ -2,6 +2,7 @@
 // places blocks on SMs through a placement policy, and tells the command processor when a
 // kernel's last block has finished.
 #pragma once
+#include "models/common/inbox.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
 #include "models/common/timing.h"
@@ -52,7 +53,6 @@ private:
     void sm_row_changed(uint32_t sm, const sc_core::sc_time& t);
 
     struct Message {
-        sc_core::sc_time at;
         bool is_registration;
         KernelRegistration reg;
         SmNotice notice;
@@ -75,8 +75,8 @@ private:
         std::deque<InFlight> in_flight;
     };
     std::vector<SmView> views_;
-    std::deque<Message> inbox_;
     sc_core::sc_event inbox_event_;
+    Inbox<Message> inbox_{inbox_event_};
     std::vector<uint32_t> done_;  // kernel slots whose last block finished, to tell the CP
     uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
     uint32_t warp_size_;

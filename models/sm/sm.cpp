@@ -38,8 +38,7 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
     gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     delay += bus_;
     if (a == map::kSmDispatch && n == sizeof(BlockDescriptor) && gp.is_write()) {
-        arrivals_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<BlockDescriptor>(p));
-        arrival_event_.notify(delay);
+        arrivals_.post_in(from_bytes<BlockDescriptor>(p), delay);
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
@@ -100,9 +99,8 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
 void StreamingMultiprocessor::run() {
     for (;;) {
         const sc_time now = sc_core::sc_time_stamp();
-        while (!arrivals_.empty() && arrivals_.front().first <= now) {
-            const BlockDescriptor d = arrivals_.front().second;
-            arrivals_.pop_front();
+        while (arrivals_.due(now)) {
+            const BlockDescriptor d = arrivals_.pop();
             size_t i = std::find(block_used_.begin(), block_used_.end(), false) - block_used_.begin();
             if (i == blocks_.size()) {
                 blocks_.emplace_back();
@@ -144,8 +142,8 @@ void StreamingMultiprocessor::run() {
             at = ready_.top().at <= now ? now + clock_.cycles(1) : clock_.edge_at_or_after(ready_.top().at);
             timed = true;
         }
-        if (!arrivals_.empty() && (!timed || arrivals_.front().first < at)) {
-            at = arrivals_.front().first;
+        if (!arrivals_.empty() && (!timed || arrivals_.next() < at)) {
+            at = arrivals_.next();
             timed = true;
         }
         if (timed) wait(at - now, arrival_event_);

@@ -4,6 +4,7 @@
 // and store through the L1D (`to_l1d`); the caches are wired beside the SM by the GPU. One
 // issue scheduler picks among ready warps, `issue_width` per cycle.
 #pragma once
+#include "models/common/inbox.h"
 #include "models/common/isa.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
@@ -156,8 +157,8 @@ private:
     std::vector<Warp> warps_;            // one per hardware warp slot
     std::vector<uint32_t> idle_slots_;   // a stack, lowest slot on top
     std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std::greater<>> ready_;
-    std::deque<std::pair<sc_core::sc_time, BlockDescriptor>> arrivals_;
     sc_core::sc_event arrival_event_;
+    Inbox<BlockDescriptor> arrivals_{arrival_event_};
     uint64_t seq_ = 0, arrivals_seen_ = 0;
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;

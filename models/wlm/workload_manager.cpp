@@ -25,20 +25,14 @@ void WorkloadManager::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) 
         return;
     }
     delay += bus_;
-    inbox_.emplace_back(sc_core::sc_time_stamp() + delay, from_bytes<LaunchDescriptor>(gp.get_data_ptr()));
-    inbox_event_.notify(delay);
+    inbox_.post_in(from_bytes<LaunchDescriptor>(gp.get_data_ptr()), delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void WorkloadManager::run() {
     for (;;) {
-        while (inbox_.empty() || inbox_.front().first > sc_core::sc_time_stamp()) {
-            if (inbox_.empty()) wait(inbox_event_);
-            else wait(inbox_.front().first - sc_core::sc_time_stamp(), inbox_event_);
-        }
-        LaunchDescriptor l = inbox_.front().second;
-        inbox_.pop_front();
-        launch(l);
+        while (!inbox_.due(sc_core::sc_time_stamp())) inbox_.wait_for_next();
+        launch(inbox_.pop());
     }
 }
 

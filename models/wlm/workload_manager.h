@@ -2,6 +2,7 @@
 // kernel descriptor, works out the kernel's resources, writes every SM's ISU kernel context
 // (PC, kernarg pointer and size) and registers the kernel in the GLC's kernel status table.
 #pragma once
+#include "models/common/inbox.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
 #include "models/common/timing.h"
@@ -40,8 +41,8 @@ private:
     Clock clock_;
     sc_core::sc_time bus_;
     Observer* observer_;
-    std::deque<std::pair<sc_core::sc_time, LaunchDescriptor>> inbox_;
     sc_core::sc_event inbox_event_;
+    Inbox<LaunchDescriptor> inbox_{inbox_event_};
 };
 
 }  // namespace gpuvp
