@@ -2,6 +2,7 @@
 // times: Memory, Cache (in front of a Memory), Link and Router. One elaboration per process:
 // every TEST_CASE builds its own small top and runs sc_start once (ctest runs each in a
 // process of its own).
+#include "models/common/tlm_util.h"
 #include "models/memory/cache.h"
 #include "models/memory/link.h"
 #include "models/memory/memory.h"
@@ -46,22 +47,10 @@ struct Initiator : sc_core::sc_module {
     }
     void invalidate(sc_dt::uint64 start, sc_dt::uint64 end) { invalidations.emplace_back(start, end); }
 
-    static void prepare(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, uint64_t address, void* data,
-                        unsigned length) {
-        gp.set_command(cmd);
-        gp.set_address(address);
-        gp.set_data_ptr(static_cast<unsigned char*>(data));
-        gp.set_data_length(length);
-        gp.set_streaming_width(length);
-        gp.set_byte_enable_ptr(nullptr);
-        gp.set_byte_enable_length(0);
-        gp.set_dmi_allowed(false);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    }
     tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t address, void* data, unsigned length,
                                     sc_time& delay) {
         tlm::tlm_generic_payload gp;
-        prepare(gp, cmd, address, data, length);
+        gpuvp::prepare(gp, cmd, address, data, length);
         socket->b_transport(gp, delay);
         return gp.get_response_status();
     }
@@ -75,13 +64,13 @@ struct Initiator : sc_core::sc_module {
     }
     unsigned dbg(tlm::tlm_command cmd, uint64_t address, void* data, unsigned length) {
         tlm::tlm_generic_payload gp;
-        prepare(gp, cmd, address, data, length);
+        gpuvp::prepare(gp, cmd, address, data, length);
         return socket->transport_dbg(gp);
     }
     bool dmi(uint64_t address, tlm::tlm_dmi& out) {
         tlm::tlm_generic_payload gp;
         unsigned char dummy = 0;
-        prepare(gp, tlm::TLM_READ_COMMAND, address, &dummy, 1);
+        gpuvp::prepare(gp, tlm::TLM_READ_COMMAND, address, &dummy, 1);
         out.init();
         return socket->get_direct_mem_ptr(gp, out);
     }
@@ -219,7 +208,7 @@ TEST_CASE("memory: address errors and byte enable and burst errors touch nothing
         tlm::tlm_generic_payload gp;
         unsigned char data[4] = {1, 2, 3, 4};
         unsigned char be[4] = {0xff, 0, 0xff, 0};
-        Initiator::prepare(gp, tlm::TLM_WRITE_COMMAND, 0x20, data, 4);
+        gpuvp::prepare(gp, tlm::TLM_WRITE_COMMAND, 0x20, data, 4);
         gp.set_byte_enable_ptr(be);
         gp.set_byte_enable_length(4);
         sc_time d2;
@@ -228,7 +217,7 @@ TEST_CASE("memory: address errors and byte enable and burst errors touch nothing
         CHECK(mem.data()[0x20] == 0);
 
         // Streaming (a width below the length) is not supported.
-        Initiator::prepare(gp, tlm::TLM_WRITE_COMMAND, 0x40, data, 4);
+        gpuvp::prepare(gp, tlm::TLM_WRITE_COMMAND, 0x40, data, 4);
         gp.set_streaming_width(1);
         init.socket->b_transport(gp, d2);
         CHECK(gp.get_response_status() == tlm::TLM_BURST_ERROR_RESPONSE);
@@ -281,7 +270,7 @@ TEST_CASE("memory: DMI grants read/write over the whole memory and aliases its d
         // b_transport says DMI is worth asking for.
         tlm::tlm_generic_payload gp;
         unsigned char b = 0;
-        Initiator::prepare(gp, tlm::TLM_READ_COMMAND, 0x10, &b, 1);
+        gpuvp::prepare(gp, tlm::TLM_READ_COMMAND, 0x10, &b, 1);
         sc_time delay;
         init.socket->b_transport(gp, delay);
         CHECK(gp.is_dmi_allowed());
@@ -561,7 +550,7 @@ TEST_CASE("cache: a downstream address error is answered with TLM_ADDRESS_ERROR_
         // Byte enables are refused before anything goes downstream.
         tlm::tlm_generic_payload gp;
         unsigned char be[8] = {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};
-        Initiator::prepare(gp, tlm::TLM_READ_COMMAND, 0x40, in.data(), 8);
+        gpuvp::prepare(gp, tlm::TLM_READ_COMMAND, 0x40, in.data(), 8);
         gp.set_byte_enable_ptr(be);
         gp.set_byte_enable_length(8);
         init.socket->b_transport(gp, delay);
@@ -672,7 +661,7 @@ TEST_CASE("router: decodes with translation and errors unmapped and restores the
         // Range 1: translated to target_base + offset.
         tlm::tlm_generic_payload gp;
         auto data = pattern(8, 13);
-        Initiator::prepare(gp, tlm::TLM_WRITE_COMMAND, 0x20010, data.data(), 8);
+        gpuvp::prepare(gp, tlm::TLM_WRITE_COMMAND, 0x20010, data.data(), 8);
         delay = sc_core::SC_ZERO_TIME;
         init.socket->b_transport(gp, delay);
         CHECK(gp.get_response_status() == tlm::TLM_OK_RESPONSE);
@@ -695,7 +684,7 @@ TEST_CASE("router: decodes with translation and errors unmapped and restores the
         CHECK(mem.reads() == 0);
 
         // An error response also leaves the address as the initiator wrote it.
-        Initiator::prepare(gp, tlm::TLM_READ_COMMAND, 0x30000, &b, 1);
+        gpuvp::prepare(gp, tlm::TLM_READ_COMMAND, 0x30000, &b, 1);
         init.socket->b_transport(gp, delay);
         CHECK(gp.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         CHECK(gp.get_address() == 0x30000);
