@@ -15,6 +15,8 @@ Cache::Cache(sc_core::sc_module_name name, const CacheConfig& config)
     sets_ = cfg_.bytes / (cfg_.line_bytes * cfg_.ways);
     lines_.resize(size_t(sets_) * cfg_.ways);
     data_.resize(lines_.size() * cfg_.line_bytes);
+    fill_.resize(cfg_.line_bytes);
+    line_.resize(cfg_.line_bytes);
     upstream.register_b_transport(this, &Cache::b_transport);
     upstream.register_transport_dbg(this, &Cache::transport_dbg);
 }
@@ -56,8 +58,8 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
     }
     ++stats_.read_misses;
     sc_core::sc_time d = delay + hit_;  // the tag check before the miss goes out
-    std::vector<unsigned char> buf(cfg_.line_bytes);
-    if (auto status = transport(downstream, tlm::TLM_READ_COMMAND, line_address, buf.data(), cfg_.line_bytes, d);
+    unsigned char* buf = fill_.data();
+    if (auto status = transport(downstream, tlm::TLM_READ_COMMAND, line_address, buf, cfg_.line_bytes, d);
         status != tlm::TLM_OK_RESPONSE) {
         ++stats_.errors;
         return status;
@@ -75,8 +77,8 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
     l.tag = line_address / cfg_.line_bytes;
     l.last_use = ++use_clock_;
     l.ready_at = sc_core::sc_time_stamp() + d;
-    std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf.data(), cfg_.line_bytes);
-    std::memcpy(dst, buf.data(), cfg_.line_bytes);
+    std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf, cfg_.line_bytes);
+    std::memcpy(dst, buf, cfg_.line_bytes);
     delay = d;
     return tlm::TLM_OK_RESPONSE;
 }
@@ -107,15 +109,15 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     }
     // The lines of a read are requested together; the read completes with the slowest.
     sc_core::sc_time slowest = delay;
-    std::vector<unsigned char> line(lb);
+    unsigned char* line = line_.data();
     for (uint64_t la = a - a % lb; la < a + len; la += lb) {
         sc_core::sc_time d = delay;
-        if (auto status = read_line(la, line.data(), d); status != tlm::TLM_OK_RESPONSE) {
+        if (auto status = read_line(la, line, d); status != tlm::TLM_OK_RESPONSE) {
             gp.set_response_status(status);
             return;
         }
         uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + len);
-        std::memcpy(gp.get_data_ptr() + (lo - a), line.data() + (lo - la), hi - lo);
+        std::memcpy(gp.get_data_ptr() + (lo - a), line + (lo - la), hi - lo);
         slowest = std::max(slowest, d);
     }
     delay = slowest;

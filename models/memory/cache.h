@@ -47,6 +47,8 @@ private:
     unsigned sets_;
     std::vector<Line> lines_;          // sets_ * ways
     std::vector<unsigned char> data_;  // line data, same order
+    // Buffers for one line (a cache is never re-entered by its own downstream traffic).
+    std::vector<unsigned char> fill_, line_;
     uint64_t use_clock_ = 0;
     sc_core::sc_time hit_;
     Stats stats_;

@@ -446,8 +446,8 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
                                             w.instructions});
     w.active = false;
     w.at_barrier = false;
-    idle_slots_.push_back(slot);
-    std::sort(idle_slots_.begin(), idle_slots_.end(), std::greater<>());  // lowest slot reused first
+    // Kept in descending order, so the lowest free slot is reused first.
+    idle_slots_.insert(std::upper_bound(idle_slots_.begin(), idle_slots_.end(), slot, std::greater<>()), slot);
     free_regs_ += b.desc.regs_per_warp;
     ++free_slots_;
     if (--resident_warps_ == 0) stats_.busy += now - busy_since_;
