@@ -9,6 +9,17 @@ namespace gpuvp {
 namespace {
 void emit(const std::vector<ProgramStep>& steps, std::vector<uint64_t>& out, unsigned depth) {
     for (const ProgramStep& s : steps) {
+        if (s.insn.op == Opcode::if_warp) {  // the body, which warps not selected jump over
+            const size_t at = out.size();
+            out.push_back(0);
+            emit(s.body, out, depth);
+            const size_t body = out.size() - at - 1;
+            if (body > 0xffff) throw std::invalid_argument("line " + std::to_string(s.line) + ": if_warp body too long");
+            Instruction i = s.insn;
+            i.a = uint16_t(body);
+            out[at] = i.encode();
+            continue;
+        }
         const bool loop = !s.body.empty() || s.repeat > 1;
         if (!loop) {
             out.push_back(s.insn.encode());

@@ -12,11 +12,12 @@
 namespace gpuvp {
 
 // One step of a kernel's program as the scenario writes it: an instruction repeated
-// `repeat` times, or a loop over `body` run `repeat` times.
+// `repeat` times, a loop over `body` run `repeat` times, or (insn.op == if_warp) a body only
+// the warps selected by insn.b run.
 struct ProgramStep {
     Instruction insn;
     uint32_t repeat = 1;
-    std::vector<ProgramStep> body;  // non-empty: a loop
+    std::vector<ProgramStep> body;  // non-empty: a loop, or an if_warp's body
     int line = 0;                   // scenario line, for error messages
 };
 

@@ -11,13 +11,15 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config),
       clock_(config.platform.clock_mhz),
       inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
-      to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm") {
+      to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter") {
     const PlatformConfig& p = cfg_.platform;
     const sc_time bus = clock_.cycles(p.bus_cycles);
     auto policy = make_placement_policy(cfg_.dispatch);
     if (!policy) throw std::invalid_argument("unknown dispatch policy '" + cfg_.dispatch + "'");
     if (cfg_.launch != "serial" && cfg_.launch != "prefetch")
         throw std::invalid_argument("unknown launch policy '" + cfg_.launch + "'");
+    if (cfg_.lock != "spin" && cfg_.lock != "priority")
+        throw std::invalid_argument("unknown lock policy '" + cfg_.lock + "'");
 
     DispatchLimits limits;
     limits.max_group_segment = p.sm.shared_memory;
@@ -57,11 +59,17 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         SmPolicy policy;
         policy.order = cfg_.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
         policy.kernarg_prefetch = cfg_.launch == "prefetch";
+        policy.locks = cfg_.lock == "priority" ? LockScheme::priority : LockScheme::spin;
         auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, policy,
                                                             observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto l1d = std::make_unique<Cache>(("l1d[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1d_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
+        auto arbiter = std::make_unique<LockArbiter>(("arbiter[" + std::to_string(i) + "]").c_str(), i,
+                                                     2 * p.sm.warp_slots, clock_, bus, p.sm.arbiter_cycles, observer);
         glc_->to_sm.bind(sm->regs);
+        sm->to_arbiter.bind(arbiter->regs);
+        arbiter->to_sm.bind(sm->regs);
+        debug_arbiter_.bind(arbiter->regs);
         wlm_->to_isu.bind(sm->regs);
         sm->to_glc.bind(glc_->regs);
         debug_sm_.bind(sm->regs);
@@ -72,6 +80,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         sms_.push_back(std::move(sm));
         l1i_.push_back(std::move(l1i));
         l1d_.push_back(std::move(l1d));
+        arbiters_.push_back(std::move(arbiter));
     }
 
     mmio.register_b_transport(this, &Gpu::mmio_b_transport);
@@ -118,6 +127,9 @@ unsigned Gpu::debug_aperture(tlm::tlm_generic_payload& gp) {
     } else if (a >= map::kDebugSm && a < map::kDebugSm + map::kDebugStride * sms_.size()) {
         gp.set_address((a - map::kDebugSm) % map::kDebugStride);
         n = debug_sm_[int((a - map::kDebugSm) / map::kDebugStride)]->transport_dbg(gp);
+    } else if (a >= map::kDebugArbiter && a < map::kDebugArbiter + map::kDebugStride * arbiters_.size()) {
+        gp.set_address((a - map::kDebugArbiter) % map::kDebugStride);
+        n = debug_arbiter_[int((a - map::kDebugArbiter) / map::kDebugStride)]->transport_dbg(gp);
     }
     gp.set_address(a);
     return n;

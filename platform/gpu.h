@@ -12,6 +12,7 @@
 #include "models/memory/link.h"
 #include "models/memory/memory.h"
 #include "models/memory/router.h"
+#include "models/sm/lock_arbiter.h"
 #include "models/sm/sm.h"
 #include "models/wlm/workload_manager.h"
 #include "platform/scenario.h"
@@ -31,6 +32,7 @@ struct GpuConfig {
     PlatformConfig platform;
     std::string dispatch = "fifo";  // placement policy (M1)
     std::string launch = "serial";  // "prefetch": the ISU prefetches kernel arguments (M5)
+    std::string lock = "spin";      // "priority": warp mutexes with CPRs, arbiters, hold limit (M2)
 };
 
 class Gpu : public sc_core::sc_module {
@@ -48,6 +50,7 @@ public:
     const StreamingMultiprocessor& sm(uint32_t i) const { return *sms_.at(i); }
     const Cache& l1i(uint32_t sm) const { return *l1i_.at(sm); }
     const Cache& l1d(uint32_t sm) const { return *l1d_.at(sm); }
+    const LockArbiter& arbiter(uint32_t sm) const { return *arbiters_.at(sm); }
     const Cache& l2() const { return *l2_; }
     const Memory& device_memory() const { return *device_memory_; }
     const Clock& clock() const { return clock_; }
@@ -64,11 +67,13 @@ private:
     tlm_utils::simple_initiator_socket<Gpu> to_cp_, to_bar_;
     tlm_utils::simple_initiator_socket<Gpu> debug_glc_;                   // transport_dbg only
     tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_sm_;         // transport_dbg only
+    tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_arbiter_;    // transport_dbg only
     std::unique_ptr<CommandProcessor> cp_;
     std::unique_ptr<WorkloadManager> wlm_;
     std::unique_ptr<GlobalLogicController> glc_;
     std::vector<std::unique_ptr<StreamingMultiprocessor>> sms_;
     std::vector<std::unique_ptr<Cache>> l1i_, l1d_;  // beside each SM
+    std::vector<std::unique_ptr<LockArbiter>> arbiters_;  // one per SM (M2)
     std::unique_ptr<Router> fabric_;
     std::unique_ptr<Cache> l2_;
     std::unique_ptr<Memory> device_memory_;

@@ -1,5 +1,6 @@
 #include "platform/recorder.h"
 #include "models/common/timing.h"
+#include "models/common/tlm_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,9 +138,57 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
     if (!room()) return;
     uint32_t pid = kGlcPid;
     if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
-    TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, 999, {}};
+    TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}};
     ev.args["values"] = values;
     events_.push_back(std::move(ev));
+}
+
+// M2: each lock event is an instant on its warp's slot row (the arbiter's on its own row).
+void Recorder::lock_event(const LockEvent& e) {
+    if (!trace_ || !room()) return;
+    const std::string lock = "lock " + std::to_string(e.lock);
+    const std::string other = e.other == ~0u ? "" : "warp " + std::to_string(e.other);
+    std::string name;
+    switch (e.kind) {
+    case LockEventKind::acquired: name = lock + " acquired"; break;
+    case LockEventKind::released: name = lock + " released"; break;
+    case LockEventKind::requested: name = lock + " held by " + other + ": request"; break;
+    case LockEventKind::arbiter_push:
+        name = "fifo <- (" + std::to_string(e.warp) + ", " + std::to_string(e.other) + ") " + lock;
+        break;
+    case LockEventKind::arbiter_decision:
+        name = "warp " + std::to_string(e.warp) + (e.verdict == LockVerdict::preempt ? " pre-empts " : " waits for ") +
+               other + " (" + lock + ")";
+        break;
+    case LockEventKind::forced_release: name = lock + " forced release for " + other; break;
+    case LockEventKind::hold_limit_release: name = lock + " released: hold limit"; break;
+    case LockEventKind::sync_failure: name = "sync failure on " + lock + " (held by " + other + ")"; break;
+    case LockEventKind::failure_release: name = lock + " released: sync failure"; break;
+    case LockEventKind::parked: name = "waits for " + lock; break;
+    case LockEventKind::woken: name = lock + " free: retry"; break;
+    case LockEventKind::exit_release: name = lock + " released at exit"; break;
+    case LockEventKind::count: break;
+    }
+    const bool from_arbiter = e.slot == ~0u;
+    TraceEvent ev{name, "lock", 'i', us(e.t), 0, kSmPid + e.sm, from_arbiter ? kArbiterTid : e.slot, {}};
+    if (!from_arbiter && e.kernel_slot < slot_key_.size()) ev.kernel_key = slot_key_[e.kernel_slot];
+    ev.args[from_arbiter ? "row" : "block"] = e.block;
+    ev.args["warp"] = e.warp;
+    ev.args["lock"] = e.lock;
+    if (e.other != ~0u) ev.args["other"] = e.other;
+    if (e.cpr != ~0u) ev.args["cpr"] = e.cpr;
+    if (e.other_cpr != ~0u) ev.args["other_cpr"] = e.other_cpr;
+    if (e.kind == LockEventKind::acquired) {
+        ev.args["word"] = hex(e.word);
+        ev.args["wait_ns"] = to_ns(e.wait);
+    }
+    if (e.redone) ev.args["redone_instructions"] = e.redone;
+    events_.push_back(std::move(ev));
+}
+
+void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
+    const auto key = kernel_slot < slot_key_.size() ? slot_key_[kernel_slot] : std::make_pair(~0u, uint64_t(0));
+    lock_stalls_.push_back({key, state, t});
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
@@ -182,7 +231,8 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
         json sort{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kSmPid + s}, {"args", {{"sort_index", 10 + s}}}};
         events.push_back(sort);
         for (uint32_t w = 0; w < warp_slots; ++w) meta("thread_name", kSmPid + s, w, "warp slot " + std::to_string(w));
-        meta("thread_name", kSmPid + s, 999, "block status table");
+        meta("thread_name", kSmPid + s, kArbiterTid, "lock arbiters");
+        meta("thread_name", kSmPid + s, kTableTid, "block status table");
     }
     for (const auto& [key, name] : thread_names_) meta("thread_name", key.first, key.second, name);
     // Times to whole picoseconds, so 1.5 us prints as 1.5 and not as 1.5000000000000002.

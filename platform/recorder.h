@@ -37,6 +37,12 @@ public:
         PacketCheck why;
         sc_core::sc_time at;
     };
+    // M2: the lock watchdog's report on a kernel's stuck warps.
+    struct LockStall {
+        std::pair<uint32_t, uint64_t> kernel;  // (queue, packet)
+        std::string state;
+        sc_core::sc_time at;
+    };
     struct TraceEvent {
         std::string name, cat;
         char ph;
@@ -49,6 +55,7 @@ public:
 
     const Kernel* kernel(uint32_t queue, uint64_t packet) const;
     const std::vector<Rejection>& rejections() const { return rejections_; }
+    const std::vector<LockStall>& lock_stalls() const { return lock_stalls_; }
     uint64_t warps_finished() const { return warps_; }
     uint64_t table_updates() const { return table_updates_; }
 
@@ -74,9 +81,12 @@ public:
     void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;
+    void lock_event(const LockEvent& e) override;
+    void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) override;
 
     // Trace process ids.
     static constexpr uint32_t kHostPid = 1, kCpPid = 2, kGlcPid = 3, kLaunchPid = 4, kKernelPid = 5, kSmPid = 100;
+    static constexpr uint32_t kArbiterTid = 998, kTableTid = 999;  // rows of an SM's process
 
 private:
     Kernel* live(uint32_t slot);
@@ -88,6 +98,7 @@ private:
     std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
     std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
     std::vector<Rejection> rejections_;
+    std::vector<LockStall> lock_stalls_;
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
     std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
     std::vector<double> kernel_lanes_;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace gpuvp {
@@ -161,6 +162,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                 }
             }
         }
+        for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
+            if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
         (status == "ok" ? kernels_ok : kernels_failed)++;
 
         const double submit = ns_of(l.submit);
@@ -288,15 +291,92 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                               {"field", r.why.field},
                               {"detail", r.why.detail},
                               {"time_ns", ns_of(r.at)}});
+    for (const auto& st : rec.lock_stalls())
+        errors.push_back(json{{"queue", queue_name(st.kernel.first)},
+                              {"packet", st.kernel.second},
+                              {"error", "lock_deadlock"},
+                              {"field", "locks"},
+                              {"detail", st.state},
+                              {"time_ns", ns_of(st.at)}});
+
+    // M2: warp mutexes, over every SM; per warp priority over the warps that took locks.
+    StreamingMultiprocessor::LockStats locks;
+    uint64_t fifo_max = 0;
+    for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
+        const auto& l = sys.gpu.sm(i).stats().locks;
+        locks.acquisitions += l.acquisitions;
+        locks.releases += l.releases;
+        locks.sync_failures += l.sync_failures;
+        locks.forced_releases += l.forced_releases;
+        locks.hold_limit_releases += l.hold_limit_releases;
+        locks.redone_instructions += l.redone_instructions;
+        locks.arbiter_requests += l.arbiter_requests;
+        locks.stale_decisions += l.stale_decisions;
+        locks.deadlocks += l.deadlocks;
+        for (const auto& [cpr, p] : l.by_priority) {
+            auto& t = locks.by_priority[cpr];
+            t.warps += p.warps;
+            t.acquisitions += p.acquisitions;
+            t.sync_failures += p.sync_failures;
+            t.forced_releases += p.forced_releases;
+            t.hold_limit_releases += p.hold_limit_releases;
+            t.redone_instructions += p.redone_instructions;
+            t.wait_sum += p.wait_sum;
+            t.wait_max = std::max(t.wait_max, p.wait_max);
+            t.end_sum += p.end_sum;
+            t.end_max = std::max(t.end_max, p.end_max);
+        }
+        fifo_max = std::max(fifo_max, sys.gpu.arbiter(i).stats().fifo_max);
+    }
+    auto mean_ns = [](const sc_time& sum, uint64_t n) { return n ? std::round(to_ns(sum) / double(n) * 1000) / 1000 : 0.0; };
+    json by_priority = json::object();
+    for (const auto& [cpr, p] : locks.by_priority)
+        by_priority[std::to_string(cpr)] =
+            json{{"warps", p.warps},
+                 {"acquisitions", p.acquisitions},
+                 {"wait_ns", {{"mean", mean_ns(p.wait_sum, p.acquisitions)}, {"max", ns_of(p.wait_max)}}},
+                 {"task_end_ns", {{"mean", mean_ns(p.end_sum, p.warps)}, {"max", ns_of(p.end_max)}}},
+                 {"sync_failures", p.sync_failures},
+                 {"forced_releases", p.forced_releases},
+                 {"hold_limit_releases", p.hold_limit_releases},
+                 {"redone_instructions", p.redone_instructions}};
+    const bool priority_locks = s.policy.lock == "priority";
+    json locks_json = json{{"policy", s.policy.lock},
+                           {"hold_limit", priority_locks ? json(s.platform.sm.lock_hold_limit) : json(nullptr)},
+                           {"acquisitions", locks.acquisitions},
+                           {"releases", locks.releases},
+                           {"sync_failures", locks.sync_failures},
+                           {"forced_releases", locks.forced_releases},
+                           {"hold_limit_releases", locks.hold_limit_releases},
+                           {"redone_instructions", locks.redone_instructions},
+                           {"arbiter_requests", locks.arbiter_requests},
+                           {"arbiter_fifo_max", fifo_max},
+                           {"stale_decisions", locks.stale_decisions},
+                           {"deadlocks", locks.deadlocks},
+                           {"by_priority", by_priority}};
 
     // Expectations.
     json expectations = json::array();
     for (const Expectation& e : s.expect) {
         json value = nullptr;
-        if (e.kernel.empty()) {
+        static const std::map<std::string, std::pair<const char*, const char*>> kPriorityMetric = {
+            {"lock_wait_mean_ns", {"wait_ns", "mean"}},       {"lock_wait_max_ns", {"wait_ns", "max"}},
+            {"task_end_mean_ns", {"task_end_ns", "mean"}},    {"task_end_max_ns", {"task_end_ns", "max"}},
+            {"lock_acquisitions", {"acquisitions", nullptr}}, {"sync_failures", {"sync_failures", nullptr}},
+            {"forced_releases", {"forced_releases", nullptr}}, {"hold_limit_releases", {"hold_limit_releases", nullptr}},
+            {"redone_instructions", {"redone_instructions", nullptr}}, {"warps", {"warps", nullptr}}};
+        if (e.priority) {
+            const std::string p = std::to_string(*e.priority);
+            auto m = kPriorityMetric.find(e.metric);
+            if (by_priority.contains(p) && m != kPriorityMetric.end())
+                value = m->second.second ? by_priority[p][m->second.first][m->second.second] : by_priority[p][m->second.first];
+        } else if (e.kernel.empty()) {
             if (e.metric == "sim_end_ns") value = out.sim_end_ns;
             else if (e.metric == "kernels_ok") value = kernels_ok;
             else if (e.metric == "kernels_failed") value = kernels_failed;
+            else if (e.metric == "lock_acquisitions") value = locks.acquisitions;
+            else if (e.metric == "lock_deadlocks") value = locks.deadlocks;
+            else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
         } else {
             for (const json& k : kernels)
                 if (k["name"] == e.kernel && k.contains(e.metric)) value = k[e.metric];
@@ -306,6 +386,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         if (passed && e.max) passed = value.get<double>() <= *e.max;
         json x;
         if (!e.kernel.empty()) x["kernel"] = e.kernel;
+        if (e.priority) x["priority"] = *e.priority;
         x["metric"] = e.metric;
         x["min"] = e.min ? json(*e.min) : json(nullptr);
         x["max"] = e.max ? json(*e.max) : json(nullptr);
@@ -333,8 +414,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r["sim_end_ns"] = out.sim_end_ns;
     r["host_seconds"] = out.host_seconds;
     r["kernels"] = kernels;
-    r["locks"] = json{{"acquisitions", 0},       {"sync_failures", 0},       {"forced_releases", 0},
-                      {"hold_limit_releases", 0}, {"redone_instructions", 0}, {"by_priority", json::object()}};
+    r["locks"] = locks_json;
     r["scalar"] = json{{"vregs_per_thread", vregs},
                        {"pool_peak", pools},
                        {"allocation_stalls", 0},

@@ -2,6 +2,7 @@
 // below (name, type, range; its default is the initialiser of the struct member it fills),
 // and every value is checked on load. The only file of the project that uses yaml-cpp.
 #include "platform/scenario.h"
+#include "models/common/messages.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -29,7 +30,17 @@ const std::vector<std::string>& kernel_metrics() {
 }
 
 const std::vector<std::string>& scenario_metrics() {
-    static const std::vector<std::string> m = {"sim_end_ns", "kernels_ok", "kernels_failed"};
+    static const std::vector<std::string> m = {"sim_end_ns",          "kernels_ok",         "kernels_failed",
+                                               "lock_acquisitions",   "sync_failures",      "forced_releases",
+                                               "hold_limit_releases", "redone_instructions", "lock_deadlocks"};
+    return m;
+}
+
+const std::vector<std::string>& priority_metrics() {
+    static const std::vector<std::string> m = {"lock_wait_mean_ns",   "lock_wait_max_ns", "task_end_mean_ns",
+                                               "task_end_max_ns",     "lock_acquisitions", "sync_failures",
+                                               "forced_releases",     "hold_limit_releases", "redone_instructions",
+                                               "warps"};
     return m;
 }
 
@@ -52,14 +63,13 @@ const std::vector<PolicyKey>& policy_keys() {
     static const std::vector<PolicyKey> k = {
         {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo", "priority-block", "priority-warp"}, "M1, issue #3"},
         {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial", "prefetch"}, "M5, issue #4"},
-        {"lock", &Policies::lock, {"spin", "priority"}, {"spin"}, "M2, issue #5"},
+        {"lock", &Policies::lock, {"spin", "priority"}, {"spin", "priority"}, "M2, issue #5"},
         {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp"}, "M3, issue #6"},
         {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}, {"static"}, "M4, issue #7"},
     };
     return k;
 }
 
-constexpr const char* kLockOpsPending = "needs the lock arbiter (M2, issue #5), not implemented yet";
 constexpr const char* kDrawsPending = "draws need the unified shading array (M4, issue #7), not implemented yet";
 
 // ---- Text helpers
@@ -414,7 +424,12 @@ const Schema<SmConfig>& sm_schema() {
          K::integer("issue_width", &SmConfig::issue_width, 1, 8),
          K::integer("shared_latency_cycles", &SmConfig::shared_latency_cycles, 0, 10000),
          K::integer("warp_launch_cycles", &SmConfig::warp_launch_cycles, 0, 10000),
-         K::integer("max_kernels", &SmConfig::max_kernels, 1, 64)},
+         K::integer("max_kernels", &SmConfig::max_kernels, 1, 64),
+         K::integer("atomic_latency_cycles", &SmConfig::atomic_latency_cycles, 1, 100000),
+         K::integer("lock_hold_limit", &SmConfig::lock_hold_limit, 0, 1ull << 31),
+         K::integer("lock_backoff_cycles", &SmConfig::lock_backoff_cycles, 0, 1000000),
+         K::integer("arbiter_cycles", &SmConfig::arbiter_cycles, 0, 10000),
+         K::integer("lock_watchdog_cycles", &SmConfig::lock_watchdog_cycles, 0, 1ull << 31)},
         [](const Ctx& c, const YAML::Node& m, const Loc& at, SmConfig& sm) {
             if (sm.slice_size >= sm.warp_size)
                 c.fail(key_loc(m, at, "slice_size"), "must be fewer than warp_size (" + std::to_string(sm.warp_size) +
@@ -535,6 +550,7 @@ struct StepKeys {
     uint32_t bytes = 128;
     uint32_t id = 0;
     uint32_t count = 1;
+    uint32_t warps = 0;  // if_warp: bit i selects warp i of the block
     std::vector<ProgramStep> body;
     unsigned depth = 0;  // loops around the step
 };
@@ -553,11 +569,18 @@ const Schema<StepKeys>& step_schema() {
         K::integer("bytes", &StepKeys::bytes, 1, 65536),
         K::integer("id", &StepKeys::id, 0, 255),
         K::integer("count", &StepKeys::count, 1, 1ull << 31),
+        K::custom("warps",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, StepKeys& k) {
+                      if (!v.IsSequence() || v.size() == 0) c.fail(at, "expected a non-empty list of warp indices like [0, 2], got " + got(v));
+                      k.warps = 0;
+                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.warps |= 1u << get_uint(c, x, l, 0, 31); });
+                  }),
         K::custom("body",
                   [](const Ctx& c, const YAML::Node& v, const Loc& at, StepKeys& k) {
-                      if (k.depth + 1 > kMaxLoopDepth)
+                      const bool loop = k.op == "loop";  // an if_warp body is not a loop
+                      if (loop && k.depth + 1 > kMaxLoopDepth)
                           c.fail(at, "loops nest at most " + std::to_string(kMaxLoopDepth) + " deep");
-                      k.body = read_steps(c, v, at, k.depth + 1);
+                      k.body = read_steps(c, v, at, k.depth + (loop ? 1 : 0));
                   }),
     }};
     return s;
@@ -567,7 +590,6 @@ struct OpDef {
     const char* name;
     std::vector<std::string> keys;  // besides op, and repeat (which every op but loop takes)
     Instruction (*encode)(const StepKeys&);
-    const char* pending = nullptr;  // why the op is refused today
 };
 
 const std::vector<OpDef>& op_defs() {
@@ -583,9 +605,10 @@ const std::vector<OpDef>& op_defs() {
         {"store", {"space", "bytes"}, [](const StepKeys& k) { return I{Opcode::store, uint8_t(k.space), 0, k.bytes}; }},
         {"kernarg_load", {}, [](const StepKeys&) { return I{Opcode::kernarg_load}; }},
         {"barrier", {}, [](const StepKeys&) { return I{Opcode::barrier}; }},
-        {"lock", {"id"}, [](const StepKeys& k) { return I{Opcode::lock, 0, uint16_t(k.id)}; }, kLockOpsPending},
-        {"unlock", {"id"}, [](const StepKeys& k) { return I{Opcode::unlock, 0, uint16_t(k.id)}; }, kLockOpsPending},
+        {"lock", {"id"}, [](const StepKeys& k) { return I{Opcode::lock, 0, uint16_t(k.id)}; }},
+        {"unlock", {"id"}, [](const StepKeys& k) { return I{Opcode::unlock, 0, uint16_t(k.id)}; }},
         {"loop", {"count", "body"}, [](const StepKeys& k) { return I{Opcode::loop_begin, 0, 0, k.count}; }},
+        {"if_warp", {"warps", "body"}, [](const StepKeys& k) { return I{Opcode::if_warp, 0, 0, k.warps}; }},
     };
     return d;
 }
@@ -602,15 +625,14 @@ std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc
         const std::string op = get_string(c, item["op"], op_at);
         auto def = std::find_if(op_defs().begin(), op_defs().end(), [&](const OpDef& d) { return op == d.name; });
         if (def == op_defs().end()) c.fail(op_at, unknown("op", op, ops));
-        const bool loop = op == "loop";
+        const bool loop = op == "loop", nest = loop || op == "if_warp";  // steps with a body
         Schema<StepKeys> schema;  // the keys this op takes
         for (const auto& f : step_schema().fields)
-            if (f.name == "op" || (f.name == "repeat" && !loop) || contains(def->keys, f.name))
-                schema.fields.push_back({f.name, f.read, f.required || loop});  // a loop needs all its keys
+            if (f.name == "op" || (f.name == "repeat" && !nest) || contains(def->keys, f.name))
+                schema.fields.push_back({f.name, f.read, f.required || nest});  // loop, if_warp: all their keys
         StepKeys k;
         k.depth = depth;
         read_map(c, item, here, schema, k);
-        if (def->pending) c.fail(op_at, "op '" + op + "' " + def->pending);
         if (!loop && k.repeat > 1 && depth + 1 > kMaxLoopDepth)  // the assembler makes it a loop
             c.fail(key_loc(item, here, "repeat"), "a repeated step is a loop, and loops nest at most " +
                                                        std::to_string(kMaxLoopDepth) + " deep");
@@ -618,7 +640,7 @@ std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc
             c.fail(op_at, "'end' must be the last step of the program");
         ProgramStep& s = steps.emplace_back();
         s.insn = def->encode(k);
-        s.repeat = loop ? k.count : k.repeat;
+        s.repeat = loop ? k.count : nest ? 1 : k.repeat;
         s.body = std::move(k.body);
         s.line = here.line;
     });
@@ -704,6 +726,95 @@ const Schema<KernelSpec>& kernel_schema() {
     return s;
 }
 
+// ---- M2: the rules a program's locks must follow, so that no warp misuses a lock at run time
+
+// The fewest instructions a warp executes for `step` (an if_warp's body may be skipped).
+uint64_t fewest_instructions(const ProgramStep& step) {
+    if (step.insn.op == Opcode::if_warp) return 1;
+    uint64_t body = 1;
+    if (!step.body.empty()) {
+        body = 0;
+        for (const ProgramStep& b : step.body) body += fewest_instructions(b);
+    }
+    if (step.body.empty() && step.repeat <= 1) return 1;
+    return 1 + uint64_t(step.repeat) * (body + 1);  // loop_begin, then the body and loop_end each time
+}
+
+bool has_lock_ops(const ProgramStep& step) {
+    if (step.insn.op == Opcode::lock || step.insn.op == Opcode::unlock) return true;
+    return std::any_of(step.body.begin(), step.body.end(), has_lock_ops);
+}
+
+struct HeldLock {
+    uint16_t id;
+    int line;
+    size_t index;  // in the step list that took it
+};
+
+// Every lock is taken and released in the same step list (the program, a loop body or an
+// if_warp body), never twice, never across a barrier or the end. Under `lock: priority` a
+// critical section that cannot complete within the hold limit is an error too.
+void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t warps, const std::vector<ProgramStep>& steps,
+                 const Loc& list, std::vector<HeldLock>& held, const char* where) {
+    const size_t outer = held.size();
+    const uint32_t limit = s.policy.lock == "priority" ? s.platform.sm.lock_hold_limit : 0;
+    auto name = [](const HeldLock& h) { return "lock " + std::to_string(h.id) + " (taken at line " + std::to_string(h.line) + ")"; };
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const ProgramStep& step = steps[i];
+        const Loc at = list.item(i, step.line);
+        const Instruction& in = step.insn;
+        if (in.op == Opcode::lock || in.op == Opcode::unlock) {
+            const char* op = in.op == Opcode::lock ? "lock" : "unlock";
+            if (step.repeat > 1) c.fail(at.field("repeat", step.line), std::string("a ") + op + " step cannot repeat");
+            auto it = std::find_if(held.begin(), held.end(), [&](const HeldLock& h) { return h.id == in.a; });
+            if (in.op == Opcode::lock) {
+                const uint64_t need = (uint64_t(in.a) + 1) * kLockWordBytes;
+                if (need > k.shared_bytes)
+                    c.fail(at.field("id", step.line), "lock " + std::to_string(in.a) + "'s word is at shared offset " +
+                                                          std::to_string(need - kLockWordBytes) + ", past the kernel's shared_bytes (" +
+                                                          std::to_string(k.shared_bytes) + "): give the kernel at least " +
+                                                          std::to_string(need) + " shared_bytes");
+                if (it != held.end()) c.fail(at, name(*it) + " is already held here: a warp cannot take a lock twice");
+                held.push_back({in.a, step.line, i});
+                continue;
+            }
+            if (it == held.end()) c.fail(at, "lock " + std::to_string(in.a) + " is not held here");
+            if (size_t(it - held.begin()) < outer)
+                c.fail(at, name(*it) + " was taken outside this " + where + ": release it at the level that took it");
+            // Under the priority scheme a critical section with no other lock step inside must
+            // fit in the hold limit, or it would be released and redone for ever.
+            bool nested = false;
+            uint64_t n = 0;
+            for (size_t j = it->index + 1; j < i; ++j) {
+                nested |= has_lock_ops(steps[j]);
+                n += fewest_instructions(steps[j]);
+            }
+            if (limit > 0 && !nested && n > limit)
+                c.fail(at, "the critical section of " + name(*it) + " executes at least " + std::to_string(n) +
+                               " instructions, more than platform.sm.lock_hold_limit (" + std::to_string(limit) +
+                               "): under lock: priority it could never complete");
+            held.erase(it);
+            continue;
+        }
+        if (!held.empty() && in.op == Opcode::barrier)
+            c.fail(at, "a barrier while holding " + name(held.back()) + ": unlock first");
+        if (!held.empty() && in.op == Opcode::end)
+            c.fail(list.item(held.back().index, held.back().line), name(held.back()) + " is not released before the end of the program");
+        if (in.op == Opcode::if_warp)
+            for (uint32_t w = warps; w < 32; ++w)
+                if (in.b >> w & 1)
+                    c.fail(at.field("warps", step.line), "warp " + std::to_string(w) + " is not in a block of " +
+                                                             std::to_string(warps) + " warps (indices 0 to " +
+                                                             std::to_string(warps - 1) + ")");
+        if (!step.body.empty())
+            check_locks(c, s, k, warps, step.body, at.field("body", step.line), held,
+                        in.op == Opcode::if_warp ? "if_warp body" : "loop body");
+    }
+    if (held.size() > outer)
+        c.fail(list.item(held[outer].index, held[outer].line),
+               name(held[outer]) + " is not released before the end of the " + where);
+}
+
 // The rules that need the platform and the queues.
 void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenario& s, const KernelSpec& k) {
     const SmConfig& sm = s.platform.sm;
@@ -729,6 +840,8 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     if (k.warp_priorities.size() > warps)
         c.fail(key_loc(m, at, "warp_priorities"), "lists " + std::to_string(k.warp_priorities.size()) +
                                                       " warps but a block has " + std::to_string(warps));
+    std::vector<HeldLock> held;
+    check_locks(c, s, k, uint32_t(warps), k.program, key_loc(m, at, "program"), held, "program");
 }
 
 // Errors at the first repeated name; locs[i] is where element i is.
@@ -827,7 +940,9 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario&) {
 void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     using K = Keys<Expectation>;
     static const Schema<Expectation> schema{
-        {K::text("kernel", &Expectation::kernel), K::text("metric", &Expectation::metric, true),
+        {K::text("kernel", &Expectation::kernel),
+         K::integer("priority", [](Expectation& e) -> std::optional<uint32_t>& { return e.priority; }, 0, 255),
+         K::text("metric", &Expectation::metric, true),
          K::real("min", [](Expectation& e) -> std::optional<double>& { return e.min; }, -kInf, kInf),
          K::real("max", [](Expectation& e) -> std::optional<double>& { return e.max; }, -kInf, kInf)},
         [](const Ctx& c, const YAML::Node& m, const Loc& at, Expectation& e) {
@@ -845,12 +960,18 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
         Loc metric_at = key_loc(v[i], locs[i], "metric");
         if (!e.kernel.empty() && !contains(kernels, e.kernel))
             c.fail(key_loc(v[i], locs[i], "kernel"), unknown("kernel", e.kernel, kernels));
-        const auto& own = e.kernel.empty() ? scenario_metrics() : kernel_metrics();
-        const auto& other = e.kernel.empty() ? kernel_metrics() : scenario_metrics();
-        if (contains(other, e.metric))
-            c.fail(metric_at, e.kernel.empty() ? "'" + e.metric + "' is a kernel metric: name the kernel with 'kernel'"
-                                               : "'" + e.metric + "' is a scenario metric: leave 'kernel' out");
-        if (!contains(own, e.metric)) c.fail(metric_at, unknown("metric", e.metric, own));
+        if (e.priority && !e.kernel.empty())
+            c.fail(key_loc(v[i], locs[i], "priority"), "name a kernel or a warp priority, not both");
+        const auto& own = e.priority ? priority_metrics() : e.kernel.empty() ? scenario_metrics() : kernel_metrics();
+        if (!contains(own, e.metric)) {
+            if (!e.priority && e.kernel.empty() && contains(kernel_metrics(), e.metric))
+                c.fail(metric_at, "'" + e.metric + "' is a kernel metric: name the kernel with 'kernel'");
+            if (!e.priority && contains(priority_metrics(), e.metric))
+                c.fail(metric_at, "'" + e.metric + "' is a lock metric of a warp priority: name it with 'priority'");
+            if (!e.kernel.empty() && contains(scenario_metrics(), e.metric))
+                c.fail(metric_at, "'" + e.metric + "' is a scenario metric: leave 'kernel' out");
+            c.fail(metric_at, unknown("metric", e.metric, own));
+        }
         if ((e.metric == "slowdown" || e.metric == "alone_turnaround_ns") && !s.measure_alone)
             c.fail(metric_at, "'" + e.metric + "' needs 'measure_alone: true' (each kernel also run alone)");
     }

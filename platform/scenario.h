@@ -42,7 +42,8 @@ struct Policies {
 };
 
 struct Expectation {
-    std::string kernel;  // empty: a top-level metric
+    std::string kernel;               // a kernel's metric; empty: a metric of the whole run
+    std::optional<uint32_t> priority; // or a lock metric of the warps with this priority (M2)
     std::string metric;
     std::optional<double> min, max;
     int line = 0;
@@ -93,5 +94,6 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
 // The metrics an `expect` entry may name: of one kernel (with `kernel:`), or of the whole run.
 const std::vector<std::string>& kernel_metrics();
 const std::vector<std::string>& scenario_metrics();
+const std::vector<std::string>& priority_metrics();  // with `priority:` (M2)
 
 }  // namespace gpuvp

@@ -17,6 +17,7 @@ GpuConfig gpu_config(const Scenario& s) {
     c.platform = s.platform;
     c.dispatch = s.policy.dispatch;
     c.launch = s.policy.launch;
+    c.lock = s.policy.lock;
     return c;
 }
 Workload workload(const Scenario& s) {

@@ -372,8 +372,8 @@ TEST_CASE("scenario: cross-key platform rules", "[scenario][errors]") {
 
 TEST_CASE("scenario: policies not yet built are refused with their milestone", "[scenario][errors]") {
     using P = std::pair<std::string, std::string>;
-    const auto [key, message] = GENERATE(P{"lock: priority", "'priority' is not implemented yet (M2, issue #5)"},
-                                         P{"scalar: multilevel", "(M3, issue #6)"}, P{"shading: adaptive", "(M4, issue #7)"});
+    const auto [key, message] = GENERATE(P{"scalar: multilevel", "'multilevel' is not implemented yet (M3, issue #6)"},
+                                         P{"shading: adaptive", "(M4, issue #7)"});
     const auto e = error_of("name: x\npolicy:\n  " + key + "\n");
     CHECK(e.line() == 3);
     CHECK(e.key() == "policy." + key.substr(0, key.find(':')));
@@ -386,18 +386,97 @@ TEST_CASE("scenario: an unknown policy value lists the allowed ones", "[scenario
     CHECK_THAT(e.what(), Contains("fifo, priority-block, priority-warp"));
 }
 
-TEST_CASE("scenario: lock and unlock ops are refused until the lock arbiter exists", "[scenario][errors]") {
-    const auto e = error_of(R"(name: x
+TEST_CASE("scenario: lock steps follow the rules of critical sections", "[scenario][errors][m2]") {
+    // One kernel of 2 warps with 16 bytes of shared memory (lock words 0 to 3); `program` is
+    // written from line 5 on.
+    auto program = [](const std::string& steps, const std::string& policy = "spin") {
+        return "name: x\npolicy: {lock: " + policy + "}\nkernels:\n  - name: k\n    block: [64]\n    shared_bytes: 16\n    program:\n" +
+               steps;
+    };
+    auto e = error_of(program("      - {op: lock, id: 4}\n      - {op: unlock, id: 4}\n"));
+    CHECK(e.line() == 8);
+    CHECK(e.key() == "kernels[0].program[0].id");
+    CHECK_THAT(e.what(), Contains("past the kernel's shared_bytes (16): give the kernel at least 20 shared_bytes"));
+    e = error_of(program("      - {op: unlock, id: 1}\n"));
+    CHECK(e.key() == "kernels[0].program[0]");
+    CHECK_THAT(e.what(), Contains("lock 1 is not held here"));
+    e = error_of(program("      - {op: lock, id: 1}\n      - {op: lock, id: 1}\n"));
+    CHECK(e.line() == 9);
+    CHECK_THAT(e.what(), Contains("lock 1 (taken at line 8) is already held here"));
+    e = error_of(program("      - {op: lock, id: 1}\n      - {op: valu}\n"));
+    CHECK(e.key() == "kernels[0].program[0]");
+    CHECK_THAT(e.what(), Contains("lock 1 (taken at line 8) is not released before the end of the program"));
+    e = error_of(program("      - {op: lock, id: 0}\n      - {op: barrier}\n      - {op: unlock, id: 0}\n"));
+    CHECK(e.line() == 9);
+    CHECK_THAT(e.what(), Contains("a barrier while holding lock 0"));
+    e = error_of(program("      - {op: valu}\n      - {op: lock, id: 0}\n      - {op: end}\n"));
+    CHECK(e.line() == 9);
+    CHECK_THAT(e.what(), Contains("lock 0 (taken at line 9) is not released before the end of the program"));
+    e = error_of(program("      - {op: lock, id: 0, repeat: 2}\n"));
+    CHECK(e.key() == "kernels[0].program[0].repeat");
+    // A lock taken outside a loop is released outside it, and one taken inside, inside.
+    e = error_of(program("      - {op: lock, id: 0}\n      - {op: loop, count: 2, body: [{op: unlock, id: 0}]}\n"));
+    CHECK(e.key() == "kernels[0].program[1].body[0]");
+    CHECK_THAT(e.what(), Contains("was taken outside this loop body"));
+    e = error_of(program("      - {op: loop, count: 2, body: [{op: lock, id: 0}]}\n"));
+    CHECK_THAT(e.what(), Contains("is not released before the end of the loop body"));
+    e = error_of(program("      - {op: if_warp, warps: [0], body: [{op: lock, id: 2}]}\n"));
+    CHECK_THAT(e.what(), Contains("before the end of the if_warp body"));
+    e = error_of(program("      - {op: if_warp, warps: [2], body: [{op: valu}]}\n"));
+    CHECK(e.key() == "kernels[0].program[0].warps");
+    CHECK_THAT(e.what(), Contains("warp 2 is not in a block of 2 warps (indices 0 to 1)"));
+    e = error_of(program("      - {op: if_warp, warps: [], body: [{op: valu}]}\n"));
+    CHECK_THAT(e.what(), Contains("non-empty list of warp indices"));
+    e = error_of(program("      - {op: if_warp, body: [{op: valu}]}\n"));
+    CHECK_THAT(e.what(), Contains("missing required key 'warps'"));
+    // Nested, properly released locks and an if_warp inside a critical section are fine.
+    CHECK_NOTHROW(parse_scenario(program("      - {op: lock, id: 0}\n      - {op: lock, id: 3}\n"
+                                         "      - {op: if_warp, warps: [1], body: [{op: valu}]}\n"
+                                         "      - {op: unlock, id: 0}\n      - {op: unlock, id: 3}\n"),
+                                 "t"));
+}
+
+TEST_CASE("scenario: a critical section longer than the hold limit is refused under lock priority", "[scenario][errors][m2]") {
+    // 1 + 300 x 2 = 601 instructions between lock and unlock.
+    const std::string yaml = R"(name: x
+policy: {lock: priority}
+platform: {sm: {lock_hold_limit: 600}}
 kernels:
   - name: k
+    shared_bytes: 4
     program:
-      - {op: valu}
       - {op: lock, id: 0}
-)");
-    CHECK(e.line() == 6);
-    CHECK(e.key() == "kernels[0].program[1].op");
-    CHECK_THAT(e.what(), Contains("needs the lock arbiter (M2, issue #5), not implemented yet"));
-    CHECK_THAT(error_of("name: x\nkernels: [{name: k, program: [{op: unlock}]}]\n").what(), Contains("(M2, issue #5)"));
+      - {op: valu, repeat: 300}
+      - {op: unlock, id: 0}
+)";
+    auto e = error_of(yaml);
+    CHECK(e.line() == 10);
+    CHECK_THAT(e.what(), Contains("the critical section of lock 0 (taken at line 8) executes at least 601 instructions, "
+                                  "more than platform.sm.lock_hold_limit (600)"));
+    CHECK_NOTHROW(parse_scenario(yaml, "t", {{"platform.sm.lock_hold_limit", "601"}}));
+    CHECK_NOTHROW(parse_scenario(yaml, "t", {{"platform.sm.lock_hold_limit", "0"}}));  // no limit
+    CHECK_NOTHROW(parse_scenario(yaml, "t", {{"policy.lock", "spin"}}));                // no counter
+    e = error_of(yaml, {{"platform.sm.lock_hold_limit", "10"}});
+    CHECK_THAT(e.what(), Contains("more than platform.sm.lock_hold_limit (10)"));
+}
+
+TEST_CASE("scenario: lock and if_warp steps assemble to their instructions", "[scenario][m2]") {
+    const Scenario s = parse_scenario(R"(name: x
+kernels:
+  - name: k
+    block: [128]
+    shared_bytes: 8
+    program:
+      - {op: if_warp, warps: [0, 3], body: [{op: valu, cycles: 7}, {op: salu}]}
+      - {op: lock, id: 1}
+      - {op: unlock, id: 1}
+)", "t");
+    const auto& p = s.workload.kernels[0].program;
+    REQUIRE(p.size() == 4);  // and the end
+    CHECK(p[0].insn == Instruction{Opcode::if_warp, 0, 0, 0b1001});
+    CHECK(p[0].body.size() == 2);
+    CHECK(p[1].insn == Instruction{Opcode::lock, 0, 1});
+    CHECK(p[2].insn == Instruction{Opcode::unlock, 0, 1});
 }
 
 TEST_CASE("scenario: end must be the last step", "[scenario][errors]") {
@@ -655,7 +734,16 @@ TEST_CASE("scenario: expectations are checked against the kernels and metric lis
     e = error_of(head + "  - {kernel: k, metric: blocks, min: 5, max: 2}\n");
     CHECK(e.key() == "expect[0].max");
     CHECK(std::find(kernel_metrics().begin(), kernel_metrics().end(), "launch_latency_ns") != kernel_metrics().end());
-    CHECK(scenario_metrics().size() == 3);
+    CHECK(std::find(scenario_metrics().begin(), scenario_metrics().end(), "sync_failures") != scenario_metrics().end());
+    // Lock metrics of a warp priority (M2).
+    e = error_of(head + "  - {metric: lock_wait_mean_ns, max: 1}\n");
+    CHECK_THAT(e.what(), Contains("is a lock metric of a warp priority: name it with 'priority'"));
+    e = error_of(head + "  - {kernel: k, priority: 0, metric: lock_wait_mean_ns, max: 1}\n");
+    CHECK(e.key() == "expect[0].priority");
+    CHECK_THAT(e.what(), Contains("name a kernel or a warp priority, not both"));
+    e = error_of(head + "  - {priority: 0, metric: response_ns, max: 1}\n");
+    CHECK_THAT(e.what(), Contains("unknown metric 'response_ns'"));
+    CHECK_NOTHROW(parse_scenario(head + "  - {priority: 1, metric: task_end_max_ns, max: 1}\n", "t"));
 }
 
 TEST_CASE("scenario: draws are checked against their schema then refused until the shading array exists", "[scenario][errors]") {

@@ -15,6 +15,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::unlock: return "unlock";
     case Opcode::loop_begin: return "loop_begin";
     case Opcode::loop_end: return "loop_end";
+    case Opcode::if_warp: return "if_warp";
     }
     return "illegal";
 }

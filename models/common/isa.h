@@ -20,6 +20,8 @@ enum class Opcode : uint8_t {
     unlock = 9,        // a = lock id (M2)
     loop_begin = 10,   // b = iteration count (>= 1)
     loop_end = 11,     // a = instructions in the body (jump back to the first of them)
+    if_warp = 12,      // b = mask of warp indices in the block (bit i: warp i); a warp not in
+                       // it skips the next a instructions (a task for some warps only, M2)
 };
 
 enum class Space : uint8_t { global = 0, shared = 1, kernarg = 2 };
@@ -51,7 +53,7 @@ struct Instruction {
     }
 };
 
-inline bool valid_opcode(uint8_t op) { return op >= 1 && op <= 11; }
+inline bool valid_opcode(uint8_t op) { return op >= 1 && op <= 12; }
 const char* opcode_name(Opcode op);
 const char* space_name(Space s);
 const char* level_name(ScalarLevel l);

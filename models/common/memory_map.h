@@ -32,7 +32,8 @@ constexpr uint64_t kBar = 0x1'0000'0000ull;
 // each SM, at their own offsets (kGlcKernelTable, kSmBlockTable, ...) from these bases.
 constexpr uint64_t kDebugGlc = 0x8000'0000ull;
 constexpr uint64_t kDebugSm = 0x9000'0000ull;  // SM i at kDebugSm + i * kDebugStride
-constexpr uint64_t kDebugStride = 0x1'0000ull;
+constexpr uint64_t kDebugStride = 0x20'0000ull;
+constexpr uint64_t kDebugArbiter = 0xa000'0000ull;  // SM i's lock arbiter at kDebugArbiter + i * kDebugStride
 
 // --- Internal control registers (on-chip bus, not reachable from mmio) ---
 constexpr uint64_t kWlmLaunch = 0x0000;        // WLM: write a LaunchDescriptor
@@ -43,6 +44,16 @@ constexpr uint64_t kGlcSmTable = 0x4000;         // GLC: SM status table, 32 byt
 constexpr uint64_t kSmDispatch = 0x0000;         // SM: write a BlockDescriptor
 constexpr uint64_t kSmIsuContext = 0x1000;       // SM: ISU kernel contexts, 32 bytes each
 constexpr uint64_t kSmBlockTable = 0x4000;       // SM: block status table, 32 bytes a row
+constexpr uint64_t kSmLockDecision = 0x0100;     // SM (from its lock arbiter): write a LockDecision
+constexpr uint64_t kSmCprTable = 0x8000;         // SM: per kernel context, 256 bytes: the CPR of warp i
+                                                 // of each of its blocks (M2), written by the WLM
+constexpr uint64_t kSmCpr = 0x1'0000;            // SM: the CPRs of block row r, 256 bytes at kSmCpr + r * 256
+constexpr uint64_t kCprBytes = 256;
+constexpr uint64_t kSmShared = 0x10'0000;        // SM: shared memory (debug access only)
+constexpr uint64_t kArbiterRequest = 0x0000;     // lock arbiter: write a LockRequest
+constexpr uint64_t kArbiterFifo = 0x1000;        // lock arbiter: row r's FIFO (debug read): a 8-byte
+                                                 // count, then its LockRequests, at kArbiterFifo + r * kArbiterFifoStride
+constexpr uint64_t kArbiterFifoStride = 0x1000;
 constexpr uint64_t kCpKernelDone = 0x0000;       // CP (from the GLC): write a KernelDone
 constexpr uint64_t kTableRowBytes = 32;
 

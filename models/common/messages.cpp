@@ -12,6 +12,8 @@ const char* kernel_error_text(KernelError e) {
     case KernelError::no_global_buffer: return "global access before kernarg_load gave the buffer";
     case KernelError::loop_overflow: return "loops nested too deep";
     case KernelError::resources: return "a block can never fit on an SM";
+    case KernelError::lock_misuse: return "lock misuse (a lock taken twice, an unlock of a lock not held, or a barrier or the end with locks held)";
+    case KernelError::lock_deadlock: return "lock deadlock: warps waited on locks and no critical section completed";
     }
     return "?";
 }
@@ -21,6 +23,14 @@ const char* kernel_error_text(KernelError e) {
 #include "models/common/observer.h"
 
 namespace gpuvp {
+
+const char* lock_event_name(LockEventKind k) {
+    static const char* names[] = {"acquired", "released", "requested", "arbiter_push", "arbiter_decision",
+                                  "forced_release", "hold_limit_release", "sync_failure", "failure_release",
+                                  "parked", "woken", "exit_release"};
+    static_assert(sizeof names / sizeof *names == size_t(LockEventKind::count));
+    return k < LockEventKind::count ? names[size_t(k)] : "?";
+}
 
 const char* stage_name(Stage s) {
     static const char* names[] = {"packet_fetched",        "packet_decoded",       "launched",             "descriptor_fetched",

@@ -111,6 +111,36 @@ static_assert(sizeof(KernelDone) == 16);
 
 constexpr uint32_t kNoPriority = 0xffffffffu;
 
+// M2. A lock word in a block's shared memory: the most significant bit is the lock bit, the
+// other bits the owner's warp index within the block.
+constexpr uint32_t kLockBit = 0x8000'0000u;
+constexpr uint32_t kLockWordBytes = 4;  // lock id n's word is at shared offset 4n
+
+// SM -> its lock arbiter: a warp found a lock held and pushes the pair (requester, holder)
+// into the FIFO of its block's arbiter.
+struct LockRequest {
+    uint32_t row;        // the block's row in the block status table: one arbiter per row
+    uint16_t requester;  // warp indices within the block
+    uint16_t holder;
+    uint32_t lock;
+    uint32_t seq;        // the requester's request number: a decision on an older one is dropped
+    uint64_t epoch;      // which block holds the row (the SM's count of block arrivals)
+};
+static_assert(sizeof(LockRequest) == 24);
+
+enum class LockVerdict : uint32_t {
+    preempt = 1,  // the requester outranks the holder: the holder releases all, the requester takes the lock
+    wait = 2,     // equal or lower priority: the requester releases what it holds and waits
+};
+
+// Lock arbiter -> SM: the decision on one FIFO entry.
+struct LockDecision {
+    LockRequest request;
+    LockVerdict verdict;
+    uint32_t reserved;
+};
+static_assert(sizeof(LockDecision) == 32);
+
 // Errors a running kernel can end with (reported through its completion signal and results).
 enum class KernelError : uint32_t {
     none = 0,
@@ -121,6 +151,9 @@ enum class KernelError : uint32_t {
     no_global_buffer = 5,  // global access before the kernarg load gave the buffer pointer
     loop_overflow = 6,     // loops nested deeper than the hardware stack
     resources = 7,         // a block can never fit on an SM
+    lock_misuse = 8,       // M2: a lock already held, an unlock of a lock not held, or a barrier
+                           // or the end reached with locks held
+    lock_deadlock = 9,     // M2: warps waited on locks with no critical section completing
 };
 const char* kernel_error_text(KernelError e);
 

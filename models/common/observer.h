@@ -37,6 +37,44 @@ struct WarpRecord {
     uint32_t warp;  // index within its block
     sc_core::sc_time start, end;
     uint64_t instructions;
+    uint32_t cpr = 0;         // its competitive priority register (M2)
+    bool took_locks = false;  // it executed a lock instruction (M2)
+};
+
+// M2: what happens to warp mutexes, in the order it happens.
+enum class LockEventKind : uint8_t {
+    acquired,            // the warp holds the lock: `word` is the lock word written, `wait` its wait
+    released,            // the warp's own unlock
+    requested,           // the lock was held by `other`: the warp pushes (warp, other) to the arbiter
+    arbiter_push,        // the arbiter's FIFO took (warp, other)   [from the arbiter; block = row]
+    arbiter_decision,    // the arbiter decided on (warp, other)    [from the arbiter; block = row]
+    forced_release,      // the arbiter signalled the warp: it releases the lock for `other`
+    hold_limit_release,  // the warp's counter reached the limit: it releases the lock
+    sync_failure,        // the warp could not take the lock held by `other`: it releases what it holds
+    failure_release,     // a lock the warp releases because of its synchronization failure
+    parked,              // the warp waits for the lock to be released
+    woken,               // the lock it waited for was released: it tries again
+    exit_release,        // a lock released because its warp ended or failed
+    count
+};
+const char* lock_event_name(LockEventKind k);
+
+struct LockEvent {
+    LockEventKind kind;
+    uint32_t sm;
+    uint32_t kernel_slot;  // ~0u from the arbiter
+    uint64_t block;        // block id (from the arbiter: the block-table row)
+    uint32_t warp;         // warp index within the block (the requester, for arbiter events)
+    uint32_t other;        // the holder or the requester where there is one, else ~0u
+    uint32_t lock;
+    uint32_t slot;         // the warp's slot, ~0u from the arbiter
+    uint32_t cpr;          // the warp's priority (~0u where not known)
+    sc_core::sc_time t;
+    uint32_t other_cpr = ~0u;                 // arbiter_decision: the holder's priority
+    uint32_t word = 0;                        // acquired: the lock word written
+    LockVerdict verdict = LockVerdict::wait;  // arbiter_decision
+    sc_core::sc_time wait;                    // acquired: since the first try of this lock instruction
+    uint64_t redone = 0;                      // a release that abandons the critical section: instructions to redo
 };
 
 class Observer {
@@ -63,6 +101,9 @@ public:
     virtual void table_update(const std::string& block, const char* table, uint64_t row,
                               const std::string& values, const sc_core::sc_time& t) {}
     virtual void irq(bool level, const sc_core::sc_time& t) {}
+    virtual void lock_event(const LockEvent& e) {}
+    // M2: the lock watchdog stopped the kernel's stuck warps; `state` names warps, locks, holders.
+    virtual void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) {}
 };
 
 }  // namespace gpuvp

@@ -18,6 +18,12 @@ struct SmConfig {
     uint32_t shared_latency_cycles = 24; // shared memory access
     uint32_t warp_launch_cycles = 4;     // start a warp in a slot
     uint32_t max_kernels = 16;           // kernel contexts in the ISU (concurrent kernels)
+    // M2: warp mutexes.
+    uint32_t atomic_latency_cycles = 48;      // an atomic on a shared-memory lock word, issue to result
+    uint32_t lock_hold_limit = 256;           // counter limit: instructions a warp runs holding locks (0: none)
+    uint32_t lock_backoff_cycles = 100;       // spin baseline: back-off after a failed try (plus up to as much again)
+    uint32_t arbiter_cycles = 2;              // the arbiter takes one FIFO entry and decides
+    uint32_t lock_watchdog_cycles = 2000000;  // no critical section completes while warps wait: a deadlock
 };
 
 }  // namespace gpuvp

@@ -14,11 +14,13 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
                                                  const SmConfig& config, uint32_t line_bytes,
                                                  const Clock& clock, sc_time bus, SmPolicy policy,
                                                  Observer* observer)
-    : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), id_(id), cfg_(config),
+    : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), to_arbiter("to_arbiter"),
+      id_(id), cfg_(config),
       policy_(policy),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
-      contexts_(config.max_kernels), warps_(config.warp_slots), free_regs_(config.registers),
-      free_slots_(config.warp_slots), free_shared_(config.shared_memory), scratch_(65536) {
+      contexts_(config.max_kernels), warps_(config.warp_slots), shared_(config.shared_memory),
+      free_regs_(config.registers), free_slots_(config.warp_slots), free_shared_(config.shared_memory),
+      scratch_(65536) {
     regs.register_b_transport(this, &StreamingMultiprocessor::b_transport);
     regs.register_transport_dbg(this, &StreamingMultiprocessor::transport_dbg);
     for (uint32_t s = config.warp_slots; s-- > 0;) idle_slots_.push_back(s);
@@ -42,6 +44,20 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
+    if (a == map::kSmLockDecision && n == sizeof(LockDecision) && gp.is_write()) {
+        decisions_.post_in(from_bytes<LockDecision>(p), delay);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    const uint64_t cpr_end = map::kSmCprTable + uint64_t(contexts_.size()) * map::kCprBytes;
+    if (a >= map::kSmCprTable && a + n <= cpr_end && gp.is_write()) {  // the WLM sets a kernel's CPRs
+        for (unsigned i = 0; i < n; ++i) {
+            const uint64_t off = a - map::kSmCprTable + i;
+            contexts_[off / map::kCprBytes].cpr[off % map::kCprBytes] = p[i];
+        }
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     const uint64_t ctx_end = map::kSmIsuContext + uint64_t(contexts_.size()) * sizeof(IsuContext);
     if (a >= map::kSmIsuContext && a + n <= ctx_end && (gp.is_write() || gp.is_read())) {
         uint64_t off = a - map::kSmIsuContext;
@@ -54,6 +70,7 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
                 if (at == 0) {  // a new kernel in this context
                     c.reported = 0;
                     c.prefetched = false;
+                    c.cpr.fill(0);  // all warps equal unless the WLM writes the kernel's CPRs
                 }
             } else {
                 p[i] = image[at];
@@ -77,6 +94,27 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
             if (gp.is_read()) p[i] = image[off % sizeof(IsuContext)];
             else if (gp.is_write()) image[off % sizeof(IsuContext)] = p[i];
         }
+        return n;
+    }
+    const uint64_t cpr_end = map::kSmCprTable + uint64_t(contexts_.size()) * map::kCprBytes;
+    if (gp.is_read() && a >= map::kSmCprTable && a + n <= cpr_end) {
+        for (unsigned i = 0; i < n; ++i) {
+            const uint64_t off = a - map::kSmCprTable + i;
+            p[i] = contexts_[off / map::kCprBytes].cpr[off % map::kCprBytes];
+        }
+        return n;
+    }
+    // M2: the CPRs of each block row's warps (the arbiter reads them with b_transport).
+    if (gp.is_read() && a >= map::kSmCpr && a + n <= map::kSmCpr + 2 * uint64_t(cfg_.warp_slots) * map::kCprBytes) {
+        for (unsigned i = 0; i < n; ++i) {
+            const uint64_t off = a - map::kSmCpr + i;
+            const size_t row = off / map::kCprBytes, warp = off % map::kCprBytes;
+            p[i] = row < blocks_.size() && block_used_[row] && warp < blocks_[row].cpr.size() ? blocks_[row].cpr[warp] : 0;
+        }
+        return n;
+    }
+    if (gp.is_read() && a >= map::kSmShared && a + n <= map::kSmShared + shared_.size()) {
+        std::memcpy(p, shared_.data() + (a - map::kSmShared), n);
         return n;
     }
     // Rows: twice the warp slots (a block bound to a second SM holds no slot yet).
@@ -110,6 +148,10 @@ void StreamingMultiprocessor::run() {
             b = Block{};
             b.desc = d;
             b.arrival = arrivals_seen_++;
+            const auto& cprs = contexts_[d.kernel_slot % contexts_.size()].cpr;
+            b.cpr.resize(d.warps);
+            for (uint32_t w = 0; w < d.warps; ++w) b.cpr[w] = cprs[std::min<size_t>(w, cprs.size() - 1)];
+            b.slot_of.assign(d.warps, -1);
             b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
                              d.shared_bytes, d.warps, 0};
             block_used_[i] = true;
@@ -117,13 +159,15 @@ void StreamingMultiprocessor::run() {
             if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
             table_changed(b, now);
         }
+        while (decisions_.due(now)) lock_decision(decisions_.pop(), now);
+        if (trying_ > 0) check_lock_watchdog(now);
         admit(now);
         unsigned issued = 0;
         while (!ready_.empty() && ready_.top().at <= now && issued < cfg_.issue_width) {
             ReadyEntry e = ready_.top();
             ready_.pop();
             Warp& w = warps_[e.slot];
-            if (!w.active || w.at_barrier || w.ready_at != e.at) continue;  // a stale entry
+            if (!w.active || w.waiting() || w.ready_at != e.at) continue;  // a stale entry
             if (step(e.slot, now)) ++issued;
         }
         admit(now);
@@ -132,7 +176,7 @@ void StreamingMultiprocessor::run() {
         while (!ready_.empty()) {
             const ReadyEntry& e = ready_.top();
             const Warp& w = warps_[e.slot];
-            if (w.active && !w.at_barrier && w.ready_at == e.at) break;
+            if (w.active && !w.waiting() && w.ready_at == e.at) break;
             ready_.pop();
         }
         // Sleep until the next warp is ready or the next block arrives.
@@ -144,6 +188,15 @@ void StreamingMultiprocessor::run() {
         }
         if (!arrivals_.empty() && (!timed || arrivals_.next() < at)) {
             at = arrivals_.next();
+            timed = true;
+        }
+        if (!decisions_.empty() && (!timed || decisions_.next() < at)) {
+            at = decisions_.next();
+            timed = true;
+        }
+        if (trying_ > 0 && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
+            const sc_time check = last_progress_ + clock_.cycles(cfg_.lock_watchdog_cycles);
+            if (!timed || check < at) at = std::max(check, now + clock_.cycles(1));
             timed = true;
         }
         if (timed) wait(at - now, arrival_event_);
@@ -191,9 +244,11 @@ void StreamingMultiprocessor::admit(const sc_time& now) {
         Block* b = pick_block();
         if (!b) return;
         if (!b->holds_shared) {
-            if (free_shared_ < b->desc.shared_bytes) return;
+            const std::optional<uint32_t> base = shared_.allocate(b->desc.shared_bytes);
+            if (!base) return;  // not enough shared memory in one piece yet
             free_shared_ -= b->desc.shared_bytes;
             b->holds_shared = true;
+            b->shared_base = *base;
             b->row.shared_needed = 0;
         }
         if (free_regs_ < b->desc.regs_per_warp) return;
@@ -217,6 +272,13 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.started = false;
     w.global_base = w.global_size = 0;
     w.accesses = w.instructions = 0;
+    w.cpr = b.cpr[w.index];
+    w.held.clear();
+    w.hold_counter = 0;
+    w.lock_wait = LockWait::none;
+    w.trying = w.took_locks = false;
+    w.failures = 0;
+    b.slot_of[w.index] = int32_t(slot);
     free_regs_ -= b.desc.regs_per_warp;
     --free_slots_;
     b.row.regs_needed -= b.desc.regs_per_warp;
@@ -317,6 +379,9 @@ bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
 
 void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction& in, const sc_time& now) {
     Block& b = blocks_[w.block];
+    // M2: the counter thread counts what a warp holding locks executes (lock and unlock aside).
+    if (!w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock && !count_held_instruction(slot, w, b, now))
+        return;
     ++stats_.instructions;
     ++w.instructions;
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
@@ -324,6 +389,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     uint64_t next_pc = w.pc + kInstructionBytes;
     switch (in.op) {
     case Opcode::end:
+        if (!w.held.empty()) return fail(slot, KernelError::lock_misuse, now, w.pc);
         finish_warp(slot, now);
         return;
     case Opcode::valu:
@@ -338,6 +404,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         next = w.ready_at;
         break;
     case Opcode::barrier:
+        if (!w.held.empty()) return fail(slot, KernelError::lock_misuse, now, w.pc);
         w.pc = next_pc;
         w.at_barrier = true;
         b.barrier_waiters.push_back(slot);
@@ -355,7 +422,14 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         else --w.loop_depth;
         break;
     }
-    default:  // lock/unlock arrive with M2; anything else is not an instruction
+    case Opcode::if_warp:
+        if (w.index >= 32 || !(in.b >> w.index & 1)) next_pc += uint64_t(in.a) * kInstructionBytes;
+        break;
+    case Opcode::lock:
+        return execute_lock(slot, w, b, in.a, now);
+    case Opcode::unlock:
+        return execute_unlock(slot, w, b, in.a, now);
+    default:
         return fail(slot, KernelError::illegal_instruction, now, w.pc);
     }
     w.pc = next_pc;
@@ -441,9 +515,10 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
     const uint32_t bi = w.block;
     Block& b = blocks_[bi];
+    lock_left(w, b, now);
     if (observer_)
         observer_->warp_finished(WarpRecord{id_, slot, b.desc.kernel_slot, b.desc.block_id, w.index, w.start, now,
-                                            w.instructions});
+                                            w.instructions, w.cpr, w.took_locks});
     w.active = false;
     w.at_barrier = false;
     // Kept in descending order, so the lowest free slot is reused first.
@@ -461,7 +536,10 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
         return;
     }
     // The block is done: its shared memory goes back, its row is freed.
-    if (b.holds_shared) free_shared_ += b.desc.shared_bytes;
+    if (b.holds_shared) {
+        free_shared_ += b.desc.shared_bytes;
+        shared_.free(b.shared_base, b.desc.shared_bytes);
+    }
     block_used_[bi] = false;
     ++stats_.blocks_run;
     if (observer_) observer_->block_finished(b.desc.kernel_slot, b.desc.block_id, id_, now);

@@ -10,6 +10,7 @@
 #include "models/common/observer.h"
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
+#include "models/sm/shared_memory.h"
 
 #include <systemc>
 #include <tlm>
@@ -18,6 +19,7 @@
 
 #include <array>
 #include <deque>
+#include <map>
 #include <queue>
 #include <string>
 #include <vector>
@@ -30,11 +32,18 @@ enum class WarpStartOrder {
     priority,  // the highest-priority block first, re-chosen before every warp (M1)
 };
 
-// The SM's policies: the logic controller's warp start order (M1) and whether the ISU
-// prefetches a kernel's arguments beside its first instruction fetch (M5).
+// What a warp does when the lock it tries is held (M2).
+enum class LockScheme {
+    spin,      // the baseline: release all held locks, back off, try again; no priorities, no hold limit
+    priority,  // push (requester, holder) to the block's arbiter and do what it decides; hold limit
+};
+
+// The SM's policies: the logic controller's warp start order (M1), whether the ISU prefetches
+// a kernel's arguments beside its first instruction fetch (M5), and the lock scheme (M2).
 struct SmPolicy {
     WarpStartOrder order = WarpStartOrder::arrival;
     bool kernarg_prefetch = false;
+    LockScheme locks = LockScheme::spin;
 };
 
 class StreamingMultiprocessor : public sc_core::sc_module {
@@ -43,6 +52,7 @@ public:
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_glc;        // release notices
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_l1i;        // instruction fetch
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_l1d;        // loads and stores
+    tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_arbiter;    // lock requests (M2)
 
     StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id, const SmConfig& config,
                             uint32_t line_bytes, const Clock& clock, sc_core::sc_time bus,
@@ -60,10 +70,23 @@ public:
     };
     static_assert(sizeof(BlockRow) == 32);
 
+    // M2, per warp priority (CPR value), over the warps that executed a lock instruction.
+    struct PriorityLockStats {
+        uint64_t warps = 0, acquisitions = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
+                 redone_instructions = 0;
+        sc_core::sc_time wait_sum, wait_max;  // per acquisition: first try -> holding the lock
+        sc_core::sc_time end_sum, end_max;    // when its warps ended
+    };
+    struct LockStats {
+        uint64_t acquisitions = 0, releases = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
+                 redone_instructions = 0, arbiter_requests = 0, stale_decisions = 0, deadlocks = 0;
+        std::map<uint32_t, PriorityLockStats> by_priority;
+    };
     struct Stats {
         uint64_t instructions = 0, warps_run = 0, blocks_run = 0, fetches = 0, kernarg_prefetches = 0;
         uint32_t resident_warps_max = 0;
         sc_core::sc_time busy;  // time with at least one warp resident
+        LockStats locks;
     };
     const Stats& stats() const { return stats_; }
     sc_core::sc_time busy_time() const;  // including the current busy stretch
@@ -82,6 +105,10 @@ private:
         bool holds_shared = false;
         uint64_t arrival = 0;        // order of arrival
         KernelError error = KernelError::none;
+        uint32_t shared_base = 0;    // its range of shared memory, once it holds it
+        std::vector<uint8_t> cpr;             // M2: the CPR of each of its warps
+        std::vector<int32_t> slot_of;         // M2: warp index -> slot, -1 when not running
+        std::vector<uint32_t> parked;         // M2: slots of warps waiting for a lock's release
     };
     struct IbufLine {
         uint64_t address = ~0ull;
@@ -91,6 +118,21 @@ private:
     struct LoopFrame {
         uint64_t body_pc;
         uint32_t remaining;
+    };
+    // M2: where a warp's critical section began (its outermost lock instruction), to go back
+    // to when it must give its locks up.
+    struct Checkpoint {
+        uint64_t pc = 0;
+        std::array<LoopFrame, kMaxLoopDepth> loops{};
+        unsigned loop_depth = 0;
+        uint64_t accesses = 0;
+        uint64_t instructions = 0;  // executed before the lock instruction
+    };
+    enum class LockWait : uint8_t {
+        none,
+        arbiter,  // its request is with the arbiter
+        parked,   // told to wait: until the lock is released
+        backoff,  // spin: backing off before the next try
     };
     struct Warp {
         bool active = false;
@@ -106,9 +148,23 @@ private:
         bool started = false;  // the ISU has sent its first fetch (and any kernarg prefetch)
         uint64_t accesses = 0;
         uint64_t instructions = 0;
+        // M2
+        uint8_t cpr = 0;                   // competitive priority register
+        std::vector<uint16_t> held;        // locks held, in the order taken
+        uint32_t hold_counter = 0;         // the counter thread
+        Checkpoint checkpoint;
+        LockWait lock_wait = LockWait::none;
+        uint16_t wait_lock = 0, wait_holder = 0;
+        uint32_t request_seq = 0;
+        bool trying = false;               // between the first try of a lock instruction and taking the lock
+        sc_core::sc_time trying_since;
+        uint32_t failures = 0;             // spin: tries failed, for the back-off
+        bool took_locks = false;
+        bool waiting() const { return at_barrier || lock_wait == LockWait::arbiter || lock_wait == LockWait::parked; }
     };
     struct KernelContext {
         IsuContext regs{};
+        std::array<uint8_t, 256> cpr{};  // M2: the CPR of warp i of each of its blocks
         uint32_t reported = 0;    // stages already reported by this SM (bit per Stage)
         bool prefetched = false;  // M5: this SM has prefetched the kernel's arguments
         sc_core::sc_time prefetch_done;  // M5: when the last line of that prefetch is acknowledged
@@ -142,6 +198,29 @@ private:
     uint32_t highest_priority() const;
     void table_changed(const Block& b, const sc_core::sc_time& t);
 
+    // M2: the lock unit (sm_locks.cpp).
+    enum class Release { forced, hold_limit, sync_failure, exit };
+    void execute_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
+    void execute_unlock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
+    // The hold-limit counter before an instruction of a warp holding locks: false if the warp
+    // had to release them instead of executing it.
+    bool count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_core::sc_time& now);
+    void lock_decision(const LockDecision& d, const sc_core::sc_time& now);
+    void acquire(Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now, const sc_core::sc_time& ready);
+    // Releases every lock the warp holds (but `keep`, handed over by the caller); unless the
+    // warp is leaving, it goes back to its checkpoint. Returns the instructions to redo.
+    uint64_t release_all(Warp& w, Block& b, Release why, const sc_core::sc_time& now, uint32_t other = ~0u,
+                         int keep = -1);
+    void wake_parked(Block& b, uint16_t id, const sc_core::sc_time& now);
+    void set_trying(Warp& w, bool trying, const sc_core::sc_time& now);
+    void lock_left(Warp& w, Block& b, const sc_core::sc_time& now);  // the warp ends: give up lock state
+    void check_lock_watchdog(const sc_core::sc_time& now);
+    std::string lock_state(const Block& b) const;
+    void lock_event(LockEventKind k, const Warp& w, const Block& b, uint16_t lock, const sc_core::sc_time& t,
+                    uint32_t other = ~0u, uint64_t redone = 0);
+    PriorityLockStats& by_priority(const Warp& w) { return stats_.locks.by_priority[w.cpr]; }
+    uint32_t lock_address(const Block& b, uint16_t id) const { return b.shared_base + id * kLockWordBytes; }
+
     uint32_t id_;
     SmConfig cfg_;
     SmPolicy policy_;
@@ -159,6 +238,10 @@ private:
     std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std::greater<>> ready_;
     sc_core::sc_event arrival_event_;
     Inbox<BlockDescriptor> arrivals_{arrival_event_};
+    Inbox<LockDecision> decisions_{arrival_event_};  // M2, from the lock arbiter
+    SharedMemory shared_;
+    uint32_t trying_ = 0;                 // M2: warps trying to take a lock
+    sc_core::sc_time last_progress_;      // M2: the last completed critical section (watchdog)
     uint64_t seq_ = 0, arrivals_seen_ = 0;
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;

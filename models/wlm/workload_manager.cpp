@@ -3,6 +3,8 @@
 #include "models/common/memory_map.h"
 #include "models/common/tlm_util.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace gpuvp {
@@ -82,11 +84,22 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     wait(clock_.cycles(cfg_.setup_cycles));
 
     // 3. Every ISU's kernel context, then the GLC's kernel row.
+    // With them, the warps' competitive priorities (M2) from the descriptor's extension: warp
+    // i of every block gets entry i, warps past the list the last entry. No extension, or an
+    // empty list: every warp equal (the SM clears the table with the context).
     IsuContext ctx{res.code_entry, l.kernarg_address, uint32_t(res.kernarg_size), 1, 0};
+    const auto ext = from_bytes<DescriptorExtension>(image + kExtensionOffset);
+    const bool has_cprs = ext.magic == kExtensionMagic && ext.warp_priority_count > 0;
+    std::array<uint8_t, map::kCprBytes> cprs{};
+    if (has_cprs) {
+        const unsigned count = std::min<unsigned>(ext.warp_priority_count, kMaxWarpPriorities);
+        for (unsigned i = 0; i < cprs.size(); ++i) cprs[i] = ext.warp_priorities[std::min(i, count - 1)];
+    }
     sc_time slowest = sc_core::SC_ZERO_TIME;  // a broadcast: every SM's copy is written at once
     for (unsigned sm = 0; sm < to_isu.size(); ++sm) {
         d = sc_core::SC_ZERO_TIME;
         write_msg(to_isu[sm], map::kSmIsuContext + uint64_t(l.kernel_slot) * sizeof(IsuContext), ctx, d);
+        if (has_cprs) write_msg(to_isu[sm], map::kSmCprTable + uint64_t(l.kernel_slot) * map::kCprBytes, cprs, d);
         slowest = std::max(slowest, d);
     }
     wait(slowest);

@@ -1,0 +1,319 @@
+// M2: the SM's lock unit. Lock words live in the block's shared memory (lock id n at offset
+// 4n: bit 31 locked, bits 0-30 the owner's warp index); a lock instruction is an atomic on its
+// word (atomic_latency_cycles). When the word is held, the policy decides:
+//   priority  the warp pushes (requester, holder) to its block's arbiter (lock_arbiter.h) and
+//             waits for the decision; while it holds locks its counter thread counts the
+//             instructions it executes, and at lock_hold_limit it releases them all.
+//   spin      the baseline: the try failed; release all held locks, back off, try again.
+// A warp that gives its locks up without unlocking them goes back to its checkpoint (the
+// outermost lock instruction of its critical section) and does the section again; the
+// instructions it executed since are counted as redone.
+#include "models/common/memory_map.h"
+#include "models/common/tlm_util.h"
+#include "models/sm/sm.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+namespace {
+
+// splitmix64: a deterministic pseudo-random spread for the spin back-off.
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+void StreamingMultiprocessor::lock_event(LockEventKind k, const Warp& w, const Block& b, uint16_t lock,
+                                         const sc_time& t, uint32_t other, uint64_t redone) {
+    if (!observer_) return;
+    LockEvent e{};
+    e.kind = k;
+    e.sm = id_;
+    e.kernel_slot = b.desc.kernel_slot;
+    e.block = b.desc.block_id;
+    e.warp = w.index;
+    e.other = other;
+    e.lock = lock;
+    e.slot = uint32_t(&w - warps_.data());
+    e.cpr = w.cpr;
+    e.t = t;
+    e.redone = redone;
+    if (k == LockEventKind::acquired) {
+        e.word = shared_.read32(lock_address(b, lock));
+        e.wait = t - w.trying_since;
+    }
+    observer_->lock_event(e);
+}
+
+void StreamingMultiprocessor::set_trying(Warp& w, bool trying, const sc_time& now) {
+    if (w.trying == trying) return;
+    w.trying = trying;
+    if (trying) {
+        w.trying_since = now;
+        if (trying_++ == 0) last_progress_ = now;  // contention begins: the watchdog starts looking
+    } else {
+        --trying_;
+    }
+}
+
+void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_time& now) {
+    if (uint64_t(id + 1) * kLockWordBytes > b.desc.shared_bytes)  // the word is not in the block's shared memory
+        return fail(slot, KernelError::memory_fault, now, uint64_t(id) * kLockWordBytes);
+    if (std::find(w.held.begin(), w.held.end(), id) != w.held.end())
+        return fail(slot, KernelError::lock_misuse, now, w.pc);
+    set_trying(w, true, now);
+    w.lock_wait = LockWait::none;
+    const sc_time done = now + clock_.cycles(cfg_.atomic_latency_cycles);
+    const uint32_t word = shared_.read32(lock_address(b, id));
+    if (!(word & kLockBit)) {  // free: take it
+        acquire(w, b, id, now, done);
+        w.pc += kInstructionBytes;
+        return make_ready(slot, done);
+    }
+    const uint16_t holder = uint16_t(word & ~kLockBit);
+    w.wait_lock = id;
+    w.wait_holder = holder;
+    if (policy_.locks == LockScheme::priority) {
+        // The atomic returns the holder's id; the warp pushes the pair to its block's arbiter.
+        w.lock_wait = LockWait::arbiter;
+        ++w.request_seq;
+        ++stats_.locks.arbiter_requests;
+        lock_event(LockEventKind::requested, w, b, id, done, holder);
+        sc_time d = done - now;
+        write_msg(to_arbiter, map::kArbiterRequest,
+                  LockRequest{w.block, uint16_t(w.index), holder, id, w.request_seq, b.arrival}, d);
+        return;  // lock_decision() goes on
+    }
+    // Spin: the try failed. Release everything held, back off, try again.
+    ++stats_.locks.sync_failures;
+    ++by_priority(w).sync_failures;
+    lock_event(LockEventKind::sync_failure, w, b, id, now, holder);
+    release_all(w, b, Release::sync_failure, now, holder);
+    w.lock_wait = LockWait::backoff;
+    const uint32_t base = cfg_.lock_backoff_cycles;
+    const uint64_t r = mix(mix(uint64_t(id_) << 32 | w.index) ^ b.desc.block_id ^ uint64_t(++w.failures) << 48);
+    make_ready(slot, done + clock_.cycles(base + (base ? uint32_t(r % base) : 0)));
+}
+
+void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, const sc_time& now, const sc_time& ready) {
+    if (w.held.empty())  // the critical section begins at this lock instruction
+        w.checkpoint = Checkpoint{w.pc, w.loops, w.loop_depth, w.accesses, w.instructions - 1};
+    shared_.write32(lock_address(b, id), kLockBit | w.index);
+    w.held.push_back(id);
+    w.hold_counter = 0;
+    w.took_locks = true;
+    w.failures = 0;
+    const sc_time wait = ready - w.trying_since;
+    ++stats_.locks.acquisitions;
+    PriorityLockStats& p = by_priority(w);
+    ++p.acquisitions;
+    p.wait_sum += wait;
+    p.wait_max = std::max(p.wait_max, wait);
+    lock_event(LockEventKind::acquired, w, b, id, ready);
+    set_trying(w, false, now);
+}
+
+void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_time& now) {
+    auto it = std::find(w.held.begin(), w.held.end(), id);
+    if (it == w.held.end()) return fail(slot, KernelError::lock_misuse, now, w.pc);
+    shared_.write32(lock_address(b, id), 0);
+    w.held.erase(it);
+    w.hold_counter = 0;
+    ++stats_.locks.releases;
+    lock_event(LockEventKind::released, w, b, id, now);
+    wake_parked(b, id, now);
+    if (w.held.empty()) last_progress_ = now;  // a critical section completed
+    w.pc += kInstructionBytes;
+    make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
+}
+
+bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_time& now) {
+    if (policy_.locks != LockScheme::priority || cfg_.lock_hold_limit == 0) return true;
+    if (w.hold_counter < cfg_.lock_hold_limit) {
+        ++w.hold_counter;
+        return true;
+    }
+    ++stats_.locks.hold_limit_releases;
+    ++by_priority(w).hold_limit_releases;
+    release_all(w, b, Release::hold_limit, now);
+    make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
+    return false;
+}
+
+uint64_t StreamingMultiprocessor::release_all(Warp& w, Block& b, Release why, const sc_time& now, uint32_t other,
+                                              int keep) {
+    if (w.held.empty()) return 0;
+    const LockEventKind kind = why == Release::forced       ? LockEventKind::forced_release
+                               : why == Release::hold_limit ? LockEventKind::hold_limit_release
+                               : why == Release::sync_failure ? LockEventKind::failure_release
+                                                              : LockEventKind::exit_release;
+    const uint64_t redone = why == Release::exit ? 0 : w.instructions - w.checkpoint.instructions;
+    std::vector<uint16_t> freed;
+    freed.swap(w.held);
+    w.hold_counter = 0;
+    for (size_t i = 0; i < freed.size(); ++i) {
+        if (int(freed[i]) != keep) shared_.write32(lock_address(b, freed[i]), 0);
+        lock_event(kind, w, b, freed[i], now, other, i == 0 ? redone : 0);
+    }
+    for (uint16_t id : freed)
+        if (int(id) != keep) wake_parked(b, id, now);
+    if (why == Release::exit) return 0;
+    // Back to the checkpoint: the critical section will be executed again.
+    w.pc = w.checkpoint.pc;
+    w.loops = w.checkpoint.loops;
+    w.loop_depth = w.checkpoint.loop_depth;
+    w.accesses = w.checkpoint.accesses;
+    stats_.locks.redone_instructions += redone;
+    by_priority(w).redone_instructions += redone;
+    if (why != Release::sync_failure) {  // a warp stopped in its critical section drops a pending try
+        if (w.lock_wait == LockWait::arbiter) w.lock_wait = LockWait::none;  // its decision will be stale
+        set_trying(w, false, now);
+    }
+    return redone;
+}
+
+void StreamingMultiprocessor::wake_parked(Block& b, uint16_t id, const sc_time& now) {
+    for (auto it = b.parked.begin(); it != b.parked.end();) {
+        Warp& p = warps_[*it];
+        if (p.wait_lock != id) {
+            ++it;
+            continue;
+        }
+        p.lock_wait = LockWait::none;
+        lock_event(LockEventKind::woken, p, b, id, now);
+        make_ready(*it, now + clock_.cycles(1));
+        it = b.parked.erase(it);
+    }
+}
+
+// The arbiter's decision on (requester, holder), carried out when it arrives.
+void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time& now) {
+    const LockRequest& r = d.request;
+    if (r.row >= blocks_.size() || !block_used_[r.row] || blocks_[r.row].arrival != r.epoch) {
+        ++stats_.locks.stale_decisions;
+        return;
+    }
+    Block& b = blocks_[r.row];
+    const int32_t slot = r.requester < b.slot_of.size() ? b.slot_of[r.requester] : -1;
+    if (slot < 0 || warps_[slot].lock_wait != LockWait::arbiter || warps_[slot].request_seq != r.seq) {
+        ++stats_.locks.stale_decisions;  // the requester has moved on (it was made to release)
+        return;
+    }
+    Warp& w = warps_[slot];
+    w.lock_wait = LockWait::none;
+    const uint16_t id = uint16_t(r.lock);
+    const uint32_t word = shared_.read32(lock_address(b, id));
+    const sc_time done = now + clock_.cycles(cfg_.atomic_latency_cycles);
+    if (d.verdict == LockVerdict::preempt) {
+        const bool still_held = word == (kLockBit | r.holder);
+        const int32_t hslot = r.holder < b.slot_of.size() ? b.slot_of[r.holder] : -1;
+        if (still_held && hslot >= 0) {
+            // The arbiter signals the holder: it releases all its locks and abandons its
+            // critical section; this lock goes to the requester.
+            Warp& h = warps_[hslot];
+            ++stats_.locks.forced_releases;
+            ++by_priority(h).forced_releases;
+            release_all(h, b, Release::forced, now, w.index, id);
+            make_ready(uint32_t(hslot), done);
+        }
+        if (still_held || !(word & kLockBit)) {
+            acquire(w, b, id, now, done);
+            w.pc += kInstructionBytes;
+            return make_ready(uint32_t(slot), done);
+        }
+        return make_ready(uint32_t(slot), now + clock_.cycles(1));  // another warp has it by now: try again
+    }
+    // Wait: a synchronization failure. The requester releases what it holds and waits for the lock.
+    ++stats_.locks.sync_failures;
+    ++by_priority(w).sync_failures;
+    lock_event(LockEventKind::sync_failure, w, b, id, now, r.holder);
+    release_all(w, b, Release::sync_failure, now, r.holder);
+    if (shared_.read32(lock_address(b, id)) & kLockBit) {
+        w.lock_wait = LockWait::parked;
+        w.wait_lock = id;
+        b.parked.push_back(uint32_t(slot));
+        lock_event(LockEventKind::parked, w, b, id, now, shared_.read32(lock_address(b, id)) & ~kLockBit);
+    } else {
+        make_ready(uint32_t(slot), now + clock_.cycles(1));  // released meanwhile: try again
+    }
+}
+
+// A warp ends (or fails): it gives up every lock and every wait.
+void StreamingMultiprocessor::lock_left(Warp& w, Block& b, const sc_time& now) {
+    release_all(w, b, Release::exit, now);
+    if (w.lock_wait == LockWait::parked) {
+        const uint32_t slot = uint32_t(&w - warps_.data());
+        b.parked.erase(std::remove(b.parked.begin(), b.parked.end(), slot), b.parked.end());
+    }
+    w.lock_wait = LockWait::none;
+    set_trying(w, false, now);
+    if (w.took_locks) {
+        PriorityLockStats& p = by_priority(w);
+        ++p.warps;
+        p.end_sum += now;
+        p.end_max = std::max(p.end_max, now);
+        last_progress_ = now;
+    }
+    if (w.index < b.slot_of.size()) b.slot_of[w.index] = -1;
+}
+
+// No critical section has completed for lock_watchdog_cycles while warps try to take locks:
+// the warps are deadlocked or livelocked. Every block with such warps is reported with its
+// lock state, and its warps that hold or try locks are stopped (the kernel fails).
+void StreamingMultiprocessor::check_lock_watchdog(const sc_time& now) {
+    if (cfg_.lock_watchdog_cycles == 0 || now < last_progress_ + clock_.cycles(cfg_.lock_watchdog_cycles)) return;
+    ++stats_.locks.deadlocks;
+    std::vector<uint32_t> stuck;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+        if (!block_used_[i]) continue;
+        const Block& b = blocks_[i];
+        bool any = false;
+        for (int32_t s : b.slot_of) any |= s >= 0 && warps_[s].trying;
+        if (!any) continue;
+        if (observer_) observer_->lock_stalled(b.desc.kernel_slot, lock_state(b), now);
+        for (int32_t s : b.slot_of)
+            if (s >= 0 && (warps_[s].trying || !warps_[s].held.empty())) stuck.push_back(uint32_t(s));
+    }
+    for (uint32_t s : stuck)
+        if (warps_[s].active) fail(s, KernelError::lock_deadlock, now);
+    last_progress_ = now;
+}
+
+std::string StreamingMultiprocessor::lock_state(const Block& b) const {
+    std::ostringstream o;
+    o << tag_ << " block " << b.desc.block_id << ": no critical section completed in " << cfg_.lock_watchdog_cycles
+      << " cycles";
+    for (size_t i = 0; i < b.slot_of.size(); ++i) {
+        if (b.slot_of[i] < 0) continue;
+        const Warp& w = warps_[b.slot_of[i]];
+        if (w.held.empty() && !w.trying) continue;
+        o << "; warp " << i << " (CPR " << unsigned(w.cpr) << ")";
+        if (!w.held.empty()) {
+            o << " holds lock";
+            for (size_t k = 0; k < w.held.size(); ++k) o << (k ? ", " : " ") << w.held[k];
+        }
+        if (w.trying) {
+            const uint32_t word = shared_.read32(lock_address(b, w.wait_lock));
+            o << (w.held.empty() ? "" : " and") << " waits for lock " << w.wait_lock;
+            if (word & kLockBit) o << " held by warp " << (word & ~kLockBit);
+            else o << " (free now)";
+            switch (w.lock_wait) {
+            case LockWait::arbiter: o << ", its request with the arbiter"; break;
+            case LockWait::parked: o << ", parked until it is released"; break;
+            case LockWait::backoff: o << ", backing off"; break;
+            case LockWait::none: o << ", about to try again"; break;
+            }
+        }
+    }
+    return o.str();
+}
+
+}  // namespace gpuvp
