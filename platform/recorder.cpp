@@ -167,6 +167,7 @@ void Recorder::lock_event(const LockEvent& e) {
     case LockEventKind::parked: name = "waits for " + lock; break;
     case LockEventKind::woken: name = lock + " free: retry"; break;
     case LockEventKind::exit_release: name = lock + " released at exit"; break;
+    case LockEventKind::rewound: name = "critical section abandoned: " + std::to_string(e.redone) + " instructions to redo"; break;
     case LockEventKind::count: break;
     }
     const bool from_arbiter = e.slot == ~0u;
@@ -174,7 +175,7 @@ void Recorder::lock_event(const LockEvent& e) {
     if (!from_arbiter && e.kernel_slot < slot_key_.size()) ev.kernel_key = slot_key_[e.kernel_slot];
     ev.args[from_arbiter ? "row" : "block"] = e.block;
     ev.args["warp"] = e.warp;
-    ev.args["lock"] = e.lock;
+    if (e.lock != ~0u) ev.args["lock"] = e.lock;
     if (e.other != ~0u) ev.args["other"] = e.other;
     if (e.cpr != ~0u) ev.args["cpr"] = e.cpr;
     if (e.other_cpr != ~0u) ev.args["other_cpr"] = e.other_cpr;

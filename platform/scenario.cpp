@@ -728,23 +728,6 @@ const Schema<KernelSpec>& kernel_schema() {
 
 // ---- M2: the rules a program's locks must follow, so that no warp misuses a lock at run time
 
-// The fewest instructions a warp executes for `step` (an if_warp's body may be skipped).
-uint64_t fewest_instructions(const ProgramStep& step) {
-    if (step.insn.op == Opcode::if_warp) return 1;
-    uint64_t body = 1;
-    if (!step.body.empty()) {
-        body = 0;
-        for (const ProgramStep& b : step.body) body += fewest_instructions(b);
-    }
-    if (step.body.empty() && step.repeat <= 1) return 1;
-    return 1 + uint64_t(step.repeat) * (body + 1);  // loop_begin, then the body and loop_end each time
-}
-
-bool has_lock_ops(const ProgramStep& step) {
-    if (step.insn.op == Opcode::lock || step.insn.op == Opcode::unlock) return true;
-    return std::any_of(step.body.begin(), step.body.end(), has_lock_ops);
-}
-
 struct HeldLock {
     uint16_t id;
     int line;
@@ -752,12 +735,10 @@ struct HeldLock {
 };
 
 // Every lock is taken and released in the same step list (the program, a loop body or an
-// if_warp body), never twice, never across a barrier or the end. Under `lock: priority` a
-// critical section that cannot complete within the hold limit is an error too.
+// if_warp body), never twice, never across a barrier or the end.
 void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t warps, const std::vector<ProgramStep>& steps,
                  const Loc& list, std::vector<HeldLock>& held, const char* where) {
     const size_t outer = held.size();
-    const uint32_t limit = s.policy.lock == "priority" ? s.platform.sm.lock_hold_limit : 0;
     auto name = [](const HeldLock& h) { return "lock " + std::to_string(h.id) + " (taken at line " + std::to_string(h.line) + ")"; };
     for (size_t i = 0; i < steps.size(); ++i) {
         const ProgramStep& step = steps[i];
@@ -781,18 +762,6 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
             if (it == held.end()) c.fail(at, "lock " + std::to_string(in.a) + " is not held here");
             if (size_t(it - held.begin()) < outer)
                 c.fail(at, name(*it) + " was taken outside this " + where + ": release it at the level that took it");
-            // Under the priority scheme a critical section with no other lock step inside must
-            // fit in the hold limit, or it would be released and redone for ever.
-            bool nested = false;
-            uint64_t n = 0;
-            for (size_t j = it->index + 1; j < i; ++j) {
-                nested |= has_lock_ops(steps[j]);
-                n += fewest_instructions(steps[j]);
-            }
-            if (limit > 0 && !nested && n > limit)
-                c.fail(at, "the critical section of " + name(*it) + " executes at least " + std::to_string(n) +
-                               " instructions, more than platform.sm.lock_hold_limit (" + std::to_string(limit) +
-                               "): under lock: priority it could never complete");
             held.erase(it);
             continue;
         }

@@ -436,29 +436,6 @@ TEST_CASE("scenario: lock steps follow the rules of critical sections", "[scenar
                                  "t"));
 }
 
-TEST_CASE("scenario: a critical section longer than the hold limit is refused under lock priority", "[scenario][errors][m2]") {
-    // 1 + 300 x 2 = 601 instructions between lock and unlock.
-    const std::string yaml = R"(name: x
-policy: {lock: priority}
-platform: {sm: {lock_hold_limit: 600}}
-kernels:
-  - name: k
-    shared_bytes: 4
-    program:
-      - {op: lock, id: 0}
-      - {op: valu, repeat: 300}
-      - {op: unlock, id: 0}
-)";
-    auto e = error_of(yaml);
-    CHECK(e.line() == 10);
-    CHECK_THAT(e.what(), Contains("the critical section of lock 0 (taken at line 8) executes at least 601 instructions, "
-                                  "more than platform.sm.lock_hold_limit (600)"));
-    CHECK_NOTHROW(parse_scenario(yaml, "t", {{"platform.sm.lock_hold_limit", "601"}}));
-    CHECK_NOTHROW(parse_scenario(yaml, "t", {{"platform.sm.lock_hold_limit", "0"}}));  // no limit
-    CHECK_NOTHROW(parse_scenario(yaml, "t", {{"policy.lock", "spin"}}));                // no counter
-    e = error_of(yaml, {{"platform.sm.lock_hold_limit", "10"}});
-    CHECK_THAT(e.what(), Contains("more than platform.sm.lock_hold_limit (10)"));
-}
 
 TEST_CASE("scenario: lock and if_warp steps assemble to their instructions", "[scenario][m2]") {
     const Scenario s = parse_scenario(R"(name: x

@@ -27,7 +27,7 @@ namespace gpuvp {
 const char* lock_event_name(LockEventKind k) {
     static const char* names[] = {"acquired", "released", "requested", "arbiter_push", "arbiter_decision",
                                   "forced_release", "hold_limit_release", "sync_failure", "failure_release",
-                                  "parked", "woken", "exit_release"};
+                                  "parked", "woken", "exit_release", "rewound"};
     static_assert(sizeof names / sizeof *names == size_t(LockEventKind::count));
     return k < LockEventKind::count ? names[size_t(k)] : "?";
 }

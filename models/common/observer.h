@@ -51,10 +51,12 @@ enum class LockEventKind : uint8_t {
     forced_release,      // the arbiter signalled the warp: it releases the lock for `other`
     hold_limit_release,  // the warp's counter reached the limit: it releases the lock
     sync_failure,        // the warp could not take the lock held by `other`: it releases what it holds
+                         // and waits (priority) or backs off (spin)
     failure_release,     // a lock the warp releases because of its synchronization failure
     parked,              // the warp waits for the lock to be released
     woken,               // the lock it waited for was released: it tries again
     exit_release,        // a lock released because its warp ended or failed
+    rewound,             // the warp abandons its critical section: `redone` instructions to do again
     count
 };
 const char* lock_event_name(LockEventKind k);

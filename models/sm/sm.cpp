@@ -366,6 +366,10 @@ sc_time StreamingMultiprocessor::prefetch_kernargs(const Warp& w, const sc_time&
 
 bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
+    if (!w.retake.empty()) {  // M2: taking back the locks released at the hold limit comes first
+        try_lock(slot, w, blocks_[w.block], w.retake.front(), true, now);
+        return true;
+    }
     if (!ensure_fetched(w, now)) {
         if (w.ready_at <= now) fail(slot, KernelError::fetch_fault, now, w.pc);  // the fetch failed
         return false;

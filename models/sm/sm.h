@@ -151,6 +151,7 @@ private:
         // M2
         uint8_t cpr = 0;                   // competitive priority register
         std::vector<uint16_t> held;        // locks held, in the order taken
+        std::vector<uint16_t> retake;      // released at the hold limit: to take back before going on
         uint32_t hold_counter = 0;         // the counter thread
         Checkpoint checkpoint;
         LockWait lock_wait = LockWait::none;
@@ -199,18 +200,24 @@ private:
     void table_changed(const Block& b, const sc_core::sc_time& t);
 
     // M2: the lock unit (sm_locks.cpp).
-    enum class Release { forced, hold_limit, sync_failure, exit };
     void execute_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
+    // One try at lock `id`: for a lock instruction, or (`resume`) to take back a lock the warp
+    // released at the hold limit.
+    void try_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, bool resume, const sc_core::sc_time& now);
+    void lock_failed(uint32_t slot, Warp& w, Block& b, uint16_t id, uint16_t holder, const sc_core::sc_time& now);
     void execute_unlock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
     // The hold-limit counter before an instruction of a warp holding locks: false if the warp
     // had to release them instead of executing it.
     bool count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_core::sc_time& now);
     void lock_decision(const LockDecision& d, const sc_core::sc_time& now);
-    void acquire(Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now, const sc_core::sc_time& ready);
-    // Releases every lock the warp holds (but `keep`, handed over by the caller); unless the
-    // warp is leaving, it goes back to its checkpoint. Returns the instructions to redo.
-    uint64_t release_all(Warp& w, Block& b, Release why, const sc_core::sc_time& now, uint32_t other = ~0u,
-                         int keep = -1);
+    void acquire(Warp& w, Block& b, uint16_t id, bool resume, const sc_core::sc_time& now, const sc_core::sc_time& ready);
+    // Clears the words of every lock the warp holds (but `keep`, handed over by the caller),
+    // reports each as `kind` and wakes their waiters. Returns them, in the order taken.
+    std::vector<uint16_t> drop_locks(Warp& w, Block& b, LockEventKind kind, const sc_core::sc_time& now,
+                                     uint32_t other = ~0u, int keep = -1);
+    // The warp abandons its critical section: back to its checkpoint, the instructions since
+    // counted as redone.
+    void rewind(Warp& w, const sc_core::sc_time& now);
     void wake_parked(Block& b, uint16_t id, const sc_core::sc_time& now);
     void set_trying(Warp& w, bool trying, const sc_core::sc_time& now);
     void lock_left(Warp& w, Block& b, const sc_core::sc_time& now);  // the warp ends: give up lock state

@@ -2,12 +2,17 @@
 // 4n: bit 31 locked, bits 0-30 the owner's warp index); a lock instruction is an atomic on its
 // word (atomic_latency_cycles). When the word is held, the policy decides:
 //   priority  the warp pushes (requester, holder) to its block's arbiter (lock_arbiter.h) and
-//             waits for the decision; while it holds locks its counter thread counts the
-//             instructions it executes, and at lock_hold_limit it releases them all.
-//   spin      the baseline: the try failed; release all held locks, back off, try again.
-// A warp that gives its locks up without unlocking them goes back to its checkpoint (the
-// outermost lock instruction of its critical section) and does the section again; the
-// instructions it executed since are counted as redone.
+//             does what it decides: on a pre-emption the holder releases all its locks and
+//             abandons its critical section, and the requester takes the lock; otherwise the
+//             requester releases what it holds (a synchronization failure) and waits until
+//             the lock is released. While a warp holds locks its counter thread counts the
+//             instructions it executes; at lock_hold_limit it releases them all (so warps
+//             waiting for them get their turn), then takes them back and goes on.
+//   spin      the baseline: the try failed (a synchronization failure); release all held
+//             locks, back off, try again. No priorities, no arbiter, no hold limit.
+// A warp that gives its locks up on a synchronization failure or a pre-emption goes back to
+// its checkpoint (the outermost lock instruction of its critical section) and does the section
+// again: the instructions it executed since are counted as redone.
 #include "models/common/memory_map.h"
 #include "models/common/tlm_util.h"
 #include "models/sm/sm.h"
@@ -58,7 +63,7 @@ void StreamingMultiprocessor::set_trying(Warp& w, bool trying, const sc_time& no
     w.trying = trying;
     if (trying) {
         w.trying_since = now;
-        if (trying_++ == 0) last_progress_ = now;  // contention begins: the watchdog starts looking
+        if (trying_++ == 0) last_progress_ = now;  // contention may begin: the watchdog starts looking
     } else {
         --trying_;
     }
@@ -69,13 +74,17 @@ void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uin
         return fail(slot, KernelError::memory_fault, now, uint64_t(id) * kLockWordBytes);
     if (std::find(w.held.begin(), w.held.end(), id) != w.held.end())
         return fail(slot, KernelError::lock_misuse, now, w.pc);
+    try_lock(slot, w, b, id, false, now);
+}
+
+void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, bool resume, const sc_time& now) {
     set_trying(w, true, now);
     w.lock_wait = LockWait::none;
     const sc_time done = now + clock_.cycles(cfg_.atomic_latency_cycles);
     const uint32_t word = shared_.read32(lock_address(b, id));
     if (!(word & kLockBit)) {  // free: take it
-        acquire(w, b, id, now, done);
-        w.pc += kInstructionBytes;
+        acquire(w, b, id, resume, now, done);
+        if (!resume) w.pc += kInstructionBytes;
         return make_ready(slot, done);
     }
     const uint16_t holder = uint16_t(word & ~kLockBit);
@@ -93,21 +102,38 @@ void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uin
         return;  // lock_decision() goes on
     }
     // Spin: the try failed. Release everything held, back off, try again.
-    ++stats_.locks.sync_failures;
-    ++by_priority(w).sync_failures;
-    lock_event(LockEventKind::sync_failure, w, b, id, now, holder);
-    release_all(w, b, Release::sync_failure, now, holder);
+    lock_failed(slot, w, b, id, holder, now);
     w.lock_wait = LockWait::backoff;
     const uint32_t base = cfg_.lock_backoff_cycles;
     const uint64_t r = mix(mix(uint64_t(id_) << 32 | w.index) ^ b.desc.block_id ^ uint64_t(++w.failures) << 48);
     make_ready(slot, done + clock_.cycles(base + (base ? uint32_t(r % base) : 0)));
 }
 
-void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, const sc_time& now, const sc_time& ready) {
-    if (w.held.empty())  // the critical section begins at this lock instruction
+// A synchronization failure: the warp could not take `id` from `holder` and releases all it
+// holds. In the middle of a critical section that means starting it again; a warp taking
+// back its locks after the hold limit puts them back on its list instead.
+void StreamingMultiprocessor::lock_failed(uint32_t slot, Warp& w, Block& b, uint16_t id, uint16_t holder,
+                                          const sc_time& now) {
+    ++stats_.locks.sync_failures;
+    ++by_priority(w).sync_failures;
+    lock_event(LockEventKind::sync_failure, w, b, id, now, holder);
+    if (w.held.empty()) return;
+    if (!w.retake.empty()) {
+        std::vector<uint16_t> back = drop_locks(w, b, LockEventKind::failure_release, now, holder);
+        w.retake.insert(w.retake.begin(), back.begin(), back.end());
+        return;
+    }
+    drop_locks(w, b, LockEventKind::failure_release, now, holder);
+    rewind(w, now);
+}
+
+void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, bool resume, const sc_time& now,
+                                      const sc_time& ready) {
+    if (w.held.empty() && !resume)  // the critical section begins at this lock instruction
         w.checkpoint = Checkpoint{w.pc, w.loops, w.loop_depth, w.accesses, w.instructions - 1};
     shared_.write32(lock_address(b, id), kLockBit | w.index);
     w.held.push_back(id);
+    if (resume) w.retake.erase(w.retake.begin());
     w.hold_counter = 0;
     w.took_locks = true;
     w.failures = 0;
@@ -118,7 +144,7 @@ void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, const sc_t
     p.wait_sum += wait;
     p.wait_max = std::max(p.wait_max, wait);
     lock_event(LockEventKind::acquired, w, b, id, ready);
-    set_trying(w, false, now);
+    if (w.retake.empty()) set_trying(w, false, now);
 }
 
 void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_time& now) {
@@ -135,6 +161,9 @@ void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, u
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
 }
 
+// The counter thread, before each instruction of a warp holding locks (lock and unlock aside).
+// At the limit the warp releases all its locks instead of executing the instruction; it will
+// take them back, in the order it took them, and then execute it.
 bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_time& now) {
     if (policy_.locks != LockScheme::priority || cfg_.lock_hold_limit == 0) return true;
     if (w.hold_counter < cfg_.lock_hold_limit) {
@@ -143,41 +172,50 @@ bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Blo
     }
     ++stats_.locks.hold_limit_releases;
     ++by_priority(w).hold_limit_releases;
-    release_all(w, b, Release::hold_limit, now);
+    w.retake = drop_locks(w, b, LockEventKind::hold_limit_release, now);
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
     return false;
 }
 
-uint64_t StreamingMultiprocessor::release_all(Warp& w, Block& b, Release why, const sc_time& now, uint32_t other,
-                                              int keep) {
-    if (w.held.empty()) return 0;
-    const LockEventKind kind = why == Release::forced       ? LockEventKind::forced_release
-                               : why == Release::hold_limit ? LockEventKind::hold_limit_release
-                               : why == Release::sync_failure ? LockEventKind::failure_release
-                                                              : LockEventKind::exit_release;
-    const uint64_t redone = why == Release::exit ? 0 : w.instructions - w.checkpoint.instructions;
+std::vector<uint16_t> StreamingMultiprocessor::drop_locks(Warp& w, Block& b, LockEventKind kind, const sc_time& now,
+                                                          uint32_t other, int keep) {
     std::vector<uint16_t> freed;
     freed.swap(w.held);
     w.hold_counter = 0;
-    for (size_t i = 0; i < freed.size(); ++i) {
-        if (int(freed[i]) != keep) shared_.write32(lock_address(b, freed[i]), 0);
-        lock_event(kind, w, b, freed[i], now, other, i == 0 ? redone : 0);
+    for (uint16_t id : freed) {
+        if (int(id) != keep) shared_.write32(lock_address(b, id), 0);
+        lock_event(kind, w, b, id, now, other);
     }
     for (uint16_t id : freed)
         if (int(id) != keep) wake_parked(b, id, now);
-    if (why == Release::exit) return 0;
-    // Back to the checkpoint: the critical section will be executed again.
+    return freed;
+}
+
+void StreamingMultiprocessor::rewind(Warp& w, const sc_time& now) {
+    const uint64_t redone = w.instructions - w.checkpoint.instructions;
     w.pc = w.checkpoint.pc;
     w.loops = w.checkpoint.loops;
     w.loop_depth = w.checkpoint.loop_depth;
     w.accesses = w.checkpoint.accesses;
+    w.retake.clear();
     stats_.locks.redone_instructions += redone;
     by_priority(w).redone_instructions += redone;
-    if (why != Release::sync_failure) {  // a warp stopped in its critical section drops a pending try
-        if (w.lock_wait == LockWait::arbiter) w.lock_wait = LockWait::none;  // its decision will be stale
-        set_trying(w, false, now);
+    if (observer_) {
+        LockEvent e{};
+        e.kind = LockEventKind::rewound;
+        e.sm = id_;
+        const Block& b = blocks_[w.block];
+        e.kernel_slot = b.desc.kernel_slot;
+        e.block = b.desc.block_id;
+        e.warp = w.index;
+        e.other = ~0u;
+        e.lock = ~0u;
+        e.slot = uint32_t(&w - warps_.data());
+        e.cpr = w.cpr;
+        e.t = now;
+        e.redone = redone;
+        observer_->lock_event(e);
     }
-    return redone;
 }
 
 void StreamingMultiprocessor::wake_parked(Block& b, uint16_t id, const sc_time& now) {
@@ -210,6 +248,7 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
     Warp& w = warps_[slot];
     w.lock_wait = LockWait::none;
     const uint16_t id = uint16_t(r.lock);
+    const bool resume = !w.retake.empty();
     const uint32_t word = shared_.read32(lock_address(b, id));
     const sc_time done = now + clock_.cycles(cfg_.atomic_latency_cycles);
     if (d.verdict == LockVerdict::preempt) {
@@ -221,26 +260,27 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
             Warp& h = warps_[hslot];
             ++stats_.locks.forced_releases;
             ++by_priority(h).forced_releases;
-            release_all(h, b, Release::forced, now, w.index, id);
+            drop_locks(h, b, LockEventKind::forced_release, now, w.index, id);
+            rewind(h, now);
+            if (h.lock_wait == LockWait::arbiter) h.lock_wait = LockWait::none;  // its own request is dropped
+            set_trying(h, false, now);
             make_ready(uint32_t(hslot), done);
         }
         if (still_held || !(word & kLockBit)) {
-            acquire(w, b, id, now, done);
-            w.pc += kInstructionBytes;
+            acquire(w, b, id, resume, now, done);
+            if (!resume) w.pc += kInstructionBytes;
             return make_ready(uint32_t(slot), done);
         }
         return make_ready(uint32_t(slot), now + clock_.cycles(1));  // another warp has it by now: try again
     }
     // Wait: a synchronization failure. The requester releases what it holds and waits for the lock.
-    ++stats_.locks.sync_failures;
-    ++by_priority(w).sync_failures;
-    lock_event(LockEventKind::sync_failure, w, b, id, now, r.holder);
-    release_all(w, b, Release::sync_failure, now, r.holder);
-    if (shared_.read32(lock_address(b, id)) & kLockBit) {
+    lock_failed(uint32_t(slot), w, b, id, r.holder, now);
+    const uint32_t now_word = shared_.read32(lock_address(b, id));
+    if (now_word & kLockBit) {
         w.lock_wait = LockWait::parked;
         w.wait_lock = id;
         b.parked.push_back(uint32_t(slot));
-        lock_event(LockEventKind::parked, w, b, id, now, shared_.read32(lock_address(b, id)) & ~kLockBit);
+        lock_event(LockEventKind::parked, w, b, id, now, now_word & ~kLockBit);
     } else {
         make_ready(uint32_t(slot), now + clock_.cycles(1));  // released meanwhile: try again
     }
@@ -248,7 +288,8 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
 
 // A warp ends (or fails): it gives up every lock and every wait.
 void StreamingMultiprocessor::lock_left(Warp& w, Block& b, const sc_time& now) {
-    release_all(w, b, Release::exit, now);
+    drop_locks(w, b, LockEventKind::exit_release, now);
+    w.retake.clear();
     if (w.lock_wait == LockWait::parked) {
         const uint32_t slot = uint32_t(&w - warps_.data());
         b.parked.erase(std::remove(b.parked.begin(), b.parked.end(), slot), b.parked.end());
@@ -311,6 +352,7 @@ std::string StreamingMultiprocessor::lock_state(const Block& b) const {
             case LockWait::backoff: o << ", backing off"; break;
             case LockWait::none: o << ", about to try again"; break;
             }
+            if (!w.retake.empty()) o << " (taking back its locks after the hold limit)";
         }
     }
     return o.str();
