@@ -127,7 +127,14 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     }
 
     // The CSV and the table, in point order.
-    std::ostringstream csv, table;
+    std::ostringstream csv, table, locks, lock_table;
+    for (const SweepAxis& a : axes) locks << csv_field(a.key) << ",";
+    locks << "priority,warps,acquisitions,wait_mean_ns,wait_max_ns,task_end_mean_ns,task_end_max_ns,sync_failures,"
+             "forced_releases,hold_limit_releases,redone_instructions\n";
+    for (const SweepAxis& a : axes) lock_table << a.key << "  ";
+    lock_table << "| warp priority | lock wait mean / max ns | task end mean / max ns | sync failures | forced releases | "
+                  "hold-limit releases | redone instructions\n";
+    bool any_locks = false;
     for (const SweepAxis& a : axes) csv << csv_field(a.key) << ",";
     csv << "kernel,status,dispatch_latency_ns,launch_latency_ns,response_ns,turnaround_ns,exit_code\n";
     for (const SweepAxis& a : axes) table << a.key << "  ";
@@ -151,6 +158,21 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             table << "| - | did not run (exit " << codes[i] << ")\n";
             continue;
         }
+        // M2: one row per warp priority that took locks.
+        if (r.contains("locks") && r["locks"].contains("by_priority"))
+            for (const auto& [prio, p] : r["locks"]["by_priority"].items()) {
+                any_locks = true;
+                locks << axis_values << prio << "," << p["warps"] << "," << p["acquisitions"] << ","
+                      << number(p["wait_ns"]["mean"]) << "," << number(p["wait_ns"]["max"]) << ","
+                      << number(p["task_end_ns"]["mean"]) << "," << number(p["task_end_ns"]["max"]) << ","
+                      << p["sync_failures"] << "," << p["forced_releases"] << "," << p["hold_limit_releases"] << ","
+                      << p["redone_instructions"] << "\n";
+                for (const std::string& v : points[i]) lock_table << v << "  ";
+                lock_table << "| " << prio << " | " << number(p["wait_ns"]["mean"]) << " / " << number(p["wait_ns"]["max"])
+                           << " | " << number(p["task_end_ns"]["mean"]) << " / " << number(p["task_end_ns"]["max"])
+                           << " | " << p["sync_failures"] << " | " << p["forced_releases"] << " | "
+                           << p["hold_limit_releases"] << " | " << p["redone_instructions"] << "\n";
+            }
         for (const auto& k : r["kernels"]) {
             csv << axis_values << csv_field(k["name"]) << "," << csv_field(k["status"]) << ","
                 << number(k["dispatch_latency_ns"]) << "," << number(k["launch_latency_ns"]) << ","
@@ -163,8 +185,13 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     }
     out.csv = csv.str();
     out.table = table.str();
+    if (any_locks) {
+        out.locks_csv = locks.str();
+        out.table += "\nLocks (M2), per warp priority:\n" + lock_table.str();
+    }
     if (!temporary) {
         std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
+        if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
     } else {
         for (size_t i = 0; i < points.size(); ++i) {
             std::remove((point_dir(i) + "/results.json").c_str());
