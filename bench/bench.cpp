@@ -1,7 +1,7 @@
 // gpuvp_bench: speed of the simulator, measured (never asserted by a test).
 // Runs each bundled benchmark scenario in a child process of its own (SystemC allows one
-// elaboration per process) and prints simulated warp-instructions per host second and kernel
-// launches per host second.
+// elaboration per process) and prints simulated warp-instructions per host second, kernel
+// launches per host second and lock acquisitions (M2) per host second.
 //   gpuvp_bench [SCENARIO_DIR]   (default: the source tree's scenarios/bench)
 #include "platform/run.h"
 #include "platform/scenario.h"
@@ -21,7 +21,7 @@ const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;  //
 
 struct Measure {
     double host_seconds, sim_ns;
-    unsigned long long instructions, kernels;
+    unsigned long long instructions, kernels, acquisitions;
     int status;
 };
 
@@ -37,7 +37,7 @@ bool measure(const std::string& file, Measure& m) {
         try {
             gpuvp::Scenario s = gpuvp::load_scenario(file);
             gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
-            r = Measure{o.host_seconds, o.sim_end_ns, o.warp_instructions, o.kernels, o.ok ? 0 : 1};
+            r = Measure{o.host_seconds, o.sim_end_ns, o.warp_instructions, o.kernels, o.lock_acquisitions, o.ok ? 0 : 1};
         } catch (const std::exception& e) {
             std::cerr << file << ": " << e.what() << "\n";
             r.status = 2;
@@ -71,6 +71,13 @@ int sc_main(int argc, char** argv) {
                     m.kernels / m.host_seconds, m.kernels, m.host_seconds, m.sim_ns / 1000);
     } else {
         std::printf("launch storm: failed\n");
+        ++failures;
+    }
+    if (measure(dir + "/locks.yaml", m)) {
+        std::printf("locks:        %12.0f lock acquisitions per host second  (%llu acquisitions, %llu instructions, %.3f s host, %.1f us simulated)\n",
+                    m.acquisitions / m.host_seconds, m.acquisitions, m.instructions, m.host_seconds, m.sim_ns / 1000);
+    } else {
+        std::printf("locks:        failed\n");
         ++failures;
     }
     return failures ? 1 : 0;

@@ -328,6 +328,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         }
         fifo_max = std::max(fifo_max, sys.gpu.arbiter(i).stats().fifo_max);
     }
+    out.lock_acquisitions = locks.acquisitions;
     auto mean_ns = [](const sc_time& sum, uint64_t n) { return n ? std::round(to_ns(sum) / double(n) * 1000) / 1000 : 0.0; };
     json by_priority = json::object();
     for (const auto& [cpr, p] : locks.by_priority)

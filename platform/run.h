@@ -23,6 +23,7 @@ struct RunOutput {
     double sim_end_ns = 0;
     uint64_t warp_instructions = 0;
     uint64_t kernels = 0;
+    uint64_t lock_acquisitions = 0;  // M2
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});
