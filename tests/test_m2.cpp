@@ -460,3 +460,32 @@ TEST_CASE("M2 against the spin-lock baseline on the contention scenario", "[m2][
     CHECK_THAT(out.locks_csv, Contains("priority,0,8,160,"));
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
+
+TEST_CASE("M2 lock hand-overs are instant events in the trace on the warps' rows", "[m2][trace]") {
+    const auto run = test::run_yaml(one_block("priority", 64, "", R"(    warp_priorities: [0, 1]
+    program:
+      - {op: if_warp, warps: [0], body: [{op: valu, cycles: 100}]}
+      - {op: lock, id: 0}
+      - {op: valu, cycles: 10, repeat: 20}
+      - {op: unlock, id: 0}
+)"),
+                                    {}, true);
+    std::vector<std::string> names;
+    bool arbiter_row = false;
+    for (const auto& e : run.trace["traceEvents"]) {
+        if (e.value("cat", "") != "lock") continue;
+        CHECK(e["ph"] == "i");
+        CHECK(e["pid"] == 100);  // sm[0]
+        names.push_back(e["name"]);
+        if (e["tid"] == 998) arbiter_row = true;
+        else CHECK(e["args"]["kernel"] == "k");
+    }
+    CHECK(arbiter_row);
+    REQUIRE(names.size() >= 7);
+    CHECK(names[0] == "lock 0 acquired");
+    CHECK(names[3] == "warp 0 pre-empts warp 1 (lock 0)");
+    CHECK(names[4] == "lock 0 forced release for warp 0");
+    CHECK(names[6] == "lock 0 acquired");
+    CHECK(run.results["locks"]["forced_releases"] == 1);
+    CHECK(run.results["locks"]["by_priority"]["0"]["acquisitions"] == 1);
+}
