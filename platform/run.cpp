@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -298,6 +299,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                               {"field", "locks"},
                               {"detail", st.state},
                               {"time_ns", ns_of(st.at)}});
+    std::stable_sort(errors.begin(), errors.end(),
+                     [](const json& a, const json& b) { return a["time_ns"].get<double>() < b["time_ns"].get<double>(); });
 
     // M2: warp mutexes, over every SM; per warp priority over the warps that took locks.
     StreamingMultiprocessor::LockStats locks;

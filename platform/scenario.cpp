@@ -637,7 +637,7 @@ std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc
             c.fail(key_loc(item, here, "repeat"), "a repeated step is a loop, and loops nest at most " +
                                                        std::to_string(kMaxLoopDepth) + " deep");
         if (op == "end" && (depth > 0 || steps.size() + 1 != v.size()))
-            c.fail(op_at, "'end' must be the last step of the program");
+            c.fail(op_at, "'end' must be the last step of the program (or of an if_warp body, to end those warps there)");
         ProgramStep& s = steps.emplace_back();
         s.insn = def->encode(k);
         s.repeat = loop ? k.count : nest ? 1 : k.repeat;

@@ -78,6 +78,7 @@ void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uin
 }
 
 void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, bool resume, const sc_time& now) {
+    w.took_locks = true;
     set_trying(w, true, now);
     w.lock_wait = LockWait::none;
     const sc_time done = now + clock_.cycles(cfg_.atomic_latency_cycles);
@@ -135,7 +136,6 @@ void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, bool resum
     w.held.push_back(id);
     if (resume) w.retake.erase(w.retake.begin());
     w.hold_counter = 0;
-    w.took_locks = true;
     w.failures = 0;
     const sc_time wait = ready - w.trying_since;
     ++stats_.locks.acquisitions;
