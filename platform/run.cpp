@@ -308,6 +308,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
         const auto& l = sys.gpu.sm(i).stats().locks;
         locks.acquisitions += l.acquisitions;
+        locks.retakes += l.retakes;
         locks.releases += l.releases;
         locks.sync_failures += l.sync_failures;
         locks.forced_releases += l.forced_releases;
@@ -320,6 +321,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             auto& t = locks.by_priority[cpr];
             t.warps += p.warps;
             t.acquisitions += p.acquisitions;
+            t.retakes += p.retakes;
             t.sync_failures += p.sync_failures;
             t.forced_releases += p.forced_releases;
             t.hold_limit_releases += p.hold_limit_releases;
@@ -339,6 +341,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             json{{"warps", p.warps},
                  {"acquisitions", p.acquisitions},
                  {"wait_ns", {{"mean", mean_ns(p.wait_sum, p.acquisitions)}, {"max", ns_of(p.wait_max)}}},
+                 {"retakes", p.retakes},
                  {"task_end_ns", {{"mean", mean_ns(p.end_sum, p.warps)}, {"max", ns_of(p.end_max)}}},
                  {"sync_failures", p.sync_failures},
                  {"forced_releases", p.forced_releases},
@@ -352,6 +355,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                            {"sync_failures", locks.sync_failures},
                            {"forced_releases", locks.forced_releases},
                            {"hold_limit_releases", locks.hold_limit_releases},
+                           {"retakes", locks.retakes},
                            {"redone_instructions", locks.redone_instructions},
                            {"arbiter_requests", locks.arbiter_requests},
                            {"arbiter_fifo_max", fifo_max},

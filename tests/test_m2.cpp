@@ -25,13 +25,23 @@ namespace {
 
 // Records every lock event and checks the lock invariants after each one, against a shadow
 // of the lock words kept from the events alone: a lock is taken only when free and only by
-// one warp, released only by its holder, a waiting warp holds nothing, and the arbiter's
-// verdict follows the two CPRs.
+// one warp, released only by its holder, a waiting warp holds nothing, the arbiter's verdict
+// follows the two CPRs, and once the SM is done with an instant no warp is left waiting for a
+// free lock (a lost wake-up).
 struct LockObserver : Observer {
+    using Key = std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>;  // (sm, kernel, block, lock)
     std::vector<LockEvent> events;
     std::vector<std::string> violations;
-    std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>, uint32_t> owner;  // (sm, kernel, block, lock) -> warp
-    uint64_t acquisitions = 0;
+    std::map<Key, uint32_t> owner;                      // -> the warp holding it
+    std::map<std::pair<Key, uint32_t>, LockEvent> parked;  // (lock, warp) waiting for its release
+    sc_core::sc_time instant;
+    uint64_t acquisitions = 0, releases = 0;
+
+    // Called before the first event of a later instant, and at the end of the run.
+    void settle() {
+        for (const auto& [k, e] : parked)
+            if (!owner.count(k.first)) violation(e, "still waits for a lock that was released");
+    }
 
     void violation(const LockEvent& e, const std::string& what) {
         violations.push_back(std::string(lock_event_name(e.kind)) + " sm " + std::to_string(e.sm) + " block " +
@@ -45,6 +55,10 @@ struct LockObserver : Observer {
         return false;
     }
     void lock_event(const LockEvent& e) override {
+        if (sc_core::sc_time_stamp() > instant) {
+            settle();
+            instant = sc_core::sc_time_stamp();
+        }
         events.push_back(e);
         const auto key = std::make_tuple(e.sm, e.kernel_slot, e.block, e.lock);
         switch (e.kind) {
@@ -59,11 +73,17 @@ struct LockObserver : Observer {
         case K::hold_limit_release:
         case K::failure_release:
         case K::exit_release:
+            ++releases;
             if (!owner.count(key) || owner[key] != e.warp) violation(e, "released by a warp that does not hold it");
             owner.erase(key);
             break;
         case K::parked:
             if (holds_any(e)) violation(e, "waits while holding a lock");
+            if (!owner.count(key)) violation(e, "waits for a free lock");
+            parked[{key, e.warp}] = e;
+            break;
+        case K::woken:
+            if (!parked.erase({key, e.warp})) violation(e, "woken but not waiting");
             break;
         case K::arbiter_decision:
             if ((e.verdict == LockVerdict::preempt) != (e.cpr < e.other_cpr)) violation(e, "verdict against the CPRs");
@@ -90,7 +110,10 @@ struct LockRun {
     explicit LockRun(const std::string& yaml) : scenario(parse_scenario(yaml, "m2.yaml")) {
         sys = std::make_unique<System>("system", scenario, &obs);
     }
-    void run() { sc_core::sc_start(sc_core::sc_time(scenario.max_sim_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION); }
+    void run() {
+        sc_core::sc_start(sc_core::sc_time(scenario.max_sim_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION);
+        obs.settle();
+    }
     const StreamingMultiprocessor::LockStats& stats() const { return sys->gpu.sm(0).stats().locks; }
 };
 
@@ -329,7 +352,8 @@ void stress(const std::string& policy) {
         deadlocks += r.sys->gpu.sm(i).stats().locks.deadlocks;
         warps += r.sys->gpu.sm(i).stats().warps_run;
     }
-    CHECK(acquisitions == r.obs.acquisitions);
+    CHECK(r.obs.releases == r.obs.acquisitions);  // every lock taken (or taken back) was released once
+    CHECK(r.obs.parked.empty());
     CHECK(acquisitions > 2000);
     CHECK(deadlocks == 0);
     // The stress reaches every path: failures, and under priority pre-emptions and the limit.
@@ -365,9 +389,11 @@ TEST_CASE("M2 stress under lock priority: no lost or double-held lock", "[m2][st
 TEST_CASE("M2 stress under lock spin: no lost or double-held lock", "[m2][stress]") { stress("spin"); }
 
 TEST_CASE("M2 the watchdog stops warps that make no progress and names warps locks and holders", "[m2]") {
-    // Warp 0 holds lock 0 for far longer than the watchdog's 20000 cycles while warp 1 waits.
+    // Warp 0 takes lock 0 at once and holds it for 60000 cycles; warp 1 asks for it 30000
+    // cycles later. The watchdog (20000 cycles) looks from when warp 0 took the lock: it stops
+    // both warps as soon as warp 1 waits, long before warp 0 would let go.
     const std::string yaml = one_block("priority", 64, "lock_hold_limit: 0, lock_watchdog_cycles: 20000", R"(    program:
-      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 20}]}
+      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 30000}]}
       - {op: lock, id: 0}
       - {op: valu, cycles: 60000}
       - {op: unlock, id: 0}
@@ -379,12 +405,18 @@ TEST_CASE("M2 the watchdog stops warps that make no progress and names warps loc
     CHECK_THAT(status, Contains("lock deadlock"));
     CHECK_THAT(status, Contains("sm[0] block 0: no critical section completed in 20000 cycles"));
     CHECK_THAT(status, Contains("warp 0 (CPR 0) holds lock 0"));
-    CHECK_THAT(status, Contains("warp 1 (CPR 0) waits for lock 0 held by warp 0, parked until it is released"));
+    CHECK_THAT(status, Contains("warp 1 (CPR 0) waits for lock 0 held by warp 0, its request with the arbiter"));
     CHECK(run.results["locks"]["deadlocks"] == 1);
     bool reported = false;
-    for (const auto& e : run.results["errors"]) reported |= e["error"] == "lock_deadlock";
+    for (const auto& e : run.results["errors"])
+        if (e["error"] == "lock_deadlock") {
+            reported = true;
+            const double start = run.kernel("k")["first_warp_start_ns"];
+            CHECK(e["time_ns"].get<double>() > start + 30000);  // when warp 1 began to wait,
+            CHECK(e["time_ns"].get<double>() < start + 30500);  // not 20000 cycles after that
+        }
     CHECK(reported);
-    CHECK(run.results["sim_end_ns"].get<double>() < 60000 / 1.0);  // stopped, not waited out
+    CHECK(run.results["sim_end_ns"].get<double>() < 60000);  // stopped, not waited out
 }
 
 TEST_CASE("M2 a code object that misuses a lock fails its kernel with lock misuse", "[m2][errors]") {
@@ -488,4 +520,42 @@ TEST_CASE("M2 lock hand-overs are instant events in the trace on the warps' rows
     CHECK(names[6] == "lock 0 acquired");
     CHECK(run.results["locks"]["forced_releases"] == 1);
     CHECK(run.results["locks"]["by_priority"]["0"]["acquisitions"] == 1);
+}
+
+TEST_CASE("M2 equal-priority warps taking two locks in opposite orders both finish", "[m2]") {
+    // Warp 0 takes lock 0 then lock 1, warp 1 lock 1 then lock 0, both CPR 0, in lockstep.
+    LockRun r(one_block("priority", 64, "", R"(    program:
+      - {op: if_warp, warps: [0], body: [{op: lock, id: 0}, {op: valu, cycles: 3, repeat: 5}, {op: lock, id: 1},
+                                          {op: valu, cycles: 2}, {op: unlock, id: 1}, {op: unlock, id: 0}]}
+      - {op: if_warp, warps: [1], body: [{op: lock, id: 1}, {op: valu, cycles: 3, repeat: 5}, {op: lock, id: 0},
+                                          {op: valu, cycles: 2}, {op: unlock, id: 0}, {op: unlock, id: 1}]}
+)"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    // Both ask the arbiter, both are told to wait. The first decision carried out makes its
+    // warp release its lock and wait; the second finds its lock free by then and takes it.
+    CHECK(r.stats().sync_failures == 1);
+    CHECK(r.stats().releases == 4);
+    for (const auto& l : r.sys->host.launches()) CHECK(l.error.empty());
+    CHECK(r.sys->host.launches().at(0).done);
+}
+
+TEST_CASE("M2 the hold limit bounds an outer lock held across inner critical sections", "[m2]") {
+    // Warp 0 holds lock 0 across 20 inner sections of lock 1; the limit is 8 instructions.
+    LockRun r(one_block("priority", 64, "lock_hold_limit: 8", R"(    program:
+      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 30}]}
+      - {op: lock, id: 0}
+      - {op: loop, count: 20, body: [{op: lock, id: 1}, {op: valu, cycles: 2}, {op: unlock, id: 1}, {op: valu, cycles: 2}]}
+      - {op: unlock, id: 0}
+)"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    // The first release at the limit comes 8 counted instructions after warp 0 took lock 0,
+    // although lock 1 was taken and released in between.
+    std::vector<uint32_t> order;
+    for (const auto& e : r.obs.events)
+        if (e.kind == K::hold_limit_release && e.lock == 0) order.push_back(e.warp);
+    REQUIRE(!order.empty());
+    CHECK(order[0] == 0);
+    CHECK(r.stats().releases == 2 * 21);  // every inner and outer section completed, in both warps
 }

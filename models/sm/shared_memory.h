@@ -2,6 +2,7 @@
 // ranges (first fit; freed ranges merge with their neighbours). A block's range is cleared
 // when it is allocated, so its lock words (M2) start free. Timing is the SM's business.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -17,6 +18,11 @@ public:
         if (bytes) holes_[0] = bytes;
     }
     uint32_t size() const { return uint32_t(bytes_.size()); }
+    uint32_t largest_hole() const {
+        uint32_t n = 0;
+        for (const auto& h : holes_) n = std::max(n, h.second);
+        return n;
+    }
 
     // The base of a cleared range of `n` bytes, or nothing if no hole is that large.
     std::optional<uint32_t> allocate(uint32_t n) {

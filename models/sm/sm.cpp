@@ -215,7 +215,7 @@ void StreamingMultiprocessor::run() {
 // blocks wait at barriers for their unstarted warps; if they could not all be resident at
 // once, they could wait for each other for ever. When the chosen block may not start yet, the
 // partly started blocks go on, highest priority first, and no other block starts.
-StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block() {
+StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block(bool started_only) {
     auto before = [&](const Block& a, const Block& b) {
         return policy_.order == WarpStartOrder::priority && a.desc.priority != b.desc.priority ? a.desc.priority < b.desc.priority
                                                                                         : a.arrival < b.arrival;
@@ -233,6 +233,7 @@ StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block() {
             if (!best_partial || before(b, *best_partial)) best_partial = &b;
         }
     }
+    if (started_only) return best_partial;
     if (!best || best->next_warp > 0) return best;
     const bool fits_with_partials = partial_warps + best->desc.warps <= cfg_.warp_slots &&
                                     partial_regs + uint64_t(best->desc.warps) * best->desc.regs_per_warp <= cfg_.registers;
@@ -245,11 +246,16 @@ void StreamingMultiprocessor::admit(const sc_time& now) {
         if (!b) return;
         if (!b->holds_shared) {
             const std::optional<uint32_t> base = shared_.allocate(b->desc.shared_bytes);
-            if (!base) return;  // not enough shared memory in one piece yet
-            free_shared_ -= b->desc.shared_bytes;
-            b->holds_shared = true;
-            b->shared_base = *base;
-            b->row.shared_needed = 0;
+            if (base) {
+                free_shared_ -= b->desc.shared_bytes;
+                b->holds_shared = true;
+                b->shared_base = *base;
+                b->row.shared_needed = 0;
+            } else {
+                // Not enough shared memory in one piece yet: the blocks already started go on.
+                b = pick_block(true);
+                if (!b) return;
+            }
         }
         if (free_regs_ < b->desc.regs_per_warp) return;
         start_warp(uint32_t(b - blocks_.data()), now);
@@ -274,7 +280,9 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.accesses = w.instructions = 0;
     w.cpr = b.cpr[w.index];
     w.held.clear();
-    w.hold_counter = 0;
+    w.held_at.clear();
+    w.retake.clear();
+    w.hold_count = 0;
     w.lock_wait = LockWait::none;
     w.trying = w.took_locks = false;
     w.failures = 0;
@@ -570,7 +578,7 @@ void StreamingMultiprocessor::send_status() {
     n.kind = NoticeKind::status;
     n.free_regs = less(free_regs_, needed_regs);
     n.free_slots = less(free_slots_, needed_slots);
-    n.free_shared = less(free_shared_, needed_shared);
+    n.free_shared = std::min(less(free_shared_, needed_shared), shared_.largest_hole());  // a block needs one piece
     n.highest_priority = highest_priority();
     n.blocks_seen = arrivals_seen_;
     send_notice(n);

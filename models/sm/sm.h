@@ -72,14 +72,15 @@ public:
 
     // M2, per warp priority (CPR value), over the warps that executed a lock instruction.
     struct PriorityLockStats {
-        uint64_t warps = 0, acquisitions = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
-                 redone_instructions = 0;
+        uint64_t warps = 0, acquisitions = 0, retakes = 0, sync_failures = 0, forced_releases = 0,
+                 hold_limit_releases = 0, redone_instructions = 0;
         sc_core::sc_time wait_sum, wait_max;  // per acquisition: first try -> holding the lock
         sc_core::sc_time end_sum, end_max;    // when its warps ended
     };
     struct LockStats {
-        uint64_t acquisitions = 0, releases = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
-                 redone_instructions = 0, arbiter_requests = 0, stale_decisions = 0, deadlocks = 0;
+        uint64_t acquisitions = 0, retakes = 0, releases = 0, sync_failures = 0, forced_releases = 0,
+                 hold_limit_releases = 0, redone_instructions = 0, arbiter_requests = 0, stale_decisions = 0,
+                 deadlocks = 0;
         std::map<uint32_t, PriorityLockStats> by_priority;
     };
     struct Stats {
@@ -151,8 +152,9 @@ private:
         // M2
         uint8_t cpr = 0;                   // competitive priority register
         std::vector<uint16_t> held;        // locks held, in the order taken
+        std::vector<uint64_t> held_at;     // the counter thread's count when each was taken
         std::vector<uint16_t> retake;      // released at the hold limit: to take back before going on
-        uint32_t hold_counter = 0;         // the counter thread
+        uint64_t hold_count = 0;           // the counter thread: instructions executed holding locks
         Checkpoint checkpoint;
         LockWait lock_wait = LockWait::none;
         uint16_t wait_lock = 0, wait_holder = 0;
@@ -161,6 +163,7 @@ private:
         sc_core::sc_time trying_since;
         uint32_t failures = 0;             // spin: tries failed, for the back-off
         bool took_locks = false;
+        bool lock_active = false;          // holds, takes back or tries locks (the watchdog's concern)
         bool waiting() const { return at_barrier || lock_wait == LockWait::arbiter || lock_wait == LockWait::parked; }
     };
     struct KernelContext {
@@ -181,7 +184,7 @@ private:
     unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
     void run();
     void admit(const sc_core::sc_time& now);
-    Block* pick_block();
+    Block* pick_block(bool started_only = false);
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
     bool step(uint32_t slot, const sc_core::sc_time& now);
@@ -220,6 +223,7 @@ private:
     void rewind(Warp& w, const sc_core::sc_time& now);
     void wake_parked(Block& b, uint16_t id, const sc_core::sc_time& now);
     void set_trying(Warp& w, bool trying, const sc_core::sc_time& now);
+    void note_activity(Warp& w, const sc_core::sc_time& now);
     void lock_left(Warp& w, Block& b, const sc_core::sc_time& now);  // the warp ends: give up lock state
     void check_lock_watchdog(const sc_core::sc_time& now);
     std::string lock_state(const Block& b) const;
@@ -248,6 +252,7 @@ private:
     Inbox<LockDecision> decisions_{arrival_event_};  // M2, from the lock arbiter
     SharedMemory shared_;
     uint32_t trying_ = 0;                 // M2: warps trying to take a lock
+    uint32_t lock_active_ = 0;            // M2: warps holding, taking back or trying locks
     sc_core::sc_time last_progress_;      // M2: the last completed critical section (watchdog)
     uint64_t seq_ = 0, arrivals_seen_ = 0;
     uint32_t free_regs_, free_slots_, free_shared_;

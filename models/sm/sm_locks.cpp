@@ -5,9 +5,11 @@
 //             does what it decides: on a pre-emption the holder releases all its locks and
 //             abandons its critical section, and the requester takes the lock; otherwise the
 //             requester releases what it holds (a synchronization failure) and waits until
-//             the lock is released. While a warp holds locks its counter thread counts the
-//             instructions it executes; at lock_hold_limit it releases them all (so warps
-//             waiting for them get their turn), then takes them back and goes on.
+//             the lock is released (if the lock is free or has changed hands by the time the
+//             decision arrives, the requester takes it or asks again instead). While a warp
+//             holds locks its counter thread counts the instructions it executes; once a lock
+//             has been held for lock_hold_limit of them the warp releases all its locks (so
+//             warps waiting for them get their turn), then takes them back and goes on.
 //   spin      the baseline: the try failed (a synchronization failure); release all held
 //             locks, back off, try again. No priorities, no arbiter, no hold limit.
 // A warp that gives its locks up on a synchronization failure or a pre-emption goes back to
@@ -59,14 +61,22 @@ void StreamingMultiprocessor::lock_event(LockEventKind k, const Warp& w, const B
 }
 
 void StreamingMultiprocessor::set_trying(Warp& w, bool trying, const sc_time& now) {
-    if (w.trying == trying) return;
-    w.trying = trying;
-    if (trying) {
-        w.trying_since = now;
-        if (trying_++ == 0) last_progress_ = now;  // contention may begin: the watchdog starts looking
-    } else {
-        --trying_;
+    if (w.trying != trying) {
+        w.trying = trying;
+        if (trying) w.trying_since = now;
+        trying ? ++trying_ : --trying_;
     }
+    note_activity(w, now);
+}
+
+// The watchdog's window opens when the first warp of the SM starts to hold or try locks, and
+// again at every completed critical section.
+void StreamingMultiprocessor::note_activity(Warp& w, const sc_time& now) {
+    const bool active = w.trying || !w.held.empty() || !w.retake.empty();
+    if (active == w.lock_active) return;
+    w.lock_active = active;
+    if (!active) --lock_active_;
+    else if (lock_active_++ == 0) last_progress_ = now;
 }
 
 void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_time& now) {
@@ -79,6 +89,7 @@ void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uin
 
 void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, bool resume, const sc_time& now) {
     w.took_locks = true;
+    w.wait_lock = id;
     set_trying(w, true, now);
     w.lock_wait = LockWait::none;
     const sc_time done = now + clock_.cycles(cfg_.atomic_latency_cycles);
@@ -89,7 +100,6 @@ void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_
         return make_ready(slot, done);
     }
     const uint16_t holder = uint16_t(word & ~kLockBit);
-    w.wait_lock = id;
     w.wait_holder = holder;
     if (policy_.locks == LockScheme::priority) {
         // The atomic returns the holder's id; the warp pushes the pair to its block's arbiter.
@@ -122,7 +132,7 @@ void StreamingMultiprocessor::lock_failed(uint32_t slot, Warp& w, Block& b, uint
     if (!w.retake.empty()) {
         std::vector<uint16_t> back = drop_locks(w, b, LockEventKind::failure_release, now, holder);
         w.retake.insert(w.retake.begin(), back.begin(), back.end());
-        return;
+        return note_activity(w, now);
     }
     drop_locks(w, b, LockEventKind::failure_release, now, holder);
     rewind(w, now);
@@ -134,45 +144,54 @@ void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, bool resum
         w.checkpoint = Checkpoint{w.pc, w.loops, w.loop_depth, w.accesses, w.instructions - 1};
     shared_.write32(lock_address(b, id), kLockBit | w.index);
     w.held.push_back(id);
-    if (resume) w.retake.erase(w.retake.begin());
-    w.hold_counter = 0;
+    w.held_at.push_back(w.hold_count);  // this lock's count starts at 0
     w.failures = 0;
-    const sc_time wait = ready - w.trying_since;
-    ++stats_.locks.acquisitions;
     PriorityLockStats& p = by_priority(w);
-    ++p.acquisitions;
-    p.wait_sum += wait;
-    p.wait_max = std::max(p.wait_max, wait);
+    if (resume) {  // a lock taken back after the hold limit
+        w.retake.erase(w.retake.begin());
+        ++stats_.locks.retakes;
+        ++p.retakes;
+    } else {
+        const sc_time wait = ready - w.trying_since;
+        ++stats_.locks.acquisitions;
+        ++p.acquisitions;
+        p.wait_sum += wait;
+        p.wait_max = std::max(p.wait_max, wait);
+    }
     lock_event(LockEventKind::acquired, w, b, id, ready);
-    if (w.retake.empty()) set_trying(w, false, now);
+    set_trying(w, !w.retake.empty(), now);
 }
 
 void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_time& now) {
     auto it = std::find(w.held.begin(), w.held.end(), id);
     if (it == w.held.end()) return fail(slot, KernelError::lock_misuse, now, w.pc);
     shared_.write32(lock_address(b, id), 0);
+    w.held_at.erase(w.held_at.begin() + (it - w.held.begin()));
     w.held.erase(it);
-    w.hold_counter = 0;
     ++stats_.locks.releases;
     lock_event(LockEventKind::released, w, b, id, now);
     wake_parked(b, id, now);
     if (w.held.empty()) last_progress_ = now;  // a critical section completed
+    note_activity(w, now);
     w.pc += kInstructionBytes;
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
 }
 
 // The counter thread, before each instruction of a warp holding locks (lock and unlock aside).
-// At the limit the warp releases all its locks instead of executing the instruction; it will
-// take them back, in the order it took them, and then execute it.
+// Each held lock counts from 0 when taken (and a released one stops counting); when the one
+// held longest has counted lock_hold_limit instructions, the warp releases all its locks
+// instead of executing the instruction. It will take them back, in the order it took them,
+// and then execute it; nothing is redone.
 bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_time& now) {
     if (policy_.locks != LockScheme::priority || cfg_.lock_hold_limit == 0) return true;
-    if (w.hold_counter < cfg_.lock_hold_limit) {
-        ++w.hold_counter;
+    if (w.hold_count - w.held_at.front() < cfg_.lock_hold_limit) {
+        ++w.hold_count;
         return true;
     }
     ++stats_.locks.hold_limit_releases;
     ++by_priority(w).hold_limit_releases;
     w.retake = drop_locks(w, b, LockEventKind::hold_limit_release, now);
+    note_activity(w, now);
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
     return false;
 }
@@ -181,7 +200,7 @@ std::vector<uint16_t> StreamingMultiprocessor::drop_locks(Warp& w, Block& b, Loc
                                                           uint32_t other, int keep) {
     std::vector<uint16_t> freed;
     freed.swap(w.held);
-    w.hold_counter = 0;
+    w.held_at.clear();
     for (uint16_t id : freed) {
         if (int(id) != keep) shared_.write32(lock_address(b, id), 0);
         lock_event(kind, w, b, id, now, other);
@@ -198,6 +217,7 @@ void StreamingMultiprocessor::rewind(Warp& w, const sc_time& now) {
     w.loop_depth = w.checkpoint.loop_depth;
     w.accesses = w.checkpoint.accesses;
     w.retake.clear();
+    note_activity(w, now);
     stats_.locks.redone_instructions += redone;
     by_priority(w).redone_instructions += redone;
     if (observer_) {
@@ -264,7 +284,7 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
             rewind(h, now);
             if (h.lock_wait == LockWait::arbiter) h.lock_wait = LockWait::none;  // its own request is dropped
             set_trying(h, false, now);
-            make_ready(uint32_t(hslot), done);
+            make_ready(uint32_t(hslot), std::max(done, h.ready_at));  // an access in flight completes first
         }
         if (still_held || !(word & kLockBit)) {
             acquire(w, b, id, resume, now, done);
@@ -273,17 +293,20 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
         }
         return make_ready(uint32_t(slot), now + clock_.cycles(1));  // another warp has it by now: try again
     }
-    // Wait: a synchronization failure. The requester releases what it holds and waits for the lock.
-    lock_failed(uint32_t(slot), w, b, id, r.holder, now);
-    const uint32_t now_word = shared_.read32(lock_address(b, id));
-    if (now_word & kLockBit) {
-        w.lock_wait = LockWait::parked;
-        w.wait_lock = id;
-        b.parked.push_back(uint32_t(slot));
-        lock_event(LockEventKind::parked, w, b, id, now, now_word & ~kLockBit);
-    } else {
-        make_ready(uint32_t(slot), now + clock_.cycles(1));  // released meanwhile: try again
+    // Wait. The verdict was on (requester, holder): if the lock has been released meanwhile
+    // the wait is over at once; if another warp holds it now, the requester asks again.
+    if (!(word & kLockBit)) {
+        acquire(w, b, id, resume, now, done);
+        if (!resume) w.pc += kInstructionBytes;
+        return make_ready(uint32_t(slot), done);
     }
+    if (word != (kLockBit | r.holder)) return make_ready(uint32_t(slot), now + clock_.cycles(1));
+    // A synchronization failure: the requester releases what it holds and waits for the lock.
+    lock_failed(uint32_t(slot), w, b, id, r.holder, now);
+    w.lock_wait = LockWait::parked;
+    w.wait_lock = id;
+    b.parked.push_back(uint32_t(slot));
+    lock_event(LockEventKind::parked, w, b, id, now, r.holder);
 }
 
 // A warp ends (or fails): it gives up every lock and every wait.
@@ -295,7 +318,7 @@ void StreamingMultiprocessor::lock_left(Warp& w, Block& b, const sc_time& now) {
         b.parked.erase(std::remove(b.parked.begin(), b.parked.end(), slot), b.parked.end());
     }
     w.lock_wait = LockWait::none;
-    set_trying(w, false, now);
+    set_trying(w, false, now);  // and no activity left
     if (w.took_locks) {
         PriorityLockStats& p = by_priority(w);
         ++p.warps;
@@ -342,7 +365,9 @@ std::string StreamingMultiprocessor::lock_state(const Block& b) const {
             for (size_t k = 0; k < w.held.size(); ++k) o << (k ? ", " : " ") << w.held[k];
         }
         if (w.trying) {
-            const uint32_t word = shared_.read32(lock_address(b, w.wait_lock));
+            const uint32_t word = uint64_t(w.wait_lock + 1) * kLockWordBytes <= b.desc.shared_bytes
+                                      ? shared_.read32(lock_address(b, w.wait_lock))
+                                      : 0;
             o << (w.held.empty() ? "" : " and") << " waits for lock " << w.wait_lock;
             if (word & kLockBit) o << " held by warp " << (word & ~kLockBit);
             else o << " (free now)";
