@@ -306,31 +306,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     StreamingMultiprocessor::LockStats locks;
     uint64_t fifo_max = 0;
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
-        const auto& l = sys.gpu.sm(i).stats().locks;
-        locks.acquisitions += l.acquisitions;
-        locks.retakes += l.retakes;
-        locks.releases += l.releases;
-        locks.sync_failures += l.sync_failures;
-        locks.forced_releases += l.forced_releases;
-        locks.hold_limit_releases += l.hold_limit_releases;
-        locks.redone_instructions += l.redone_instructions;
-        locks.arbiter_requests += l.arbiter_requests;
-        locks.stale_decisions += l.stale_decisions;
-        locks.deadlocks += l.deadlocks;
-        for (const auto& [cpr, p] : l.by_priority) {
-            auto& t = locks.by_priority[cpr];
-            t.warps += p.warps;
-            t.acquisitions += p.acquisitions;
-            t.retakes += p.retakes;
-            t.sync_failures += p.sync_failures;
-            t.forced_releases += p.forced_releases;
-            t.hold_limit_releases += p.hold_limit_releases;
-            t.redone_instructions += p.redone_instructions;
-            t.wait_sum += p.wait_sum;
-            t.wait_max = std::max(t.wait_max, p.wait_max);
-            t.end_sum += p.end_sum;
-            t.end_max = std::max(t.end_max, p.end_max);
-        }
+        locks += sys.gpu.sm(i).stats().locks;
         fifo_max = std::max(fifo_max, sys.gpu.arbiter(i).stats().fifo_max);
     }
     out.lock_acquisitions = locks.acquisitions;

@@ -17,6 +17,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <map>
@@ -76,12 +77,40 @@ public:
                  hold_limit_releases = 0, redone_instructions = 0;
         sc_core::sc_time wait_sum, wait_max;  // per acquisition: first try -> holding the lock
         sc_core::sc_time end_sum, end_max;    // when its warps ended
+        PriorityLockStats& operator+=(const PriorityLockStats& o) {
+            warps += o.warps;
+            acquisitions += o.acquisitions;
+            retakes += o.retakes;
+            sync_failures += o.sync_failures;
+            forced_releases += o.forced_releases;
+            hold_limit_releases += o.hold_limit_releases;
+            redone_instructions += o.redone_instructions;
+            wait_sum += o.wait_sum;
+            wait_max = std::max(wait_max, o.wait_max);
+            end_sum += o.end_sum;
+            end_max = std::max(end_max, o.end_max);
+            return *this;
+        }
     };
     struct LockStats {
         uint64_t acquisitions = 0, retakes = 0, releases = 0, sync_failures = 0, forced_releases = 0,
                  hold_limit_releases = 0, redone_instructions = 0, arbiter_requests = 0, stale_decisions = 0,
                  deadlocks = 0;
         std::map<uint32_t, PriorityLockStats> by_priority;
+        LockStats& operator+=(const LockStats& o) {  // several SMs' together
+            acquisitions += o.acquisitions;
+            retakes += o.retakes;
+            releases += o.releases;
+            sync_failures += o.sync_failures;
+            forced_releases += o.forced_releases;
+            hold_limit_releases += o.hold_limit_releases;
+            redone_instructions += o.redone_instructions;
+            arbiter_requests += o.arbiter_requests;
+            stale_decisions += o.stale_decisions;
+            deadlocks += o.deadlocks;
+            for (const auto& [cpr, p] : o.by_priority) by_priority[cpr] += p;
+            return *this;
+        }
     };
     struct Stats {
         uint64_t instructions = 0, warps_run = 0, blocks_run = 0, fetches = 0, kernarg_prefetches = 0;
