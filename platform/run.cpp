@@ -348,7 +348,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             {"task_end_mean_ns", {"task_end_ns", "mean"}},    {"task_end_max_ns", {"task_end_ns", "max"}},
             {"lock_acquisitions", {"acquisitions", nullptr}}, {"sync_failures", {"sync_failures", nullptr}},
             {"forced_releases", {"forced_releases", nullptr}}, {"hold_limit_releases", {"hold_limit_releases", nullptr}},
-            {"redone_instructions", {"redone_instructions", nullptr}}, {"warps", {"warps", nullptr}}};
+            {"redone_instructions", {"redone_instructions", nullptr}}, {"warps", {"warps", nullptr}},
+            {"retakes", {"retakes", nullptr}}};
         if (e.priority) {
             const std::string p = std::to_string(*e.priority);
             auto m = kPriorityMetric.find(e.metric);

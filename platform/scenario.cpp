@@ -32,7 +32,8 @@ const std::vector<std::string>& kernel_metrics() {
 const std::vector<std::string>& scenario_metrics() {
     static const std::vector<std::string> m = {"sim_end_ns",          "kernels_ok",         "kernels_failed",
                                                "lock_acquisitions",   "sync_failures",      "forced_releases",
-                                               "hold_limit_releases", "redone_instructions", "lock_deadlocks"};
+                                               "hold_limit_releases", "redone_instructions", "lock_deadlocks",
+                                               "retakes"};
     return m;
 }
 
@@ -40,7 +41,7 @@ const std::vector<std::string>& priority_metrics() {
     static const std::vector<std::string> m = {"lock_wait_mean_ns",   "lock_wait_max_ns", "task_end_mean_ns",
                                                "task_end_max_ns",     "lock_acquisitions", "sync_failures",
                                                "forced_releases",     "hold_limit_releases", "redone_instructions",
-                                               "warps"};
+                                               "retakes",             "warps"};
     return m;
 }
 

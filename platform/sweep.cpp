@@ -130,7 +130,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     std::ostringstream csv, table, locks, lock_table;
     for (const SweepAxis& a : axes) locks << csv_field(a.key) << ",";
     locks << "priority,warps,acquisitions,wait_mean_ns,wait_max_ns,task_end_mean_ns,task_end_max_ns,sync_failures,"
-             "forced_releases,hold_limit_releases,redone_instructions\n";
+             "forced_releases,hold_limit_releases,retakes,redone_instructions\n";
     for (const SweepAxis& a : axes) lock_table << a.key << "  ";
     lock_table << "| warp priority | lock wait mean / max ns | task end mean / max ns | sync failures | forced releases | "
                   "hold-limit releases | redone instructions\n";
@@ -166,7 +166,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
                       << number(p["wait_ns"]["mean"]) << "," << number(p["wait_ns"]["max"]) << ","
                       << number(p["task_end_ns"]["mean"]) << "," << number(p["task_end_ns"]["max"]) << ","
                       << p["sync_failures"] << "," << p["forced_releases"] << "," << p["hold_limit_releases"] << ","
-                      << p["redone_instructions"] << "\n";
+                      << p["retakes"] << "," << p["redone_instructions"] << "\n";
                 for (const std::string& v : points[i]) lock_table << v << "  ";
                 lock_table << "| " << prio << " | " << number(p["wait_ns"]["mean"]) << " / " << number(p["wait_ns"]["max"])
                            << " | " << number(p["task_end_ns"]["mean"]) << " / " << number(p["task_end_ns"]["max"])
