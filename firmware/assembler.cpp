@@ -74,7 +74,23 @@ uint64_t warp_count(const KernelSpec& k, uint32_t warp_size) {
     return warps;
 }
 
-std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size) {
+bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level) {
+    for (const ProgramStep& s : program) {
+        if (s.insn.op == Opcode::salu && (s.insn.mod & kScalarWriteFlag) && ScalarLevel(s.insn.mod & 3) == level) return true;
+        if (writes_level(s.body, level)) return true;
+    }
+    return false;
+}
+
+uint32_t vector_registers(const KernelSpec& k, bool multilevel) {
+    uint32_t v = k.vregs;
+    if (multilevel) return v;
+    for (ScalarLevel l : {ScalarLevel::kernel, ScalarLevel::workgroup, ScalarLevel::slice})
+        if (writes_level(k.program, l)) v += k.scalars[size_t(l)];
+    return v;
+}
+
+std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size, bool multilevel) {
     const std::vector<uint64_t> code = assemble(k.program);
     std::vector<unsigned char> image(kCodeEntryOffset + code.size() * sizeof(uint64_t));
 
@@ -86,7 +102,7 @@ std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_
     d.workgroup_group_segment_byte_size = k.shared_bytes;
     d.kernarg_segment_byte_size = k.kernarg_bytes;
     d.wavefront_sgpr_count = uint16_t(k.sregs);
-    d.workitem_vgpr_count = uint16_t(k.vregs);
+    d.workitem_vgpr_count = uint16_t(vector_registers(k, multilevel));
     d.kernarg_segment_alignment = AMD_POWERTWO_16;
     d.group_segment_alignment = AMD_POWERTWO_16;
     d.private_segment_alignment = AMD_POWERTWO_16;

@@ -14,7 +14,16 @@ namespace gpuvp {
 std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program);
 
 // The bytes to place at the kernel object address (see models/common/kernel_descriptor.h).
-std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size);
+// `multilevel`: the scalar pool (M3) holds uniform values; else the compiler keeps the
+// written kernel-, workgroup- and slice-level ones in vector registers (vector_registers).
+std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size, bool multilevel = false);
+
+// M3: vector registers per work-item the kernel is built with. With the multi-level scalar
+// pool, its `vregs`; with per-warp scalars only (the prior art), also one per uniform value
+// of the kernel, workgroup and slice levels that the program writes (salu with write).
+uint32_t vector_registers(const KernelSpec& k, bool multilevel);
+// Whether the program writes a scalar of `level` (a salu with write at that level).
+bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level);
 
 // Work-items -> blocks and warps, as the hardware counts them.
 uint64_t block_count(const KernelSpec& k);

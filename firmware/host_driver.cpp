@@ -76,7 +76,7 @@ void HostDriver::end_of_elaboration() {
     for (size_t i = 0; i < launches_.size(); ++i) {
         const KernelSpec& k = work_.kernels[i];
         LaunchRecord& r = launches_[i];
-        std::vector<unsigned char> image = build_code_object(k, layout_.warp_size);
+        std::vector<unsigned char> image = build_code_object(k, layout_.warp_size, work_.multilevel_scalars);
         r.kernel_object = alloc_device(image.size(), 256);
         load(r.kernel_object, image);
         if (work_.copy_to_device) {  // where the launch's own copies will go

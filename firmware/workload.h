@@ -61,6 +61,9 @@ struct Workload {
     // code object and the kernel arguments into device memory itself (a write through the BAR
     // each, one after the other), and the packet points at those copies.
     bool copy_to_device = false;
+    // M3: kernels are built for the multi-level scalar pool (`scalar: multilevel`); without it,
+    // written uniform values take vector registers (see vector_registers).
+    bool multilevel_scalars = false;
 };
 
 }  // namespace gpuvp

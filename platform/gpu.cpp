@@ -20,6 +20,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         throw std::invalid_argument("unknown launch policy '" + cfg_.launch + "'");
     if (cfg_.lock != "spin" && cfg_.lock != "priority")
         throw std::invalid_argument("unknown lock policy '" + cfg_.lock + "'");
+    if (cfg_.scalar != "per-warp" && cfg_.scalar != "multilevel")
+        throw std::invalid_argument("unknown scalar policy '" + cfg_.scalar + "'");
 
     DispatchLimits limits;
     limits.max_group_segment = p.sm.shared_memory;
@@ -60,6 +62,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         policy.order = cfg_.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
         policy.kernarg_prefetch = cfg_.launch == "prefetch";
         policy.locks = cfg_.lock == "priority" ? LockScheme::priority : LockScheme::spin;
+        policy.multilevel_scalars = cfg_.scalar == "multilevel";
         auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, policy,
                                                             observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});

@@ -33,6 +33,7 @@ struct GpuConfig {
     std::string dispatch = "fifo";  // placement policy (M1)
     std::string launch = "serial";  // "prefetch": the ISU prefetches kernel arguments (M5)
     std::string lock = "spin";      // "priority": warp mutexes with CPRs, arbiters, hold limit (M2)
+    std::string scalar = "per-warp";  // "multilevel": the SMs' scalar pools shared by four levels (M3)
 };
 
 class Gpu : public sc_core::sc_module {

@@ -187,6 +187,17 @@ void Recorder::lock_event(const LockEvent& e) {
     events_.push_back(std::move(ev));
 }
 
+// M3: a counter track per SM: scalar registers in use per level.
+void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
+    if (!trace_ || !room()) return;
+    TraceEvent ev{"scalar pool", "scalar", 'C', us(t), 0, kSmPid + sm, 0, {}};
+    ev.args["kernel"] = used[0];
+    ev.args["workgroup"] = used[1];
+    ev.args["warp"] = used[2];
+    ev.args["slice"] = used[3];
+    events_.push_back(std::move(ev));
+}
+
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
     const auto key = kernel_slot < slot_key_.size() ? slot_key_[kernel_slot] : std::make_pair(~0u, uint64_t(0));
     lock_stalls_.push_back({key, state, t});

@@ -82,6 +82,7 @@ public:
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;
     void lock_event(const LockEvent& e) override;
+    void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) override;
     void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) override;
 
     // Trace process ids.

@@ -1,5 +1,6 @@
 #include "platform/run.h"
 #include "firmware/assembler.h"
+#include "models/common/isa.h"
 #include "models/common/timing.h"
 #include "platform/recorder.h"
 #include "platform/system.h"
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -339,6 +341,36 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                            {"deadlocks", locks.deadlocks},
                            {"by_priority", by_priority}};
 
+    // M3: the scalar pools, over every SM: peaks per level are the largest any SM reached.
+    const bool multilevel = s.policy.scalar == "multilevel";
+    json vregs = json::object();
+    for (const KernelSpec& k : s.workload.kernels) vregs[k.name] = vector_registers(k, multilevel);
+    std::array<uint32_t, 4> peak{};
+    uint32_t peak_total = 0, resident_max = 0;
+    uint64_t stalls = 0, updates = 0, moves = 0;
+    for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
+        const StreamingMultiprocessor& sm = sys.gpu.sm(i);
+        for (size_t l = 0; l < 4; ++l) peak[l] = std::max(peak[l], sm.scalar_pool().peak(ScalarLevel(l)));
+        peak_total = std::max(peak_total, sm.scalar_pool().peak_total());
+        resident_max = std::max(resident_max, sm.stats().resident_warps_max);
+        stalls += sm.stats().scalar_stalls;
+        updates += sm.stats().scalar_updates;
+        moves += sm.scalar_pool().moves();
+    }
+    static const char* kSplits[] = {"preset", "dynamic", "kernel"};
+    const SmConfig& smc = s.platform.sm;
+    json scalar_json = json{
+        {"policy", s.policy.scalar},
+        {"split", multilevel ? json(kSplits[size_t(smc.scalar_split)]) : json(nullptr)},
+        {"pool", smc.scalar_pool},
+        {"slice_threshold", smc.slice_threshold},
+        {"vregs_per_thread", vregs},
+        {"pool_peak", {{"kernel", peak[0]}, {"workgroup", peak[1]}, {"warp", peak[2]}, {"slice", peak[3]}, {"total", peak_total}}},
+        {"allocation_stalls", stalls},
+        {"updates", updates},
+        {"quota_moves", moves},
+        {"resident_warps_max", resident}};
+
     // Expectations.
     json expectations = json::array();
     for (const Expectation& e : s.expect) {
@@ -361,6 +393,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (e.metric == "kernels_failed") value = kernels_failed;
             else if (e.metric == "lock_acquisitions") value = locks.acquisitions;
             else if (e.metric == "lock_deadlocks") value = locks.deadlocks;
+            else if (e.metric == "resident_warps_max") value = resident_max;  // M3: the most on any SM
+            else if (e.metric == "allocation_stalls") value = stalls;
+            else if (e.metric == "scalar_updates") value = updates;
+            else if (e.metric == "scalar_pool_peak") value = peak_total;
             else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
         } else {
             for (const json& k : kernels)
@@ -383,9 +419,6 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
 
     const auto& mc = s.platform.memory;
-    json pools = json{{"kernel", 0}, {"workgroup", 0}, {"warp", 0}, {"slice", 0}};
-    json vregs = json::object();
-    for (const KernelSpec& k : s.workload.kernels) vregs[k.name] = k.vregs;
 
     json r;
     r["scenario"] = s.name;
@@ -400,10 +433,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r["host_seconds"] = out.host_seconds;
     r["kernels"] = kernels;
     r["locks"] = locks_json;
-    r["scalar"] = json{{"vregs_per_thread", vregs},
-                       {"pool_peak", pools},
-                       {"allocation_stalls", 0},
-                       {"resident_warps_max", resident}};
+    r["scalar"] = scalar_json;
     r["usa"] = json{{"cores", {{"vertex", s.platform.usa.vertex_cores}, {"pixel", s.platform.usa.cores - s.platform.usa.vertex_cores}}},
                     {"reassignments", 0},
                     {"utilization", 0.0},

@@ -2,6 +2,7 @@
 // below (name, type, range; its default is the initialiser of the struct member it fills),
 // and every value is checked on load. The only file of the project that uses yaml-cpp.
 #include "platform/scenario.h"
+#include "firmware/assembler.h"
 #include "models/common/messages.h"
 
 #include <yaml-cpp/yaml.h>
@@ -33,7 +34,8 @@ const std::vector<std::string>& scenario_metrics() {
     static const std::vector<std::string> m = {"sim_end_ns",          "kernels_ok",         "kernels_failed",
                                                "lock_acquisitions",   "sync_failures",      "forced_releases",
                                                "hold_limit_releases", "redone_instructions", "lock_deadlocks",
-                                               "retakes"};
+                                               "retakes",             "resident_warps_max", "allocation_stalls",
+                                               "scalar_updates",      "scalar_pool_peak"};
     return m;
 }
 
@@ -65,7 +67,7 @@ const std::vector<PolicyKey>& policy_keys() {
         {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo", "priority-block", "priority-warp"}, "M1, issue #3"},
         {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial", "prefetch"}, "M5, issue #4"},
         {"lock", &Policies::lock, {"spin", "priority"}, {"spin", "priority"}, "M2, issue #5"},
-        {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp"}, "M3, issue #6"},
+        {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp", "multilevel"}, "M3, issue #6"},
         {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}, {"static"}, "M4, issue #7"},
     };
     return k;
@@ -412,6 +414,13 @@ struct Keys {
 
 const Schema<SmConfig>& sm_schema() {
     using K = Keys<SmConfig>;
+    using A = std::array<uint32_t, 4>;
+    static const Schema<A> quotas{{
+        Keys<A>::integer("kernel", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::kernel)]; }, 0, 65536),
+        Keys<A>::integer("workgroup", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::workgroup)]; }, 0, 65536),
+        Keys<A>::integer("warp", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::warp)]; }, 0, 65536),
+        Keys<A>::integer("slice", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::slice)]; }, 0, 65536),
+    }};
     static const Schema<SmConfig> s{
         {K::integer("warp_slots", &SmConfig::warp_slots, 1, 128),
          K::among("warp_size", &SmConfig::warp_size, {8, 16, 32, 64}),
@@ -419,6 +428,9 @@ const Schema<SmConfig>& sm_schema() {
          K::integer("shared_memory", &SmConfig::shared_memory, 0, kMiB),
          K::integer("scalar_pool", &SmConfig::scalar_pool, 0, 65536),
          K::integer("slice_size", &SmConfig::slice_size, 1, 63),
+         K::choice("scalar_split", &SmConfig::scalar_split, {"preset", "dynamic", "kernel"}),
+         K::map("scalar_quota", &SmConfig::scalar_quota, quotas),
+         K::integer("slice_threshold", &SmConfig::slice_threshold, 0, 65536),
          K::pow2("l1i_bytes", &SmConfig::l1i_bytes, kKiB, kMiB),
          K::pow2("l1d_bytes", &SmConfig::l1d_bytes, kKiB, kMiB),
          K::integer("l1_ways", &SmConfig::l1_ways, 1, 32),
@@ -435,6 +447,10 @@ const Schema<SmConfig>& sm_schema() {
             if (sm.slice_size >= sm.warp_size)
                 c.fail(key_loc(m, at, "slice_size"), "must be fewer than warp_size (" + std::to_string(sm.warp_size) +
                                                          "), got " + std::to_string(sm.slice_size));
+            const uint64_t quota = uint64_t(sm.scalar_quota[0]) + sm.scalar_quota[1] + sm.scalar_quota[2] + sm.scalar_quota[3];
+            if (quota > sm.scalar_pool)
+                c.fail(key_loc(m, at, "scalar_quota"), "the quotas add up to " + std::to_string(quota) +
+                                                           ", more than scalar_pool (" + std::to_string(sm.scalar_pool) + ")");
         }};
     return s;
 }
@@ -797,11 +813,39 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     if (warps > sm.warp_slots)
         c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items needs " + std::to_string(warps) +
                                             " warps; an SM has " + std::to_string(sm.warp_slots) + " warp slots");
-    const uint64_t regs = uint64_t(k.vregs) * sm.warp_size * warps;
+    const bool multilevel = s.policy.scalar == "multilevel";
+    const uint32_t vregs = vector_registers(k, multilevel);  // M3: per-warp scalars cost vector registers
+    const uint64_t regs = uint64_t(vregs) * sm.warp_size * warps;
     if (regs > sm.registers)
-        c.fail(key_loc(m, at, "vregs"), "a block needs " + std::to_string(k.vregs) + " vregs x " + std::to_string(sm.warp_size) +
-                                            " threads x " + std::to_string(warps) + " warps = " + std::to_string(regs) +
-                                            " registers; an SM has " + std::to_string(sm.registers));
+        c.fail(key_loc(m, at, "vregs"), "a block needs " + std::to_string(vregs) + " vregs" +
+                                            (vregs != k.vregs ? " (" + std::to_string(k.vregs) + " and " + std::to_string(vregs - k.vregs) +
+                                                                    " for written uniform values under scalar: per-warp)"
+                                                              : std::string()) +
+                                            " x " + std::to_string(sm.warp_size) + " threads x " + std::to_string(warps) +
+                                            " warps = " + std::to_string(regs) + " registers; an SM has " +
+                                            std::to_string(sm.registers));
+    if (multilevel) {  // M3: one instance of each level must fit where the pool puts it
+        static const char* names[] = {"kernel", "workgroup", "warp", "slice"};
+        for (size_t l = 0; l < 4; ++l) {
+            uint64_t need = k.scalars[l];
+            if (l == size_t(ScalarLevel::slice)) need *= (sm.warp_size + sm.slice_size - 1) / sm.slice_size;
+            uint64_t room = sm.scalar_pool;
+            std::string what = "platform.sm.scalar_pool";
+            if (sm.scalar_split == ScalarSplit::preset && sm.scalar_quota[l] < room) {
+                room = sm.scalar_quota[l];
+                what = std::string("platform.sm.scalar_quota.") + names[l];
+            }
+            if (l == size_t(ScalarLevel::slice) && sm.slice_threshold < room) {
+                room = sm.slice_threshold;
+                what = "platform.sm.slice_threshold";
+            }
+            if (need > room)
+                c.fail(key_loc(m, at, std::string("scalars.") + names[l]),
+                       "one " + std::string(names[l]) + " needs " + std::to_string(need) + " scalar registers" +
+                           (l == size_t(ScalarLevel::slice) ? " (every slice of a warp)" : "") + ", more than " + what +
+                           " (" + std::to_string(room) + "): it could never be allocated");
+        }
+    }
     if (k.shared_bytes > sm.shared_memory)
         c.fail(key_loc(m, at, "shared_bytes"), "must be at most platform.sm.shared_memory (" + std::to_string(sm.shared_memory) + ")");
     if (k.global_bytes > s.platform.memory.device_bytes / 2)

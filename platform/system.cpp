@@ -18,11 +18,13 @@ GpuConfig gpu_config(const Scenario& s) {
     c.dispatch = s.policy.dispatch;
     c.launch = s.policy.launch;
     c.lock = s.policy.lock;
+    c.scalar = s.policy.scalar;
     return c;
 }
 Workload workload(const Scenario& s) {
     Workload w = s.workload;
     w.copy_to_device = s.policy.launch == "serial";
+    w.multilevel_scalars = s.policy.scalar == "multilevel";
     return w;
 }
 }  // namespace

@@ -60,7 +60,7 @@ struct IsuContext {
     uint64_t kernarg_ptr;
     uint32_t kernarg_size;
     uint32_t valid;
-    uint64_t reserved;
+    uint16_t scalars[4];      // M3: scalar registers per instance of each level (kernel, workgroup, warp, slice)
 };
 static_assert(sizeof(IsuContext) == 32);
 
@@ -154,6 +154,7 @@ enum class KernelError : uint32_t {
     lock_misuse = 8,       // M2: a lock already held, an unlock of a lock not held, or a barrier
                            // or the end reached with locks held
     lock_deadlock = 9,     // M2: warps waited on locks with no critical section completing
+    scalar_pool = 10,      // M3: warps wait for scalar registers that no running warp will free
 };
 const char* kernel_error_text(KernelError e);
 

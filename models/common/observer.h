@@ -5,6 +5,7 @@
 #include "models/common/messages.h"
 
 #include <systemc>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -104,6 +105,8 @@ public:
                               const std::string& values, const sc_core::sc_time& t) {}
     virtual void irq(bool level, const sc_core::sc_time& t) {}
     virtual void lock_event(const LockEvent& e) {}
+    // M3: an SM's scalar pool changed: registers in use per level (kernel, workgroup, warp, slice).
+    virtual void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) {}
     // M2: the lock watchdog stopped the kernel's stuck warps; `state` names warps, locks, holders.
     virtual void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) {}
 };

@@ -1,7 +1,15 @@
 #pragma once
+#include <array>
 #include <cstdint>
 
 namespace gpuvp {
+
+// M3: how the SM's scalar register pool is split between the four levels.
+enum class ScalarSplit : uint8_t {
+    preset,   // fixed quotas (scalar_quota)
+    dynamic,  // quotas start preset; the controller moves unused capacity to a level that needs it
+    kernel,   // quotas set from the kernel's needs per level when its first block arrives
+};
 
 // One streaming multiprocessor (all SMs of a platform are alike).
 struct SmConfig {
@@ -11,6 +19,9 @@ struct SmConfig {
     uint32_t shared_memory = 65536;  // bytes of shared (group segment) memory
     uint32_t scalar_pool = 1024;     // scalar registers in the pool (M3)
     uint32_t slice_size = 8;         // threads per slice (M3), fewer than warp_size
+    ScalarSplit scalar_split = ScalarSplit::preset;                // M3
+    std::array<uint32_t, 4> scalar_quota{64, 192, 640, 128};       // M3: kernel, workgroup, warp, slice
+    uint32_t slice_threshold = 128;  // M3: slice-level registers allocated at once, at most
     uint32_t l1i_bytes = 16384;
     uint32_t l1d_bytes = 16384;
     uint32_t l1_ways = 4;

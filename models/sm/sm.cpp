@@ -19,6 +19,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       policy_(policy),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
       contexts_(config.max_kernels), warps_(config.warp_slots), shared_(config.shared_memory),
+      pool_(config.scalar_pool, config.scalar_split, config.scalar_quota, config.slice_threshold),
       free_regs_(config.registers), free_slots_(config.warp_slots), free_shared_(config.shared_memory),
       scratch_(65536) {
     regs.register_b_transport(this, &StreamingMultiprocessor::b_transport);
@@ -152,6 +153,7 @@ void StreamingMultiprocessor::run() {
             b.cpr.resize(d.warps);
             for (uint32_t w = 0; w < d.warps; ++w) b.cpr[w] = cprs[std::min<size_t>(w, cprs.size() - 1)];
             b.slot_of.assign(d.warps, -1);
+            scalars_block_arrived(b);
             b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
                              d.shared_bytes, d.warps, 0};
             block_used_[i] = true;
@@ -179,6 +181,8 @@ void StreamingMultiprocessor::run() {
             if (w.active && !w.waiting() && w.ready_at == e.at) break;
             ready_.pop();
         }
+        if (!pool_stalled_.empty() && ready_.empty() && arrivals_.empty() && decisions_.empty() && trying_ == 0)
+            check_pool_deadlock(now);
         // Sleep until the next warp is ready or the next block arrives.
         sc_time at = sc_core::SC_ZERO_TIME;
         bool timed = false;
@@ -287,6 +291,8 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.trying = w.took_locks = false;
     w.failures = 0;
     b.slot_of[w.index] = int32_t(slot);
+    w.warp_scalars = w.slice_scalars = w.pool_stall = w.sync_wait = false;
+    ++contexts_[b.desc.kernel_slot].active_warps;
     free_regs_ -= b.desc.regs_per_warp;
     --free_slots_;
     b.row.regs_needed -= b.desc.regs_per_warp;
@@ -394,6 +400,10 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     // M2: the counter thread counts what a warp holding locks executes (lock and unlock aside).
     if (!w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock && !count_held_instruction(slot, w, b, now))
         return;
+    // M3: the slices of the warp's last instruction have ended; a scalar instruction needs its
+    // level's registers first, and without them the warp stalls.
+    if (w.slice_scalars) slices_done(w, now);
+    if (in.op == Opcode::salu && policy_.multilevel_scalars && !scalars_ready(slot, w, b, in, now)) return;
     ++stats_.instructions;
     ++w.instructions;
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
@@ -404,8 +414,11 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         if (!w.held.empty()) return fail(slot, KernelError::lock_misuse, now, w.pc);
         finish_warp(slot, now);
         return;
-    case Opcode::valu:
     case Opcode::salu:
+        if (policy_.multilevel_scalars && sync_before_update(slot, w, b, in, now)) return;
+        next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
+        break;
+    case Opcode::valu:
         next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
         break;
     case Opcode::load:
@@ -528,6 +541,7 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     const uint32_t bi = w.block;
     Block& b = blocks_[bi];
     lock_left(w, b, now);
+    scalars_warp_left(w, b, now);
     if (observer_)
         observer_->warp_finished(WarpRecord{id_, slot, b.desc.kernel_slot, b.desc.block_id, w.index, w.start, now,
                                             w.instructions, w.cpr, w.took_locks});
@@ -541,8 +555,11 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     ++b.done_warps;
     --b.row.running_warps;
     status_dirty_ = true;
-    // A warp that ended releases the barrier its block waits at, if it was the last one missing.
+    // A warp that ended releases the barrier its block waits at, if it was the last one missing
+    // (and the syncs before scalar updates, M3).
     if (b.at_barrier > 0 && b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
+    check_workgroup_sync(b, now);
+    check_kernel_sync(b.desc.kernel_slot, now);
     if (b.done_warps < b.desc.warps) {
         table_changed(b, now);
         return;
@@ -552,6 +569,7 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
         free_shared_ += b.desc.shared_bytes;
         shared_.free(b.shared_base, b.desc.shared_bytes);
     }
+    scalars_block_left(b, now);
     block_used_[bi] = false;
     ++stats_.blocks_run;
     if (observer_) observer_->block_finished(b.desc.kernel_slot, b.desc.block_id, id_, now);

@@ -10,6 +10,7 @@
 #include "models/common/observer.h"
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
+#include "models/sm/scalar_pool.h"
 #include "models/sm/shared_memory.h"
 
 #include <systemc>
@@ -45,6 +46,7 @@ struct SmPolicy {
     WarpStartOrder order = WarpStartOrder::arrival;
     bool kernarg_prefetch = false;
     LockScheme locks = LockScheme::spin;
+    bool multilevel_scalars = false;  // M3: the scalar pool shared by four levels (else per-warp scalars only)
 };
 
 class StreamingMultiprocessor : public sc_core::sc_module {
@@ -117,7 +119,10 @@ public:
         uint32_t resident_warps_max = 0;
         sc_core::sc_time busy;  // time with at least one warp resident
         LockStats locks;
+        uint64_t scalar_stalls = 0;   // M3: allocations refused (the warp waited)
+        uint64_t scalar_updates = 0;  // M3: kernel- and workgroup-level writes carried out after their sync
     };
+    const ScalarPool& scalar_pool() const { return pool_; }
     const Stats& stats() const { return stats_; }
     sc_core::sc_time busy_time() const;  // including the current busy stretch
     uint32_t id() const { return id_; }
@@ -139,6 +144,8 @@ private:
         std::vector<uint8_t> cpr;             // M2: the CPR of each of its warps
         std::vector<int32_t> slot_of;         // M2: warp index -> slot, -1 when not running
         std::vector<uint32_t> parked;         // M2: slots of warps waiting for a lock's release
+        bool wg_scalars = false;              // M3: its workgroup-level scalars are allocated
+        std::vector<uint32_t> wg_sync;        // M3: slots of warps waiting to update a workgroup scalar
     };
     struct IbufLine {
         uint64_t address = ~0ull;
@@ -193,7 +200,14 @@ private:
         uint32_t failures = 0;             // spin: tries failed, for the back-off
         bool took_locks = false;
         bool lock_active = false;          // holds, takes back or tries locks (the watchdog's concern)
-        bool waiting() const { return at_barrier || lock_wait == LockWait::arbiter || lock_wait == LockWait::parked; }
+        // M3
+        bool warp_scalars = false, slice_scalars = false;  // its warp- and slice-level scalars are allocated
+        bool pool_stall = false;           // waits for scalar registers
+        bool sync_wait = false;            // waits for its sharers before a kernel/workgroup scalar update
+        uint16_t sync_cycles = 0;
+        bool waiting() const {
+            return at_barrier || pool_stall || sync_wait || lock_wait == LockWait::arbiter || lock_wait == LockWait::parked;
+        }
     };
     struct KernelContext {
         IsuContext regs{};
@@ -201,6 +215,10 @@ private:
         uint32_t reported = 0;    // stages already reported by this SM (bit per Stage)
         bool prefetched = false;  // M5: this SM has prefetched the kernel's arguments
         sc_core::sc_time prefetch_done;  // M5: when the last line of that prefetch is acknowledged
+        // M3: the kernel-level scalars on this SM, shared by its blocks here
+        bool kernel_scalars = false;
+        uint32_t resident_blocks = 0, active_warps = 0;
+        std::vector<uint32_t> kernel_sync;  // slots of warps waiting to update a kernel scalar
     };
     struct ReadyEntry {
         sc_core::sc_time at;
@@ -230,6 +248,22 @@ private:
     void report(uint32_t kernel_slot, Stage s, const sc_core::sc_time& t);
     uint32_t highest_priority() const;
     void table_changed(const Block& b, const sc_core::sc_time& t);
+
+    // M3: the scalar pool and sync-before-update (sm_scalars.cpp).
+    // Before a salu: its level's registers, allocated on first need. False: the warp stalls.
+    bool scalars_ready(uint32_t slot, Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
+    // A kernel- or workgroup-level write waits for its sharers. False: it goes on at once.
+    bool sync_before_update(uint32_t slot, Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
+    void check_workgroup_sync(Block& b, const sc_core::sc_time& now);
+    void check_kernel_sync(uint32_t kernel_slot, const sc_core::sc_time& now);
+    void scalars_block_arrived(const Block& b);
+    void scalars_warp_left(Warp& w, Block& b, const sc_core::sc_time& now);
+    void slices_done(Warp& w, const sc_core::sc_time& now);
+    void scalars_block_left(Block& b, const sc_core::sc_time& now);
+    void free_scalars(ScalarLevel level, uint32_t n, const sc_core::sc_time& now);
+    void pool_changed(const sc_core::sc_time& now);
+    void check_pool_deadlock(const sc_core::sc_time& now);
+    uint32_t scalar_need(const KernelContext& c, ScalarLevel level) const;
 
     // M2: the lock unit (sm_locks.cpp).
     void execute_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
@@ -280,6 +314,8 @@ private:
     Inbox<BlockDescriptor> arrivals_{arrival_event_};
     Inbox<LockDecision> decisions_{arrival_event_};  // M2, from the lock arbiter
     SharedMemory shared_;
+    ScalarPool pool_;                     // M3
+    std::vector<uint32_t> pool_stalled_;  // M3: slots of warps waiting for scalar registers
     uint32_t trying_ = 0;                 // M2: warps trying to take a lock
     uint32_t lock_active_ = 0;            // M2: warps holding, taking back or trying locks
     sc_core::sc_time last_progress_;      // M2: the last completed critical section (watchdog)

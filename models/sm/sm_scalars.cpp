@@ -1,0 +1,160 @@
+// M3: the SM's scalar pool (scalar_pool.h), shared by four levels:
+//   kernel     one set per kernel on this SM, shared by its blocks here; freed when the last
+//              of them ends
+//   workgroup  one set per block, freed when the block ends
+//   warp       one set per warp, freed when the warp ends
+//   slice      one set per slice of a warp (warp_size / slice_size of them) for the slice-level
+//              work of one instruction: a slice lives while that work runs, so its registers
+//              are freed when the instruction is done (the warp's next issue, or its end);
+//              slice space in use is bounded by the slice threshold
+// A salu instruction names its level; the level's registers (the kernel's `scalars` count per
+// instance) are allocated when the first instruction needs them. An allocation the pool
+// cannot serve stalls the warp until registers are freed; the pool never overflows.
+// Sync before update: a salu that writes a workgroup-level scalar waits until every warp of
+// its block has come to such a write (warps that ended excepted); a kernel-level write until
+// every running warp of the kernel on this SM has. Then the value is overwritten in place and
+// they all go on. Without `multilevel_scalars` none of this exists (per-warp scalars only).
+#include "models/sm/sm.h"
+
+#include <algorithm>
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+uint32_t StreamingMultiprocessor::scalar_need(const KernelContext& c, ScalarLevel level) const {
+    const uint32_t n = c.regs.scalars[size_t(level)];
+    if (level != ScalarLevel::slice) return n;
+    return n * ((cfg_.warp_size + cfg_.slice_size - 1) / cfg_.slice_size);  // every slice of the warp
+}
+
+void StreamingMultiprocessor::scalars_block_arrived(const Block& b) {
+    KernelContext& c = contexts_[b.desc.kernel_slot];
+    if (c.resident_blocks++ > 0 || !policy_.multilevel_scalars || cfg_.scalar_split != ScalarSplit::kernel) return;
+    // Split `kernel`: the quotas follow what this kernel would hold at once per level, with as
+    // many of its blocks as the warp slots allow.
+    // Slices live for one instruction: the threshold bounds what they hold at once.
+    const uint64_t blocks = std::max<uint64_t>(1, cfg_.warp_slots / std::max<uint32_t>(1, b.desc.warps));
+    const uint64_t warps = blocks * b.desc.warps;
+    const uint64_t slice = scalar_need(c, ScalarLevel::slice);
+    pool_.set_quotas({scalar_need(c, ScalarLevel::kernel), scalar_need(c, ScalarLevel::workgroup),
+                      scalar_need(c, ScalarLevel::warp), slice},
+                     {scalar_need(c, ScalarLevel::kernel), blocks * scalar_need(c, ScalarLevel::workgroup),
+                      warps * scalar_need(c, ScalarLevel::warp), std::min<uint64_t>(warps * slice, cfg_.slice_threshold)});
+}
+
+bool StreamingMultiprocessor::scalars_ready(uint32_t slot, Warp& w, Block& b, const Instruction& in, const sc_time& now) {
+    const ScalarLevel level = ScalarLevel(in.mod & 3);
+    KernelContext& c = contexts_[b.desc.kernel_slot];
+    bool& held = level == ScalarLevel::kernel      ? c.kernel_scalars
+                 : level == ScalarLevel::workgroup ? b.wg_scalars
+                 : level == ScalarLevel::warp      ? w.warp_scalars
+                                                   : w.slice_scalars;
+    const uint32_t n = scalar_need(c, level);
+    if (held || n == 0) return true;
+    if (!pool_.allocate(level, n)) {
+        ++stats_.scalar_stalls;
+        w.pool_stall = true;
+        pool_stalled_.push_back(slot);
+        return false;  // tried again when registers are freed
+    }
+    held = true;
+    pool_changed(now);
+    return true;
+}
+
+bool StreamingMultiprocessor::sync_before_update(uint32_t slot, Warp& w, Block& b, const Instruction& in,
+                                                 const sc_time& now) {
+    const ScalarLevel level = ScalarLevel(in.mod & 3);
+    if (!(in.mod & kScalarWriteFlag) || (level != ScalarLevel::kernel && level != ScalarLevel::workgroup)) return false;
+    w.pc += kInstructionBytes;
+    w.sync_wait = true;
+    w.sync_cycles = std::max<uint16_t>(1, in.a);
+    if (level == ScalarLevel::workgroup) {
+        b.wg_sync.push_back(slot);
+        check_workgroup_sync(b, now);
+    } else {
+        contexts_[b.desc.kernel_slot].kernel_sync.push_back(slot);
+        check_kernel_sync(b.desc.kernel_slot, now);
+    }
+    return true;
+}
+
+void StreamingMultiprocessor::check_workgroup_sync(Block& b, const sc_time& now) {
+    if (b.wg_sync.empty() || b.wg_sync.size() < b.desc.warps - b.done_warps) return;
+    ++stats_.scalar_updates;  // every warp of the block is here: the value is overwritten
+    for (uint32_t s : b.wg_sync) {
+        warps_[s].sync_wait = false;
+        make_ready(s, now + clock_.cycles(warps_[s].sync_cycles));
+    }
+    b.wg_sync.clear();
+}
+
+void StreamingMultiprocessor::check_kernel_sync(uint32_t kslot, const sc_time& now) {
+    KernelContext& c = contexts_[kslot];
+    if (c.kernel_sync.empty() || c.kernel_sync.size() < c.active_warps) return;
+    ++stats_.scalar_updates;  // every running warp of the kernel on this SM is here
+    for (uint32_t s : c.kernel_sync) {
+        warps_[s].sync_wait = false;
+        make_ready(s, now + clock_.cycles(warps_[s].sync_cycles));
+    }
+    c.kernel_sync.clear();
+}
+
+// A warp's slices end with the instruction that used them.
+void StreamingMultiprocessor::slices_done(Warp& w, const sc_time& now) {
+    if (!w.slice_scalars) return;
+    w.slice_scalars = false;
+    free_scalars(ScalarLevel::slice, scalar_need(contexts_[blocks_[w.block].desc.kernel_slot], ScalarLevel::slice), now);
+}
+
+void StreamingMultiprocessor::scalars_warp_left(Warp& w, Block& b, const sc_time& now) {
+    const uint32_t slot = uint32_t(&w - warps_.data());
+    KernelContext& c = contexts_[b.desc.kernel_slot];
+    --c.active_warps;
+    if (w.pool_stall) pool_stalled_.erase(std::remove(pool_stalled_.begin(), pool_stalled_.end(), slot), pool_stalled_.end());
+    if (w.sync_wait) {  // a warp that failed while waiting
+        b.wg_sync.erase(std::remove(b.wg_sync.begin(), b.wg_sync.end(), slot), b.wg_sync.end());
+        c.kernel_sync.erase(std::remove(c.kernel_sync.begin(), c.kernel_sync.end(), slot), c.kernel_sync.end());
+    }
+    w.pool_stall = w.sync_wait = false;
+    if (w.warp_scalars) free_scalars(ScalarLevel::warp, scalar_need(c, ScalarLevel::warp), now);
+    slices_done(w, now);
+    w.warp_scalars = false;
+}
+
+void StreamingMultiprocessor::scalars_block_left(Block& b, const sc_time& now) {
+    KernelContext& c = contexts_[b.desc.kernel_slot];
+    if (b.wg_scalars) free_scalars(ScalarLevel::workgroup, scalar_need(c, ScalarLevel::workgroup), now);
+    b.wg_scalars = false;
+    if (--c.resident_blocks == 0 && c.kernel_scalars) {  // the last block of the kernel here
+        free_scalars(ScalarLevel::kernel, scalar_need(c, ScalarLevel::kernel), now);
+        c.kernel_scalars = false;
+    }
+}
+
+// Registers come back: every stalled warp tries again.
+void StreamingMultiprocessor::free_scalars(ScalarLevel level, uint32_t n, const sc_time& now) {
+    pool_.free(level, n);
+    pool_changed(now);
+    for (uint32_t s : pool_stalled_) {
+        warps_[s].pool_stall = false;
+        make_ready(s, now + clock_.cycles(1));
+    }
+    pool_stalled_.clear();
+}
+
+void StreamingMultiprocessor::pool_changed(const sc_time& now) {
+    if (observer_) observer_->scalar_pool(id_, pool_.used_by_level(), now);
+}
+
+// Warps wait for scalar registers and nothing else on this SM can run: no warp will free any.
+void StreamingMultiprocessor::check_pool_deadlock(const sc_time& now) {
+    for (size_t i = 0; i < warps_.size(); ++i)
+        if (warps_[i].active && !warps_[i].waiting()) return;  // something may still run
+    const std::vector<uint32_t> stuck = pool_stalled_;
+    for (uint32_t s : stuck)
+        if (warps_[s].active) fail(s, KernelError::scalar_pool, now);
+}
+
+}  // namespace gpuvp
