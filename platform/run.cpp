@@ -347,13 +347,14 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     for (const KernelSpec& k : s.workload.kernels) vregs[k.name] = vector_registers(k, multilevel);
     std::array<uint32_t, 4> peak{};
     uint32_t peak_total = 0, resident_max = 0;
-    uint64_t stalls = 0, updates = 0, moves = 0;
+    uint64_t stalls = 0, updates = 0, moves = 0, pool_waits = 0;
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
         const StreamingMultiprocessor& sm = sys.gpu.sm(i);
         for (size_t l = 0; l < 4; ++l) peak[l] = std::max(peak[l], sm.scalar_pool().peak(ScalarLevel(l)));
         peak_total = std::max(peak_total, sm.scalar_pool().peak_total());
         resident_max = std::max(resident_max, sm.stats().resident_warps_max);
         stalls += sm.stats().scalar_stalls;
+        pool_waits += sm.stats().pool_waits;
         updates += sm.stats().scalar_updates;
         moves += sm.scalar_pool().moves();
     }
@@ -367,6 +368,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         {"vregs_per_thread", vregs},
         {"pool_peak", {{"kernel", peak[0]}, {"workgroup", peak[1]}, {"warp", peak[2]}, {"slice", peak[3]}, {"total", peak_total}}},
         {"allocation_stalls", stalls},
+        {"blocks_waited_for_pool", pool_waits},
         {"updates", updates},
         {"quota_moves", moves},
         {"resident_warps_max", resident}};

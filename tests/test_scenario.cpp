@@ -372,8 +372,8 @@ TEST_CASE("scenario: cross-key platform rules", "[scenario][errors]") {
 
 TEST_CASE("scenario: policies not yet built are refused with their milestone", "[scenario][errors]") {
     using P = std::pair<std::string, std::string>;
-    const auto [key, message] = GENERATE(P{"scalar: multilevel", "'multilevel' is not implemented yet (M3, issue #6)"},
-                                         P{"shading: adaptive", "(M4, issue #7)"});
+    const auto [key, message] = GENERATE(P{"shading: adaptive", "'adaptive' is not implemented yet (M4, issue #7)"},
+                                         P{"shading: adaptive-depth-first", "(M4, issue #7)"});
     const auto e = error_of("name: x\npolicy:\n  " + key + "\n");
     CHECK(e.line() == 3);
     CHECK(e.key() == "policy." + key.substr(0, key.find(':')));

@@ -1,7 +1,12 @@
 // M3: an SM's scalar register pool, shared by four levels (kernel, workgroup, warp, slice).
-// It counts registers; the SM decides when a level's registers are needed and freed. An
-// allocation is granted only within the pool's capacity, the level's quota and (slice) the
-// slice threshold; otherwise it is refused and the SM stalls the warp. Never overflows.
+// It counts registers; the SM decides when a level's registers are needed and freed.
+//
+// Kernel-, workgroup- and warp-level registers are *reserved* for a block before it starts
+// (so that blocks already running can always get theirs: a warp waiting for registers held by
+// warps waiting for it at a sync would wait for ever) and *allocated* out of that reservation
+// when an instruction first needs them. Slice-level registers live for one instruction and
+// are allocated directly, within the slice threshold. Nothing is granted beyond the pool's
+// capacity or a level's quota: the pool never overflows.
 #pragma once
 #include "models/common/isa.h"
 #include "models/common/sm_config.h"
@@ -14,46 +19,53 @@ namespace gpuvp {
 
 class ScalarPool {
 public:
-    ScalarPool(uint32_t capacity, ScalarSplit split, std::array<uint32_t, 4> quotas, uint32_t slice_threshold)
+    using Levels = std::array<uint32_t, 4>;  // kernel, workgroup, warp, slice
+
+    ScalarPool(uint32_t capacity, ScalarSplit split, Levels quotas, uint32_t slice_threshold)
         : capacity_(capacity), slice_threshold_(slice_threshold), split_(split), quota_(quotas) {}
 
-    bool allocate(ScalarLevel level, uint32_t n) {
-        const size_t l = size_t(level);
-        if (n == 0) return true;
-        if (total_ + n > capacity_) return false;
-        if (level == ScalarLevel::slice && used_[l] + n > slice_threshold_) return false;
-        if (used_[l] + n > quota_[l]) {
-            if (split_ != ScalarSplit::dynamic) return false;
-            // Dynamic: move capacity no level uses (unassigned first, then other levels' unused
-            // quota, the largest first) to this level.
-            uint32_t need = used_[l] + n - quota_[l];
-            const uint32_t unassigned = capacity_ - sum(quota_);
-            const uint32_t take = std::min(need, unassigned);
-            quota_[l] += take;
-            need -= take;
-            while (need > 0) {
-                size_t from = 4;
-                for (size_t j = 0; j < 4; ++j)
-                    if (j != l && quota_[j] > used_[j] && (from == 4 || quota_[j] - used_[j] > quota_[from] - used_[from])) from = j;
-                if (from == 4) return false;  // cannot happen: total_ + n <= capacity_
-                const uint32_t t = std::min(need, quota_[from] - used_[from]);
-                quota_[from] -= t;
-                quota_[l] += t;
-                need -= t;
-            }
-            ++moves_;
+    // Reserves `n` registers per level (kernel, workgroup and warp), all or none.
+    bool reserve(const Levels& n) {
+        uint64_t want = 0;
+        for (size_t l = 0; l < 3; ++l) want += n[l];
+        if (total_held_ + want > capacity_) return false;
+        if (split_ == ScalarSplit::dynamic) {
+            for (size_t l = 0; l < 3; ++l) grow(l, n[l]);
+        } else {
+            for (size_t l = 0; l < 3; ++l)
+                if (held_[l] + n[l] > quota_[l]) return false;
         }
-        used_[l] += n;
-        total_ += n;
-        peak_[l] = std::max(peak_[l], used_[l]);
-        peak_total_ = std::max(peak_total_, total_);
+        for (size_t l = 0; l < 3; ++l) held_[l] += n[l];
+        total_held_ += uint32_t(want);
         return true;
     }
-
-    void free(ScalarLevel level, uint32_t n) {
-        used_[size_t(level)] -= n;
-        total_ -= n;
+    // Out of a reservation: registers now in use.
+    void allocate_reserved(ScalarLevel level, uint32_t n) { note(size_t(level), n); }
+    // A reservation ends (`allocated`: it had been allocated too).
+    void release(ScalarLevel level, uint32_t n, bool allocated) {
+        held_[size_t(level)] -= n;
+        total_held_ -= n;
+        if (allocated) {
+            used_[size_t(level)] -= n;
+            total_used_ -= n;
+        }
     }
+
+    // Slice level: allocated directly, within the threshold, the quota and the capacity.
+    bool allocate_slice(uint32_t n) {
+        const size_t l = size_t(ScalarLevel::slice);
+        if (n == 0) return true;
+        if (total_held_ + n > capacity_ || held_[l] + n > slice_threshold_) return false;
+        if (held_[l] + n > quota_[l]) {
+            if (split_ != ScalarSplit::dynamic) return false;
+            grow(l, n);
+        }
+        held_[l] += n;
+        total_held_ += n;
+        note(l, n);
+        return true;
+    }
+    void free_slice(uint32_t n) { release(ScalarLevel::slice, n, true); }
 
     // Split `kernel`: every level the kernel uses gets room for one instance (`least`), and the
     // rest of the pool goes in proportion to what the kernel would hold at once per level
@@ -77,21 +89,51 @@ public:
         quota_[most] += capacity_ - given;
     }
 
-    uint32_t used(ScalarLevel l) const { return used_[size_t(l)]; }
+    uint32_t used(ScalarLevel l) const { return used_[size_t(l)]; }  // allocated
+    uint32_t held(ScalarLevel l) const { return held_[size_t(l)]; }  // reserved (allocated or not)
     uint32_t peak(ScalarLevel l) const { return peak_[size_t(l)]; }
     uint32_t quota(ScalarLevel l) const { return quota_[size_t(l)]; }
-    uint32_t total() const { return total_; }
+    uint32_t total_used() const { return total_used_; }
+    uint32_t total_held() const { return total_held_; }
     uint32_t peak_total() const { return peak_total_; }
     uint32_t capacity() const { return capacity_; }
-    uint64_t moves() const { return moves_; }  // dynamic: quota moves between levels
-    const std::array<uint32_t, 4>& used_by_level() const { return used_; }
+    uint64_t moves() const { return moves_; }  // dynamic: times capacity moved to a level
+    const Levels& used_by_level() const { return used_; }
 
 private:
-    static uint32_t sum(const std::array<uint32_t, 4>& a) { return a[0] + a[1] + a[2] + a[3]; }
+    // Dynamic: a level about to exceed its quota gets capacity no level holds (unassigned
+    // first, then other levels' unheld quota, the largest first). The caller checked that
+    // the capacity suffices.
+    void grow(size_t l, uint32_t n) {
+        if (held_[l] + n <= quota_[l]) return;
+        uint32_t need = held_[l] + n - quota_[l];
+        const uint32_t assigned = quota_[0] + quota_[1] + quota_[2] + quota_[3];
+        const uint32_t take = std::min(need, capacity_ > assigned ? capacity_ - assigned : 0u);
+        quota_[l] += take;
+        need -= take;
+        while (need > 0) {
+            size_t from = 4;
+            for (size_t j = 0; j < 4; ++j)
+                if (j != l && quota_[j] > held_[j] && (from == 4 || quota_[j] - held_[j] > quota_[from] - held_[from])) from = j;
+            if (from == 4) break;
+            const uint32_t t = std::min(need, quota_[from] - held_[from]);
+            quota_[from] -= t;
+            quota_[l] += t;
+            need -= t;
+        }
+        ++moves_;
+    }
+    void note(size_t l, uint32_t n) {
+        used_[l] += n;
+        total_used_ += n;
+        peak_[l] = std::max(peak_[l], used_[l]);
+        peak_total_ = std::max(peak_total_, total_used_);
+    }
+
     uint32_t capacity_, slice_threshold_;
     ScalarSplit split_;
-    std::array<uint32_t, 4> quota_, used_{}, peak_{};
-    uint32_t total_ = 0, peak_total_ = 0;
+    Levels quota_, held_{}, used_{}, peak_{};
+    uint32_t total_held_ = 0, total_used_ = 0, peak_total_ = 0;
     uint64_t moves_ = 0;
 };
 

@@ -119,7 +119,8 @@ public:
         uint32_t resident_warps_max = 0;
         sc_core::sc_time busy;  // time with at least one warp resident
         LockStats locks;
-        uint64_t scalar_stalls = 0;   // M3: allocations refused (the warp waited)
+        uint64_t scalar_stalls = 0;   // M3: slice allocations refused (the warp waited)
+        uint64_t pool_waits = 0;      // M3: blocks that waited to start for want of pool room
         uint64_t scalar_updates = 0;  // M3: kernel- and workgroup-level writes carried out after their sync
     };
     const ScalarPool& scalar_pool() const { return pool_; }
@@ -144,6 +145,9 @@ private:
         std::vector<uint8_t> cpr;             // M2: the CPR of each of its warps
         std::vector<int32_t> slot_of;         // M2: warp index -> slot, -1 when not running
         std::vector<uint32_t> parked;         // M2: slots of warps waiting for a lock's release
+        bool scalars_reserved = false;        // M3: its kernel-, workgroup- and warp-level registers are reserved
+        bool pool_waited = false;             // M3: it waited to start for want of pool room
+        uint32_t warp_sets = 0;               // M3: warp-level sets still reserved for its warps
         bool wg_scalars = false;              // M3: its workgroup-level scalars are allocated
         std::vector<uint32_t> wg_sync;        // M3: slots of warps waiting to update a workgroup scalar
     };
@@ -216,7 +220,7 @@ private:
         bool prefetched = false;  // M5: this SM has prefetched the kernel's arguments
         sc_core::sc_time prefetch_done;  // M5: when the last line of that prefetch is acknowledged
         // M3: the kernel-level scalars on this SM, shared by its blocks here
-        bool kernel_scalars = false;
+        bool kernel_reserved = false, kernel_scalars = false;
         uint32_t resident_blocks = 0, active_warps = 0;
         std::vector<uint32_t> kernel_sync;  // slots of warps waiting to update a kernel scalar
     };
@@ -257,10 +261,11 @@ private:
     void check_workgroup_sync(Block& b, const sc_core::sc_time& now);
     void check_kernel_sync(uint32_t kernel_slot, const sc_core::sc_time& now);
     void scalars_block_arrived(const Block& b);
+    bool reserve_scalars(Block& b);
     void scalars_warp_left(Warp& w, Block& b, const sc_core::sc_time& now);
     void slices_done(Warp& w, const sc_core::sc_time& now);
     void scalars_block_left(Block& b, const sc_core::sc_time& now);
-    void free_scalars(ScalarLevel level, uint32_t n, const sc_core::sc_time& now);
+    void scalars_freed(const sc_core::sc_time& now);
     void pool_changed(const sc_core::sc_time& now);
     void check_pool_deadlock(const sc_core::sc_time& now);
     uint32_t scalar_need(const KernelContext& c, ScalarLevel level) const;

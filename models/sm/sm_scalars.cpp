@@ -8,8 +8,12 @@
 //              are freed when the instruction is done (the warp's next issue, or its end);
 //              slice space in use is bounded by the slice threshold
 // A salu instruction names its level; the level's registers (the kernel's `scalars` count per
-// instance) are allocated when the first instruction needs them. An allocation the pool
-// cannot serve stalls the warp until registers are freed; the pool never overflows.
+// instance) are allocated when the first instruction needs them. So that no warp can wait for
+// registers held by warps that wait for it (at a sync before an update), a block starts only
+// once its kernel-, workgroup- and warp-level registers can be reserved (the logic controller
+// holds it back meanwhile, as it does for warp slots and registers); allocations come out of
+// that reservation. A slice allocation the pool cannot serve stalls the warp until slices end.
+// The pool never overflows.
 // Sync before update: a salu that writes a workgroup-level scalar waits until every warp of
 // its block has come to such a write (warps that ended excepted); a kernel-level write until
 // every running warp of the kernel on this SM has. Then the value is overwritten in place and
@@ -43,23 +47,43 @@ void StreamingMultiprocessor::scalars_block_arrived(const Block& b) {
                       warps * scalar_need(c, ScalarLevel::warp), std::min<uint64_t>(warps * slice, cfg_.slice_threshold)});
 }
 
+// The block's kernel- (if the kernel has none here yet), workgroup- and warp-level registers.
+bool StreamingMultiprocessor::reserve_scalars(Block& b) {
+    KernelContext& c = contexts_[b.desc.kernel_slot];
+    const uint32_t kernel = c.kernel_reserved ? 0 : scalar_need(c, ScalarLevel::kernel);
+    if (!pool_.reserve({kernel, scalar_need(c, ScalarLevel::workgroup), b.desc.warps * scalar_need(c, ScalarLevel::warp), 0})) {
+        if (!b.pool_waited) ++stats_.pool_waits;
+        b.pool_waited = true;
+        return false;
+    }
+    c.kernel_reserved = true;
+    b.scalars_reserved = true;
+    b.warp_sets = b.desc.warps;
+    return true;
+}
+
 bool StreamingMultiprocessor::scalars_ready(uint32_t slot, Warp& w, Block& b, const Instruction& in, const sc_time& now) {
     const ScalarLevel level = ScalarLevel(in.mod & 3);
     KernelContext& c = contexts_[b.desc.kernel_slot];
-    bool& held = level == ScalarLevel::kernel      ? c.kernel_scalars
-                 : level == ScalarLevel::workgroup ? b.wg_scalars
-                 : level == ScalarLevel::warp      ? w.warp_scalars
-                                                   : w.slice_scalars;
     const uint32_t n = scalar_need(c, level);
-    if (held || n == 0) return true;
-    if (!pool_.allocate(level, n)) {
-        ++stats_.scalar_stalls;
-        w.pool_stall = true;
-        pool_stalled_.push_back(slot);
-        return false;  // tried again when registers are freed
+    if (n == 0) return true;
+    if (level == ScalarLevel::slice) {
+        if (!pool_.allocate_slice(n)) {
+            ++stats_.scalar_stalls;
+            w.pool_stall = true;
+            pool_stalled_.push_back(slot);
+            return false;  // tried again when slices end
+        }
+        w.slice_scalars = true;
+        pool_changed(now);
+        return true;
     }
-    held = true;
-    pool_changed(now);
+    bool& allocated = level == ScalarLevel::kernel ? c.kernel_scalars : level == ScalarLevel::workgroup ? b.wg_scalars : w.warp_scalars;
+    if (!allocated) {  // its first need: out of the block's reservation
+        pool_.allocate_reserved(level, n);
+        allocated = true;
+        pool_changed(now);
+    }
     return true;
 }
 
@@ -105,7 +129,8 @@ void StreamingMultiprocessor::check_kernel_sync(uint32_t kslot, const sc_time& n
 void StreamingMultiprocessor::slices_done(Warp& w, const sc_time& now) {
     if (!w.slice_scalars) return;
     w.slice_scalars = false;
-    free_scalars(ScalarLevel::slice, scalar_need(contexts_[blocks_[w.block].desc.kernel_slot], ScalarLevel::slice), now);
+    pool_.free_slice(scalar_need(contexts_[blocks_[w.block].desc.kernel_slot], ScalarLevel::slice));
+    scalars_freed(now);
 }
 
 void StreamingMultiprocessor::scalars_warp_left(Warp& w, Block& b, const sc_time& now) {
@@ -118,24 +143,33 @@ void StreamingMultiprocessor::scalars_warp_left(Warp& w, Block& b, const sc_time
         c.kernel_sync.erase(std::remove(c.kernel_sync.begin(), c.kernel_sync.end(), slot), c.kernel_sync.end());
     }
     w.pool_stall = w.sync_wait = false;
-    if (w.warp_scalars) free_scalars(ScalarLevel::warp, scalar_need(c, ScalarLevel::warp), now);
     slices_done(w, now);
+    if (b.warp_sets > 0) {  // its warp-level set, allocated or only reserved
+        --b.warp_sets;
+        pool_.release(ScalarLevel::warp, scalar_need(c, ScalarLevel::warp), w.warp_scalars);
+        scalars_freed(now);
+    }
     w.warp_scalars = false;
 }
 
 void StreamingMultiprocessor::scalars_block_left(Block& b, const sc_time& now) {
     KernelContext& c = contexts_[b.desc.kernel_slot];
-    if (b.wg_scalars) free_scalars(ScalarLevel::workgroup, scalar_need(c, ScalarLevel::workgroup), now);
-    b.wg_scalars = false;
-    if (--c.resident_blocks == 0 && c.kernel_scalars) {  // the last block of the kernel here
-        free_scalars(ScalarLevel::kernel, scalar_need(c, ScalarLevel::kernel), now);
-        c.kernel_scalars = false;
+    if (b.scalars_reserved) {
+        pool_.release(ScalarLevel::workgroup, scalar_need(c, ScalarLevel::workgroup), b.wg_scalars);
+        // Warps that never ran (their block failed) give their sets back now.
+        pool_.release(ScalarLevel::warp, b.warp_sets * scalar_need(c, ScalarLevel::warp), false);
+        b.warp_sets = 0;
+        b.scalars_reserved = b.wg_scalars = false;
     }
+    if (--c.resident_blocks == 0 && c.kernel_reserved) {  // the last block of the kernel here
+        pool_.release(ScalarLevel::kernel, scalar_need(c, ScalarLevel::kernel), c.kernel_scalars);
+        c.kernel_reserved = c.kernel_scalars = false;
+    }
+    scalars_freed(now);
 }
 
 // Registers come back: every stalled warp tries again.
-void StreamingMultiprocessor::free_scalars(ScalarLevel level, uint32_t n, const sc_time& now) {
-    pool_.free(level, n);
+void StreamingMultiprocessor::scalars_freed(const sc_time& now) {
     pool_changed(now);
     for (uint32_t s : pool_stalled_) {
         warps_[s].pool_stall = false;
@@ -145,7 +179,7 @@ void StreamingMultiprocessor::free_scalars(ScalarLevel level, uint32_t n, const 
 }
 
 void StreamingMultiprocessor::pool_changed(const sc_time& now) {
-    if (observer_) observer_->scalar_pool(id_, pool_.used_by_level(), now);
+    if (observer_ && policy_.multilevel_scalars) observer_->scalar_pool(id_, pool_.used_by_level(), now);
 }
 
 // Warps wait for scalar registers and nothing else on this SM can run: no warp will free any.
