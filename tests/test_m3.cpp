@@ -1,0 +1,379 @@
+// M3: multi-level scalar registers from one pool per SM (seed 002) against per-warp scalars.
+// Allocation by level, release when the last sharer ends, the slice threshold, sync before
+// update, the pool bound under a randomized stress in all three splits, the vector registers
+// saved and the warps that then fit, and the scenario under both policies.
+#include "firmware/assembler.h"
+#include "platform/sweep.h"
+#include "platform/system.h"
+#include "tests/support.h"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+using namespace gpuvp;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Watches the pools: every change, checked against the capacity, the slice threshold and
+// (preset) the quotas; and when warps and blocks end.
+struct PoolObserver : Observer {
+    struct Change {
+        uint32_t sm;
+        std::array<uint32_t, 4> used;
+        double ns;
+    };
+    std::vector<Change> changes;
+    std::vector<std::string> violations;
+    std::vector<WarpRecord> warps;
+    std::vector<std::pair<uint64_t, double>> blocks_done;  // (block, ns)
+    SmConfig sm;
+
+    void scalar_pool(uint32_t s, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) override {
+        changes.push_back({s, used, to_ns(t)});
+        const uint32_t total = used[0] + used[1] + used[2] + used[3];
+        if (total > sm.scalar_pool) violations.push_back("pool over capacity at " + std::to_string(to_ns(t)));
+        if (used[3] > sm.slice_threshold) violations.push_back("slices over the threshold at " + std::to_string(to_ns(t)));
+        if (sm.scalar_split == ScalarSplit::preset)
+            for (size_t l = 0; l < 4; ++l)
+                if (used[l] > sm.scalar_quota[l]) violations.push_back("level " + std::to_string(l) + " over its quota");
+    }
+    void warp_finished(const WarpRecord& w) override { warps.push_back(w); }
+    void block_finished(uint32_t, uint64_t block, uint32_t, const sc_core::sc_time& t) override {
+        blocks_done.push_back({block, to_ns(t)});
+    }
+    // The pool's use of `level` on SM 0 just after time `ns` (the last change at or before it).
+    uint32_t used_at(size_t level, double ns) const {
+        uint32_t u = 0;
+        for (const auto& c : changes)
+            if (c.sm == 0 && c.ns <= ns) u = c.used[level];
+        return u;
+    }
+    uint32_t peak(size_t level) const {
+        uint32_t p = 0;
+        for (const auto& c : changes) p = std::max(p, c.used[level]);
+        return p;
+    }
+};
+
+struct PoolRun {
+    PoolObserver obs;
+    Scenario scenario;
+    std::unique_ptr<System> sys;
+    explicit PoolRun(const std::string& yaml) : scenario(parse_scenario(yaml, "m3.yaml")) {
+        obs.sm = scenario.platform.sm;
+        sys = std::make_unique<System>("system", scenario, &obs);
+    }
+    void run() { sc_core::sc_start(sc_core::sc_time(scenario.max_sim_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION); }
+    const StreamingMultiprocessor& sm(uint32_t i = 0) const { return sys->gpu.sm(i); }
+    void all_ok() const {
+        for (const auto& l : sys->host.launches()) {
+            CHECK(l.done);
+            CHECK(l.error.empty());
+        }
+    }
+};
+
+// One SM at 1 GHz, `program` from line 10.
+std::string one_sm(const std::string& extra, const std::string& kernel) {
+    return "name: m3\npolicy: {scalar: multilevel}\nplatform:\n  clock_mhz: 1000\n  sms: 1\n  sm: {warp_size: 32, slice_size: 8" +
+           std::string(extra.empty() ? "" : ", " + extra) + "}\nkernels:\n" + kernel;
+}
+
+}  // namespace
+
+TEST_CASE("M3 the vector registers a kernel is built with under each policy", "[m3]") {
+    const Scenario s = parse_scenario(R"(name: x
+kernels:
+  - name: k
+    vregs: 40
+    scalars: {kernel: 4, workgroup: 8, warp: 8, slice: 4}
+    program:
+      - {op: salu, level: kernel}
+      - {op: salu, level: workgroup, write: true}
+      - {op: loop, count: 3, body: [{op: salu, level: slice, write: true}]}
+      - {op: salu, level: warp, write: true}
+)", "t");
+    const KernelSpec& k = s.workload.kernels[0];
+    CHECK(vector_registers(k, true) == 40);
+    // Per-warp scalars: the written workgroup (8) and slice (4) values take vector registers;
+    // the kernel-level values are only read (per-warp read-only scalars), and warp-level ones
+    // are per-warp scalars anyway.
+    CHECK(vector_registers(k, false) == 40 + 8 + 4);
+    CHECK(writes_level(k.program, ScalarLevel::slice));  // inside the loop
+    CHECK_FALSE(writes_level(k.program, ScalarLevel::kernel));
+}
+
+TEST_CASE("M3 registers are allocated by level on first need and kernel-level ones once per SM", "[m3]") {
+    // Two blocks of 4 warps on one SM; kernel 2, workgroup 3, warp 5 registers per instance.
+    PoolRun r(one_sm("", R"(  - name: k
+    grid: [256]
+    block: [128]
+    scalars: {kernel: 2, workgroup: 3, warp: 5, slice: 0}
+    program:
+      - {op: valu, cycles: 50}
+      - {op: salu, level: kernel}
+      - {op: salu, level: workgroup}
+      - {op: salu, level: warp}
+      - {op: valu, cycles: 400}
+)"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    r.all_ok();
+    CHECK(r.obs.peak(0) == 2);       // one set for the kernel on this SM, shared by both blocks
+    CHECK(r.obs.peak(1) == 2 * 3);   // one set per block
+    CHECK(r.obs.peak(2) == 8 * 5);   // one set per warp
+    CHECK(r.obs.peak(3) == 0);
+    // Nothing is allocated before the first scalar instruction (after 50 cycles of valu).
+    REQUIRE(!r.obs.changes.empty());
+    CHECK(r.obs.changes.front().ns >= to_ns(r.obs.warps.empty() ? sc_core::SC_ZERO_TIME : r.obs.warps.front().start) + 50);
+    CHECK(r.sm().scalar_pool().total_used() == 0);
+    CHECK(r.sm().scalar_pool().total_held() == 0);
+}
+
+TEST_CASE("M3 each level's registers are freed exactly when the last thread sharing them ends", "[m3]") {
+    // Block 0's warps run 100 cycles, block 1's 600: kernel-level registers stay until block 1
+    // is done; each warp's and each block's go when it ends.
+    PoolRun r(one_sm("", R"(  - name: k
+    grid: [128]
+    block: [64]
+    scalars: {kernel: 2, workgroup: 3, warp: 5, slice: 0}
+    program:
+      - {op: salu, level: kernel}
+      - {op: salu, level: workgroup}
+      - {op: salu, level: warp}
+      - {op: valu, cycles: 100}
+      - {op: loop, count: 5, body: [{op: valu, cycles: 100}]}
+)"));
+    // (both blocks run the same program; block 1 starts later only by a few cycles, so use
+    // the per-warp end times themselves)
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    r.all_ok();
+    REQUIRE(r.obs.warps.size() == 4);
+    REQUIRE(r.obs.blocks_done.size() == 2);
+    for (const WarpRecord& w : r.obs.warps) {
+        const double end = to_ns(w.end);
+        // At its end the warp's set (5) is gone; just before, it was there.
+        CHECK(r.obs.used_at(2, end) + 5 <= r.obs.used_at(2, end - 0.001));
+    }
+    const double first_block = std::min(r.obs.blocks_done[0].second, r.obs.blocks_done[1].second);
+    const double last_block = std::max(r.obs.blocks_done[0].second, r.obs.blocks_done[1].second);
+    CHECK(r.obs.used_at(1, first_block) == 3);  // one block's workgroup set left
+    CHECK(r.obs.used_at(0, first_block) == 2);  // the kernel-level set stays for the other block
+    CHECK(r.obs.used_at(0, last_block - 0.001) == 2);
+    CHECK(r.obs.used_at(0, last_block) == 0);   // gone with the last block of the kernel here
+    CHECK(r.obs.used_at(1, last_block) == 0);
+}
+
+TEST_CASE("M3 slice registers stay within the slice threshold and a warp waits for slices to end", "[m3]") {
+    // A warp's slices need 2 x 4 = 8 registers; the threshold is 8: one warp's slice work at a
+    // time. 4 warps each do 10 slice instructions of 20 cycles.
+    PoolRun r(one_sm("slice_threshold: 8", R"(  - name: k
+    grid: [128]
+    block: [128]
+    scalars: {slice: 2}
+    program:
+      - {op: loop, count: 10, body: [{op: salu, level: slice, write: true, cycles: 20}]}
+)"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    r.all_ok();
+    CHECK(r.obs.peak(3) == 8);
+    CHECK(r.sm().stats().scalar_stalls > 0);
+    // The 40 slice instructions of 20 cycles ran one at a time: at least 800 cycles.
+    double first = 1e18, last = 0;
+    for (const WarpRecord& w : r.obs.warps) {
+        first = std::min(first, to_ns(w.start));
+        last = std::max(last, to_ns(w.end));
+    }
+    CHECK(last - first >= 40 * 20);
+    CHECK(r.sm().scalar_pool().total_used() == 0);
+}
+
+TEST_CASE("M3 a workgroup-level write waits until every warp of the block has come to it", "[m3]") {
+    // Warp 1 comes to the write 100 cycles after warp 0; the write takes 5 cycles; then both end.
+    PoolRun r(one_sm("", R"(  - name: k
+    grid: [64]
+    block: [64]
+    scalars: {workgroup: 1}
+    program:
+      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 100}]}
+      - {op: salu, level: workgroup, write: true, cycles: 5}
+)"));
+    r.run();
+    r.all_ok();
+    REQUIRE(r.obs.warps.size() == 2);
+    const WarpRecord& w0 = r.obs.warps[0].warp == 0 ? r.obs.warps[0] : r.obs.warps[1];
+    const WarpRecord& w1 = r.obs.warps[0].warp == 0 ? r.obs.warps[1] : r.obs.warps[0];
+    // Warp 0 issued its write at its second instruction but waited for warp 1: both go on
+    // together 5 cycles after warp 1's write, and end one issue cycle apart.
+    CHECK(to_ns(w0.end) - to_ns(w0.start) > 100 + 5);
+    CHECK(std::abs(to_ns(w1.end) - to_ns(w0.end)) == 1);
+    CHECK(r.sm().stats().scalar_updates == 1);
+}
+
+TEST_CASE("M3 a kernel-level write waits for every running warp of the kernel on the SM", "[m3]") {
+    // Two blocks; block 1's warps (block index by warp: all warps of block 1 are warps 0-1 of
+    // their block too, so delay by block through the work before) — here every warp of both
+    // blocks writes once; the write completes once, when the last of the 4 warps comes.
+    PoolRun r(one_sm("", R"(  - name: k
+    grid: [128]
+    block: [64]
+    scalars: {kernel: 1}
+    program:
+      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 300}]}
+      - {op: salu, level: kernel, write: true, cycles: 5}
+)"));
+    r.run();
+    r.all_ok();
+    REQUIRE(r.obs.warps.size() == 4);
+    double lo = 1e18, hi = 0;
+    for (const WarpRecord& w : r.obs.warps) {
+        lo = std::min(lo, to_ns(w.end));
+        hi = std::max(hi, to_ns(w.end));
+    }
+    CHECK(hi - lo <= 3);  // all four went on together (one issue a cycle)
+    for (const WarpRecord& w : r.obs.warps) CHECK(to_ns(w.end) - to_ns(w.start) > 300);
+    CHECK(r.sm().stats().scalar_updates == 1);
+}
+
+namespace {
+
+std::string random_scalars(const std::string& split, unsigned seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](unsigned lo, unsigned hi) { return std::uniform_int_distribution<unsigned>(lo, hi)(rng); };
+    static const char* levels[] = {"kernel", "workgroup", "warp", "slice"};
+    std::ostringstream y;
+    y << "name: stress\npolicy: {scalar: multilevel}\nplatform:\n  sms: 2\n  sm: {warp_slots: 32, scalar_pool: 256, "
+         "scalar_split: " << split << ", scalar_quota: {kernel: 16, workgroup: 48, warp: 160, slice: 32}, slice_threshold: 32}\n"
+      << "kernels:\n";
+    for (int k = 0; k < 4; ++k) {
+        y << "  - name: k" << k << "\n    grid: [" << 128 * pick(2, 8) << "]\n    block: [128]\n    scalars: {kernel: "
+          << pick(0, 8) << ", workgroup: " << pick(0, 12) << ", warp: " << pick(0, 10) << ", slice: " << pick(0, 2)
+          << "}\n    program:\n";
+        for (int i = 0; i < 6; ++i) {
+            y << "      - {op: loop, count: " << pick(1, 4) << ", body: [{op: valu, cycles: " << pick(1, 60) << "}";
+            for (int j = 0; j < 3; ++j) {
+                const unsigned level = pick(0, 3);
+                // Writes to kernel and workgroup values sync; keep them out of loops that not
+                // every warp runs the same number of times (all warps run the same program).
+                y << ", {op: salu, level: " << levels[level] << (pick(0, 1) ? ", write: true" : "") << ", cycles: " << pick(1, 8)
+                  << "}";
+            }
+            y << "]}\n";
+        }
+    }
+    return y.str();
+}
+
+void stress(const std::string& split) {
+    PoolRun r(random_scalars(split, 2026));
+    r.run();
+    for (const auto& v : r.obs.violations) FAIL_CHECK(v);
+    r.all_ok();
+    CHECK(r.obs.changes.size() > 200);
+    for (uint32_t i = 0; i < 2; ++i) {
+        CHECK(r.sm(i).scalar_pool().total_used() == 0);  // everything came back
+        CHECK(r.sm(i).scalar_pool().total_held() == 0);
+        CHECK(r.sm(i).scalar_pool().peak_total() <= 256);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("M3 stress with preset quotas: the pool never overflows", "[m3][stress]") { stress("preset"); }
+TEST_CASE("M3 stress with the dynamic split: the pool never overflows", "[m3][stress]") { stress("dynamic"); }
+TEST_CASE("M3 stress with the kernel split: the pool never overflows", "[m3][stress]") { stress("kernel"); }
+
+namespace {
+
+const char* kOccupancy = R"(name: occupancy
+platform:
+  sms: 1
+  sm: {warp_slots: 48, registers: 65536}
+kernels:
+  - name: k
+    grid: [12288]           # 96 blocks of 4 warps
+    block: [128]
+    vregs: 40
+    scalars: {kernel: 4, workgroup: 8, warp: 8, slice: 4}
+    program:
+      - {op: salu, level: kernel}
+      - {op: salu, level: warp}
+      - {op: loop, count: 4, body: [{op: valu, cycles: 20}, {op: salu, level: slice, write: true}]}
+      - {op: salu, level: workgroup, write: true}
+      - {op: salu, level: kernel, write: true}
+)";
+
+}  // namespace
+
+TEST_CASE("M3 vector registers saved and warps resident under the multilevel pool", "[m3]") {
+    // 40 vregs x 32 threads = 1280 registers a warp: 65536 / 1280 = 51 warps, 48 slots: 12 blocks of 4.
+    const auto run = test::run_yaml(kOccupancy, {{"policy.scalar", "multilevel"}});
+    CHECK(run.results["scalar"]["vregs_per_thread"]["k"] == 40);
+    CHECK(run.results["scalar"]["resident_warps_max"][0] == 48);
+    CHECK(run.results["sms"][0]["resident_warps_max"] == 48);
+    CHECK(run.kernel("k")["status"] == "ok");
+}
+
+TEST_CASE("M3 the per-warp baseline holds written uniform values in vector registers and fits fewer warps", "[m3]") {
+    // 40 + 4 (kernel, written) + 8 (workgroup, written) + 4 (slice, written) = 56 vregs:
+    // 65536 / (56 x 32) = 36.57: 36 warps, 9 blocks of 4.
+    const auto run = test::run_yaml(kOccupancy, {{"policy.scalar", "per-warp"}});
+    CHECK(run.results["scalar"]["vregs_per_thread"]["k"] == 56);
+    CHECK(run.results["scalar"]["resident_warps_max"][0] == 36);
+    CHECK(run.results["scalar"]["pool_peak"]["total"] == 0);
+    CHECK(run.kernel("k")["status"] == "ok");
+}
+
+TEST_CASE("M3 loader checks the quotas and that one instance of each level fits", "[m3][errors]") {
+    auto err = [](const std::string& yaml) -> std::string {
+        try {
+            parse_scenario(yaml, "t.yaml");
+        } catch (const ScenarioError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    CHECK_THAT(err("name: x\nplatform: {sm: {scalar_pool: 100, scalar_quota: {kernel: 50, workgroup: 60}}}\n"),
+               Contains("platform.sm.scalar_quota: the quotas add up to 878, more than scalar_pool (100)"));
+    CHECK_THAT(err("name: x\npolicy: {scalar: multilevel}\nkernels: [{name: k, scalars: {kernel: 100}, program: [{op: valu}]}]\n"),
+               Contains("kernels[0].scalars.kernel: one kernel needs 100 scalar registers, more than "
+                        "platform.sm.scalar_quota.kernel (64)"));
+    CHECK_THAT(err("name: x\npolicy: {scalar: multilevel}\nkernels: [{name: k, scalars: {slice: 40}, program: [{op: valu}]}]\n"),
+               Contains("(every slice of a warp), more than platform.sm.scalar_quota.slice (128)"));
+    CHECK(err("name: x\npolicy: {scalar: multilevel}\nplatform: {sm: {scalar_split: dynamic}}\n"
+              "kernels: [{name: k, scalars: {kernel: 100}, program: [{op: valu}]}]\n")
+              .empty());  // dynamic: the whole pool
+    CHECK_THAT(err("name: x\nplatform: {sm: {scalar_split: fixed}}\n"), Contains("preset, dynamic, kernel"));
+}
+
+TEST_CASE("M3 against per-warp scalars on the scalar-levels scenario", "[m3][baseline]") {
+    char dir[] = "/tmp/gpuvp-m3-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/scalar-levels.yaml", {},
+              {{"policy.scalar", {"multilevel", "per-warp"}}}, SweepOptions{dir, 2, false});
+    auto load = [&](int point) {
+        std::ifstream f(std::string(dir) + "/point-" + std::to_string(point) + "/results.json");
+        return nlohmann::json::parse(f);
+    };
+    const auto ml = load(0), pw = load(1);
+    CHECK(ml["scalar"]["vregs_per_thread"]["uniforms"] == 40);
+    CHECK(pw["scalar"]["vregs_per_thread"]["uniforms"] == 56);
+    CHECK(ml["scalar"]["resident_warps_max"][0] == 48);
+    CHECK(pw["scalar"]["resident_warps_max"][0] == 36);
+    const double t_ml = ml["kernels"][0]["turnaround_ns"], t_pw = pw["kernels"][0]["turnaround_ns"];
+    CHECK(t_ml < 0.85 * t_pw);  // the latency-bound loop runs faster with more warps resident
+    CHECK(ml["scalar"]["pool_peak"]["total"].get<uint32_t>() <= 1024);
+    CHECK(ml["scalar"]["pool_peak"]["kernel"] == 4);
+    CHECK(ml["scalar"]["updates"].get<uint64_t>() > 0);
+    CHECK(pw["scalar"]["pool_peak"]["total"] == 0);
+    CHECK(ml["status"] == "ok");
+    CHECK(pw["status"] == "ok");
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
