@@ -286,6 +286,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.lock_wait = LockWait::none;
     w.trying = w.took_locks = false;
     w.failures = 0;
+    w.cs_born = false;
     b.slot_of[w.index] = int32_t(slot);
     free_regs_ -= b.desc.regs_per_warp;
     --free_slots_;
