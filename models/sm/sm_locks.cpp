@@ -390,8 +390,8 @@ void StreamingMultiprocessor::check_lock_watchdog(const sc_time& now) {
 
 std::string StreamingMultiprocessor::lock_state(const Block& b) const {
     std::ostringstream o;
-    o << tag_ << " block " << b.desc.block_id << ": no critical section completed in " << cfg_.lock_watchdog_cycles
-      << " cycles";
+    o << tag_ << " block " << b.desc.block_id << ": no critical section completed (nor a hold-limit hand-over) in "
+      << cfg_.lock_watchdog_cycles << " cycles";
     for (size_t i = 0; i < b.slot_of.size(); ++i) {
         if (b.slot_of[i] < 0) continue;
         const Warp& w = warps_[b.slot_of[i]];
