@@ -54,7 +54,8 @@ enum class LockEventKind : uint8_t {
     sync_failure,        // the warp could not take the lock held by `other`: it releases what it holds
                          // and waits (priority) or backs off (spin)
     failure_release,     // a lock the warp releases because of its synchronization failure
-    parked,              // the warp waits for the lock to be released
+    parked,              // the warp waits for the lock to be released (with its locks only if it
+                         // is of equal priority and its critical section is the older)
     woken,               // the lock it waited for was released: it tries again
     exit_release,        // a lock released because its warp ended or failed
     rewound,             // the warp abandons its critical section: `redone` instructions to do again
@@ -74,7 +75,7 @@ struct LockEvent {
     uint32_t cpr;          // the warp's priority (~0u where not known)
     sc_core::sc_time t;
     uint32_t other_cpr = ~0u;                 // arbiter_decision: the holder's priority
-    uint32_t word = 0;                        // acquired: the lock word written
+    uint32_t word = 0;                        // acquired: the lock word written; parked: 1 if it keeps its locks
     LockVerdict verdict = LockVerdict::wait;  // arbiter_decision
     sc_core::sc_time wait;                    // acquired: since the first try of this lock instruction
     uint64_t redone = 0;                      // a release that abandons the critical section: instructions to redo

@@ -294,6 +294,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.lock_wait = LockWait::none;
     w.trying = w.took_locks = false;
     w.failures = 0;
+    w.cs_born = false;
     b.slot_of[w.index] = int32_t(slot);
     w.warp_scalars = w.slice_scalars = w.pool_stall = w.sync_wait = false;
     ++contexts_[b.desc.kernel_slot].active_warps;

@@ -203,6 +203,8 @@ private:
         sc_core::sc_time trying_since;
         uint32_t failures = 0;             // spin: tries failed, for the back-off
         bool took_locks = false;
+        bool cs_born = false;              // the age of its critical section (kept across rewinds), for
+        sc_core::sc_time cs_birth;         // the equal-priority tie-break
         bool lock_active = false;          // holds, takes back or tries locks (the watchdog's concern)
         // M3
         bool warp_scalars = false, slice_scalars = false;  // its warp- and slice-level scalars are allocated

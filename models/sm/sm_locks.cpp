@@ -6,7 +6,10 @@
 //             abandons its critical section, and the requester takes the lock; otherwise the
 //             requester releases what it holds (a synchronization failure) and waits until
 //             the lock is released (if the lock is free or has changed hands by the time the
-//             decision arrives, the requester takes it or asks again instead). While a warp
+//             decision arrives, the requester takes it, or asks again if it outranks the new
+//             holder). Beyond the seed: between warps of equal priority the one whose critical
+//             section began first keeps its locks while it waits (wait-die), so equal warps
+//             cannot knock each other back for ever. While a warp
 //             holds locks its counter thread counts the instructions it executes; once a lock
 //             has been held for lock_hold_limit of them the warp releases all its locks (so
 //             warps waiting for them get their turn), then takes them back and goes on.
@@ -57,6 +60,7 @@ void StreamingMultiprocessor::lock_event(LockEventKind k, const Warp& w, const B
         e.word = shared_.read32(lock_address(b, lock));
         e.wait = t - w.trying_since;
     }
+    if (k == LockEventKind::parked) e.word = w.held.empty() ? 0 : 1;  // 1: an older equal warp waits with its locks
     observer_->lock_event(e);
 }
 
@@ -89,6 +93,10 @@ void StreamingMultiprocessor::execute_lock(uint32_t slot, Warp& w, Block& b, uin
 
 void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, bool resume, const sc_time& now) {
     w.took_locks = true;
+    if (!w.cs_born) {  // a critical section begins: its age counts until it completes
+        w.cs_born = true;
+        w.cs_birth = now;
+    }
     w.wait_lock = id;
     set_trying(w, true, now);
     w.lock_wait = LockWait::none;
@@ -171,7 +179,10 @@ void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, u
     ++stats_.locks.releases;
     lock_event(LockEventKind::released, w, b, id, now);
     wake_parked(b, id, now);
-    if (w.held.empty()) last_progress_ = now;  // a critical section completed
+    if (w.held.empty() && w.retake.empty()) {  // a critical section completed
+        last_progress_ = now;
+        w.cs_born = false;
+    }
     note_activity(w, now);
     w.pc += kInstructionBytes;
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
@@ -190,6 +201,7 @@ bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Blo
     }
     ++stats_.locks.hold_limit_releases;
     ++by_priority(w).hold_limit_releases;
+    last_progress_ = now;  // the work done so far stays done: progress, for the watchdog
     w.retake = drop_locks(w, b, LockEventKind::hold_limit_release, now);
     note_activity(w, now);
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
@@ -238,17 +250,29 @@ void StreamingMultiprocessor::rewind(Warp& w, const sc_time& now) {
     }
 }
 
+// The lock is free: its waiters try again, the oldest critical section first (it issues first
+// and so takes the lock), so no waiter can lose the race for ever.
 void StreamingMultiprocessor::wake_parked(Block& b, uint16_t id, const sc_time& now) {
+    std::vector<uint32_t> woken;
     for (auto it = b.parked.begin(); it != b.parked.end();) {
-        Warp& p = warps_[*it];
-        if (p.wait_lock != id) {
+        if (warps_[*it].wait_lock != id) {
             ++it;
             continue;
         }
+        woken.push_back(*it);
+        it = b.parked.erase(it);
+    }
+    std::stable_sort(woken.begin(), woken.end(), [&](uint32_t x, uint32_t y) {
+        const Warp& a = warps_[x];
+        const Warp& c = warps_[y];
+        if (a.cs_born != c.cs_born) return a.cs_born;
+        return a.cs_born && a.cs_birth != c.cs_birth ? a.cs_birth < c.cs_birth : a.index < c.index;
+    });
+    for (uint32_t s : woken) {
+        Warp& p = warps_[s];
         p.lock_wait = LockWait::none;
         lock_event(LockEventKind::woken, p, b, id, now);
-        make_ready(*it, now + clock_.cycles(1));
-        it = b.parked.erase(it);
+        make_ready(s, now + clock_.cycles(1));
     }
 }
 
@@ -282,7 +306,11 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
             ++by_priority(h).forced_releases;
             drop_locks(h, b, LockEventKind::forced_release, now, w.index, id);
             rewind(h, now);
-            if (h.lock_wait == LockWait::arbiter) h.lock_wait = LockWait::none;  // its own request is dropped
+            if (h.lock_wait == LockWait::parked) {  // an older equal warp waiting with its locks: it stops waiting
+                b.parked.erase(std::remove(b.parked.begin(), b.parked.end(), uint32_t(hslot)), b.parked.end());
+                lock_event(LockEventKind::woken, h, b, h.wait_lock, now);
+            }
+            if (h.lock_wait != LockWait::none) h.lock_wait = LockWait::none;  // its own wait is dropped
             set_trying(h, false, now);
             make_ready(uint32_t(hslot), std::max(done, h.ready_at));  // an access in flight completes first
         }
@@ -294,19 +322,27 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
         return make_ready(uint32_t(slot), now + clock_.cycles(1));  // another warp has it by now: try again
     }
     // Wait. The verdict was on (requester, holder): if the lock has been released meanwhile
-    // the wait is over at once; if another warp holds it now, the requester asks again.
+    // the wait is over at once; if a warp the requester outranks holds it now, it asks again.
     if (!(word & kLockBit)) {
         acquire(w, b, id, resume, now, done);
         if (!resume) w.pc += kInstructionBytes;
         return make_ready(uint32_t(slot), done);
     }
-    if (word != (kLockBit | r.holder)) return make_ready(uint32_t(slot), now + clock_.cycles(1));
-    // A synchronization failure: the requester releases what it holds and waits for the lock.
-    lock_failed(uint32_t(slot), w, b, id, r.holder, now);
+    const uint16_t holder = uint16_t(word & ~kLockBit);
+    const int32_t hslot = holder < b.slot_of.size() ? b.slot_of[holder] : -1;
+    const uint8_t theirs = holder < b.cpr.size() ? b.cpr[holder] : 0xff;
+    if (w.cpr < theirs) return make_ready(uint32_t(slot), now + clock_.cycles(1));
+    // Equal priority, and the requester's critical section is the older: it waits with its
+    // locks (the holder will finish, or fail with it in the same way and release). Otherwise a
+    // synchronization failure: the requester releases what it holds and waits for the lock.
+    const bool older = w.cpr == theirs && hslot >= 0 && w.cs_born &&
+                       (!warps_[hslot].cs_born || w.cs_birth < warps_[hslot].cs_birth ||
+                        (w.cs_birth == warps_[hslot].cs_birth && w.index < holder));
+    if (!older) lock_failed(uint32_t(slot), w, b, id, holder, now);
     w.lock_wait = LockWait::parked;
     w.wait_lock = id;
     b.parked.push_back(uint32_t(slot));
-    lock_event(LockEventKind::parked, w, b, id, now, r.holder);
+    lock_event(LockEventKind::parked, w, b, id, now, holder);
 }
 
 // A warp ends (or fails): it gives up every lock and every wait.
@@ -318,6 +354,7 @@ void StreamingMultiprocessor::lock_left(Warp& w, Block& b, const sc_time& now) {
         b.parked.erase(std::remove(b.parked.begin(), b.parked.end(), slot), b.parked.end());
     }
     w.lock_wait = LockWait::none;
+    w.cs_born = false;
     set_trying(w, false, now);  // and no activity left
     if (w.took_locks) {
         PriorityLockStats& p = by_priority(w);
@@ -353,8 +390,8 @@ void StreamingMultiprocessor::check_lock_watchdog(const sc_time& now) {
 
 std::string StreamingMultiprocessor::lock_state(const Block& b) const {
     std::ostringstream o;
-    o << tag_ << " block " << b.desc.block_id << ": no critical section completed in " << cfg_.lock_watchdog_cycles
-      << " cycles";
+    o << tag_ << " block " << b.desc.block_id << ": no critical section completed (nor a hold-limit hand-over) in "
+      << cfg_.lock_watchdog_cycles << " cycles";
     for (size_t i = 0; i < b.slot_of.size(); ++i) {
         if (b.slot_of[i] < 0) continue;
         const Warp& w = warps_[b.slot_of[i]];
