@@ -824,11 +824,12 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
                                             " x " + std::to_string(sm.warp_size) + " threads x " + std::to_string(warps) +
                                             " warps = " + std::to_string(regs) + " registers; an SM has " +
                                             std::to_string(sm.registers));
-    if (multilevel) {  // M3: one instance of each level must fit where the pool puts it
+    if (multilevel) {  // M3: a block's registers must fit where the pool puts them, or it could never start
         static const char* names[] = {"kernel", "workgroup", "warp", "slice"};
+        const uint64_t slices = (sm.warp_size + sm.slice_size - 1) / sm.slice_size;
+        const uint64_t need[4] = {k.scalars[0], k.scalars[1], warps * k.scalars[2], slices * k.scalars[3]};
+        const char* per[4] = {"the kernel needs", "a block needs", "a block's warps need", "a warp's slices need"};
         for (size_t l = 0; l < 4; ++l) {
-            uint64_t need = k.scalars[l];
-            if (l == size_t(ScalarLevel::slice)) need *= (sm.warp_size + sm.slice_size - 1) / sm.slice_size;
             uint64_t room = sm.scalar_pool;
             std::string what = "platform.sm.scalar_pool";
             if (sm.scalar_split == ScalarSplit::preset && sm.scalar_quota[l] < room) {
@@ -839,12 +840,17 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
                 room = sm.slice_threshold;
                 what = "platform.sm.slice_threshold";
             }
-            if (need > room)
+            if (need[l] > room)
                 c.fail(key_loc(m, at, std::string("scalars.") + names[l]),
-                       "one " + std::string(names[l]) + " needs " + std::to_string(need) + " scalar registers" +
-                           (l == size_t(ScalarLevel::slice) ? " (every slice of a warp)" : "") + ", more than " + what +
-                           " (" + std::to_string(room) + "): it could never be allocated");
+                       std::string(per[l]) + " " + std::to_string(need[l]) + " " + names[l] +
+                           "-level scalar registers at once, more than " + what + " (" + std::to_string(room) +
+                           "): it could never start");
         }
+        const uint64_t block = need[0] + need[1] + need[2] + need[3];
+        if (block > sm.scalar_pool)
+            c.fail(key_loc(m, at, "scalars"), "a block needs " + std::to_string(block) +
+                                                  " scalar registers at once (kernel, workgroup, its warps, one warp's slices), "
+                                                  "more than platform.sm.scalar_pool (" + std::to_string(sm.scalar_pool) + ")");
     }
     if (k.shared_bytes > sm.shared_memory)
         c.fail(key_loc(m, at, "shared_bytes"), "must be at most platform.sm.shared_memory (" + std::to_string(sm.shared_memory) + ")");

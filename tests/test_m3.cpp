@@ -343,10 +343,13 @@ TEST_CASE("M3 loader checks the quotas and that one instance of each level fits"
     CHECK_THAT(err("name: x\nplatform: {sm: {scalar_pool: 100, scalar_quota: {kernel: 50, workgroup: 60}}}\n"),
                Contains("platform.sm.scalar_quota: the quotas add up to 878, more than scalar_pool (100)"));
     CHECK_THAT(err("name: x\npolicy: {scalar: multilevel}\nkernels: [{name: k, scalars: {kernel: 100}, program: [{op: valu}]}]\n"),
-               Contains("kernels[0].scalars.kernel: one kernel needs 100 scalar registers, more than "
+               Contains("kernels[0].scalars.kernel: the kernel needs 100 kernel-level scalar registers at once, more than "
                         "platform.sm.scalar_quota.kernel (64)"));
     CHECK_THAT(err("name: x\npolicy: {scalar: multilevel}\nkernels: [{name: k, scalars: {slice: 40}, program: [{op: valu}]}]\n"),
-               Contains("(every slice of a warp), more than platform.sm.scalar_quota.slice (128)"));
+               Contains("a warp's slices need 160 slice-level scalar registers at once, more than platform.sm.scalar_quota.slice (128)"));
+    // A block of 8 warps x 100 warp-level registers: more than the warp quota (640).
+    CHECK_THAT(err("name: x\npolicy: {scalar: multilevel}\nkernels: [{name: k, block: [256], scalars: {warp: 100}, program: [{op: valu}]}]\n"),
+               Contains("a block's warps need 800 warp-level scalar registers at once, more than platform.sm.scalar_quota.warp (640)"));
     CHECK(err("name: x\npolicy: {scalar: multilevel}\nplatform: {sm: {scalar_split: dynamic}}\n"
               "kernels: [{name: k, scalars: {kernel: 100}, program: [{op: valu}]}]\n")
               .empty());  // dynamic: the whole pool

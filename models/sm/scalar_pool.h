@@ -29,14 +29,14 @@ public:
         uint64_t want = 0;
         for (size_t l = 0; l < 3; ++l) want += n[l];
         if (total_held_ + want > capacity_) return false;
-        if (split_ == ScalarSplit::dynamic) {
-            for (size_t l = 0; l < 3; ++l) grow(l, n[l]);
-        } else {
+        if (split_ != ScalarSplit::dynamic)
             for (size_t l = 0; l < 3; ++l)
                 if (held_[l] + n[l] > quota_[l]) return false;
+        for (size_t l = 0; l < 3; ++l) {  // level by level, so a later grow() sees what an earlier one gave
+            if (split_ == ScalarSplit::dynamic) grow(l, n[l]);
+            held_[l] += n[l];
+            total_held_ += n[l];
         }
-        for (size_t l = 0; l < 3; ++l) held_[l] += n[l];
-        total_held_ += uint32_t(want);
         return true;
     }
     // Out of a reservation: registers now in use.
@@ -87,6 +87,23 @@ public:
             if (demand[l] > demand[most]) most = l;
         }
         quota_[most] += capacity_ - given;
+        // Never below what a level already holds (blocks of other kernels still running): the
+        // excess comes off the levels with the most unheld quota.
+        uint32_t over = 0;
+        for (size_t l = 0; l < 4; ++l)
+            if (quota_[l] < held_[l]) {
+                over += held_[l] - quota_[l];
+                quota_[l] = held_[l];
+            }
+        while (over > 0) {
+            size_t from = 4;
+            for (size_t j = 0; j < 4; ++j)
+                if (quota_[j] > held_[j] && (from == 4 || quota_[j] - held_[j] > quota_[from] - held_[from])) from = j;
+            if (from == 4) break;  // cannot happen: total held <= capacity
+            const uint32_t t = std::min(over, quota_[from] - held_[from]);
+            quota_[from] -= t;
+            over -= t;
+        }
     }
 
     uint32_t used(ScalarLevel l) const { return used_[size_t(l)]; }  // allocated

@@ -261,11 +261,13 @@ void StreamingMultiprocessor::admit(const sc_time& now) {
                 if (!b) return;
             }
         }
-        if (policy_.multilevel_scalars && !b->scalars_reserved && !reserve_scalars(*b)) {
-            b = pick_block(true);  // M3: no pool room for it yet: the blocks already started go on
-            if (!b) return;
-        }
         if (free_regs_ < b->desc.regs_per_warp) return;
+        // M3: the block's scalars are reserved when its first warp really starts (a block that
+        // held a reservation without starting could keep a higher-priority one out for ever).
+        if (policy_.multilevel_scalars && !b->scalars_reserved && !reserve_scalars(*b)) {
+            b = pick_block(true);  // no pool room for it yet: the blocks already started go on
+            if (!b || free_regs_ < b->desc.regs_per_warp) return;
+        }
         start_warp(uint32_t(b - blocks_.data()), now);
     }
 }

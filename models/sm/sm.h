@@ -223,6 +223,7 @@ private:
         sc_core::sc_time prefetch_done;  // M5: when the last line of that prefetch is acknowledged
         // M3: the kernel-level scalars on this SM, shared by its blocks here
         bool kernel_reserved = false, kernel_scalars = false;
+        uint32_t block_warps = 0;  // warps in a block of it (the kernel split's demand)
         uint32_t resident_blocks = 0, active_warps = 0;
         std::vector<uint32_t> kernel_sync;  // slots of warps waiting to update a kernel scalar
     };
@@ -263,6 +264,7 @@ private:
     void check_workgroup_sync(Block& b, const sc_core::sc_time& now);
     void check_kernel_sync(uint32_t kernel_slot, const sc_core::sc_time& now);
     void scalars_block_arrived(const Block& b);
+    void split_for_kernels();
     bool reserve_scalars(Block& b);
     void scalars_warp_left(Warp& w, Block& b, const sc_core::sc_time& now);
     void slices_done(Warp& w, const sc_core::sc_time& now);

@@ -34,17 +34,32 @@ uint32_t StreamingMultiprocessor::scalar_need(const KernelContext& c, ScalarLeve
 
 void StreamingMultiprocessor::scalars_block_arrived(const Block& b) {
     KernelContext& c = contexts_[b.desc.kernel_slot];
-    if (c.resident_blocks++ > 0 || !policy_.multilevel_scalars || cfg_.scalar_split != ScalarSplit::kernel) return;
-    // Split `kernel`: the quotas follow what this kernel would hold at once per level, with as
-    // many of its blocks as the warp slots allow.
-    // Slices live for one instruction: the threshold bounds what they hold at once.
-    const uint64_t blocks = std::max<uint64_t>(1, cfg_.warp_slots / std::max<uint32_t>(1, b.desc.warps));
-    const uint64_t warps = blocks * b.desc.warps;
-    const uint64_t slice = scalar_need(c, ScalarLevel::slice);
-    pool_.set_quotas({scalar_need(c, ScalarLevel::kernel), scalar_need(c, ScalarLevel::workgroup),
-                      scalar_need(c, ScalarLevel::warp), slice},
-                     {scalar_need(c, ScalarLevel::kernel), blocks * scalar_need(c, ScalarLevel::workgroup),
-                      warps * scalar_need(c, ScalarLevel::warp), std::min<uint64_t>(warps * slice, cfg_.slice_threshold)});
+    c.block_warps = b.desc.warps;
+    if (c.resident_blocks++ == 0) split_for_kernels();
+}
+
+// Split `kernel`: the quotas follow what the kernels on this SM would hold at once per level
+// (each with as many of its blocks as the warp slots allow; slices live for one instruction,
+// so the threshold bounds them), every level getting at least one block's worth of each
+// kernel. Recomputed when a kernel's first block arrives and when its last one leaves.
+void StreamingMultiprocessor::split_for_kernels() {
+    if (!policy_.multilevel_scalars || cfg_.scalar_split != ScalarSplit::kernel) return;
+    std::array<uint64_t, 4> least{}, demand{};
+    for (const KernelContext& c : contexts_) {
+        if (c.resident_blocks == 0) continue;
+        const uint64_t blocks = std::max<uint64_t>(1, cfg_.warp_slots / std::max<uint32_t>(1, c.block_warps));
+        const uint64_t warps = blocks * c.block_warps;
+        const uint64_t slice = scalar_need(c, ScalarLevel::slice);
+        const std::array<uint64_t, 4> one{scalar_need(c, ScalarLevel::kernel), scalar_need(c, ScalarLevel::workgroup),
+                                          c.block_warps * scalar_need(c, ScalarLevel::warp), slice};
+        const std::array<uint64_t, 4> all{one[0], blocks * one[1], warps * scalar_need(c, ScalarLevel::warp),
+                                          std::min<uint64_t>(warps * slice, cfg_.slice_threshold)};
+        for (size_t l = 0; l < 4; ++l) {
+            least[l] = std::max(least[l], one[l]);
+            demand[l] += all[l];
+        }
+    }
+    pool_.set_quotas(least, demand);
 }
 
 // The block's kernel- (if the kernel has none here yet), workgroup- and warp-level registers.
@@ -161,9 +176,10 @@ void StreamingMultiprocessor::scalars_block_left(Block& b, const sc_time& now) {
         b.warp_sets = 0;
         b.scalars_reserved = b.wg_scalars = false;
     }
-    if (--c.resident_blocks == 0 && c.kernel_reserved) {  // the last block of the kernel here
-        pool_.release(ScalarLevel::kernel, scalar_need(c, ScalarLevel::kernel), c.kernel_scalars);
+    if (--c.resident_blocks == 0) {  // the last block of the kernel here
+        if (c.kernel_reserved) pool_.release(ScalarLevel::kernel, scalar_need(c, ScalarLevel::kernel), c.kernel_scalars);
         c.kernel_reserved = c.kernel_scalars = false;
+        split_for_kernels();
     }
     scalars_freed(now);
 }
