@@ -754,7 +754,7 @@ struct HeldLock {
 // Every lock is taken and released in the same step list (the program, a loop body or an
 // if_warp body), never twice, never across a barrier or the end.
 void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t warps, const std::vector<ProgramStep>& steps,
-                 const Loc& list, std::vector<HeldLock>& held, const char* where) {
+                 const Loc& list, std::vector<HeldLock>& held, const char* where, bool some_warps = false) {
     const size_t outer = held.size();
     auto name = [](const HeldLock& h) { return "lock " + std::to_string(h.id) + " (taken at line " + std::to_string(h.line) + ")"; };
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -784,6 +784,18 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
         }
         if (!held.empty() && in.op == Opcode::barrier)
             c.fail(at, "a barrier while holding " + name(held.back()) + ": unlock first");
+        // M3: a kernel- or workgroup-level write waits for every warp sharing the value.
+        const bool shared_write = in.op == Opcode::salu && (in.mod & kScalarWriteFlag) &&
+                                  (ScalarLevel(in.mod & 3) == ScalarLevel::kernel || ScalarLevel(in.mod & 3) == ScalarLevel::workgroup);
+        if (shared_write && s.policy.scalar == "multilevel") {
+            const std::string lv = level_name(ScalarLevel(in.mod & 3));
+            if (!held.empty())
+                c.fail(at, "a " + lv + "-level write while holding " + name(held.back()) +
+                               ": it waits for every warp sharing the value; unlock first");
+            if (some_warps)
+                c.fail(at, "a " + lv + "-level write in an if_warp body: it waits for every warp sharing the value, "
+                                       "so every warp must come to it");
+        }
         if (!held.empty() && in.op == Opcode::end)
             c.fail(list.item(held.back().index, held.back().line), name(held.back()) + " is not released before the end of the program");
         if (in.op == Opcode::if_warp)
@@ -794,7 +806,7 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
                                                              std::to_string(warps - 1) + ")");
         if (!step.body.empty())
             check_locks(c, s, k, warps, step.body, at.field("body", step.line), held,
-                        in.op == Opcode::if_warp ? "if_warp body" : "loop body");
+                        in.op == Opcode::if_warp ? "if_warp body" : "loop body", some_warps || in.op == Opcode::if_warp);
     }
     if (held.size() > outer)
         c.fail(list.item(held[outer].index, held[outer].line),

@@ -380,3 +380,78 @@ TEST_CASE("M3 against per-warp scalars on the scalar-levels scenario", "[m3][bas
     CHECK(pw["status"] == "ok");
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
+
+// Scenarios found by review, each once a hang or a spurious failure.
+TEST_CASE("M3 the kernel split re-splits for every kernel on the SM and never below what is held", "[m3]") {
+    // Kernel a uses workgroup scalars; kernel b (higher priority, no workgroup scalars, slices)
+    // arrives while a runs. Re-splitting for b alone left a without a workgroup quota.
+    const auto run = test::run_yaml(R"(name: t4
+platform: {sms: 1, sm: {scalar_split: kernel}}
+policy: {scalar: multilevel, dispatch: priority-warp}
+queues: [{name: q1, priority: 3}, {name: q2, priority: 0}]
+kernels:
+  - {name: a, queue: q1, grid: [16384], block: [256], vregs: 8, scalars: {workgroup: 16, warp: 4},
+     program: [{op: salu, level: workgroup}, {op: loop, count: 50, body: [{op: valu, cycles: 8}]}]}
+  - {name: b, queue: q2, submit_ns: 8000, grid: [256], block: [256], vregs: 8, scalars: {warp: 4, slice: 2},
+     program: [{op: salu, level: slice}]}
+)");
+    CHECK(run.kernel("a")["status"] == "ok");
+    CHECK(run.kernel("b")["status"] == "ok");
+}
+
+TEST_CASE("M3 a block that cannot start yet holds no pool room against a higher-priority one", "[m3]") {
+    const auto run = test::run_yaml(R"(name: t5
+platform: {sms: 1}
+policy: {scalar: multilevel, dispatch: priority-warp}
+queues: [{name: low, priority: 3}, {name: mid, priority: 2}, {name: high, priority: 0}]
+kernels:
+  - {name: r, queue: low, grid: [256], block: [32], vregs: 256, program: [{op: loop, count: 5000, body: [{op: valu, cycles: 8}]}]}
+  - {name: m, queue: mid, submit_ns: 1000, grid: [64], block: [64], vregs: 8, scalars: {workgroup: 150}, program: [{op: salu, level: workgroup}]}
+  - {name: h, queue: high, submit_ns: 3000, grid: [64], block: [64], vregs: 8, scalars: {workgroup: 150}, program: [{op: salu, level: workgroup}]}
+)");
+    for (const char* k : {"r", "m", "h"}) CHECK(run.kernel(k)["status"] == "ok");
+}
+
+TEST_CASE("M3 a kernel-level write does not wait for warps whose block is still starting", "[m3]") {
+    // 4 warp slots, blocks of 3 warps: a block that has started one warp waits at its
+    // workgroup-level write for warps whose slots the other block's warps hold.
+    const auto run = test::run_yaml(R"(name: t6
+platform: {sms: 1, sm: {warp_slots: 4}}
+policy: {scalar: multilevel, dispatch: priority-warp}
+kernels:
+  - {name: k, grid: [192], block: [96], vregs: 8, scalars: {kernel: 2, workgroup: 2},
+     program: [{op: valu, cycles: 50}, {op: salu, level: workgroup, write: true}, {op: salu, level: kernel, write: true}]}
+)");
+    CHECK(run.kernel("k")["status"] == "ok");
+    CHECK(run.results["scalar"]["updates"].get<uint64_t>() >= 2);
+}
+
+TEST_CASE("M3 kernel- and workgroup-level writes must be reached by every warp and not under a lock", "[m3][errors]") {
+    auto err = [](const std::string& program) -> std::string {
+        try {
+            parse_scenario("name: x\npolicy: {scalar: multilevel}\nkernels:\n  - name: k\n    block: [64]\n    shared_bytes: 4\n"
+                           "    scalars: {kernel: 1, workgroup: 1}\n    program:\n" + program, "t.yaml");
+        } catch (const ScenarioError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    CHECK_THAT(err("      - {op: if_warp, warps: [0], body: [{op: salu, level: workgroup, write: true}]}\n"),
+               Contains("a workgroup-level write in an if_warp body"));
+    CHECK_THAT(err("      - {op: lock, id: 0}\n      - {op: salu, level: kernel, write: true}\n      - {op: unlock, id: 0}\n"),
+               Contains("a kernel-level write while holding lock 0"));
+    CHECK(err("      - {op: if_warp, warps: [0], body: [{op: salu, level: warp, write: true}]}\n").empty());
+}
+
+TEST_CASE("M3 the dynamic split never leaves a level holding more than its quota", "[m3]") {
+    ScalarPool pool(10, ScalarSplit::dynamic, {0, 0, 0, 4}, 4);
+    REQUIRE(pool.reserve({6, 4, 0, 0}));
+    for (ScalarLevel l : {ScalarLevel::kernel, ScalarLevel::workgroup, ScalarLevel::warp, ScalarLevel::slice})
+        CHECK(pool.held(l) <= pool.quota(l));
+    CHECK(pool.total_held() == 10);
+    CHECK_FALSE(pool.allocate_slice(1));  // the capacity is taken
+    CHECK_FALSE(pool.reserve({1, 0, 0, 0}));
+    pool.release(ScalarLevel::kernel, 6, false);
+    CHECK(pool.allocate_slice(4));
+    CHECK(pool.peak(ScalarLevel::slice) == 4);
+}

@@ -441,6 +441,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         w.at_barrier = true;
         b.barrier_waiters.push_back(slot);
         if (++b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
+        else if (policy_.multilevel_scalars) check_kernel_sync(b.desc.kernel_slot, now);  // M3: one fewer to wait for
         return;
     case Opcode::loop_begin:
         if (w.loop_depth == kMaxLoopDepth) return fail(slot, KernelError::loop_overflow, now);

@@ -211,6 +211,7 @@ private:
         bool pool_stall = false;           // waits for scalar registers
         bool sync_wait = false;            // waits for its sharers before a kernel/workgroup scalar update
         uint16_t sync_cycles = 0;
+        ScalarLevel sync_level = ScalarLevel::warp;
         bool waiting() const {
             return at_barrier || pool_stall || sync_wait || lock_wait == LockWait::arbiter || lock_wait == LockWait::parked;
         }

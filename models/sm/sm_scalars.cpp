@@ -109,9 +109,11 @@ bool StreamingMultiprocessor::sync_before_update(uint32_t slot, Warp& w, Block& 
     w.pc += kInstructionBytes;
     w.sync_wait = true;
     w.sync_cycles = std::max<uint16_t>(1, in.a);
+    w.sync_level = level;
     if (level == ScalarLevel::workgroup) {
         b.wg_sync.push_back(slot);
         check_workgroup_sync(b, now);
+        check_kernel_sync(b.desc.kernel_slot, now);
     } else {
         contexts_[b.desc.kernel_slot].kernel_sync.push_back(slot);
         check_kernel_sync(b.desc.kernel_slot, now);
@@ -129,9 +131,17 @@ void StreamingMultiprocessor::check_workgroup_sync(Block& b, const sc_time& now)
     b.wg_sync.clear();
 }
 
+// Warps of the kernel waiting at a block-level rendezvous (a barrier, a workgroup-level write)
+// are not waited for: their block may still have warps to start, in slots held by the warps
+// waiting here; they join the next kernel-level update.
 void StreamingMultiprocessor::check_kernel_sync(uint32_t kslot, const sc_time& now) {
     KernelContext& c = contexts_[kslot];
-    if (c.kernel_sync.empty() || c.kernel_sync.size() < c.active_warps) return;
+    if (c.kernel_sync.empty()) return;
+    uint32_t elsewhere = 0;
+    for (const Warp& w : warps_)
+        if (w.active && blocks_[w.block].desc.kernel_slot == kslot && (w.at_barrier || (w.sync_wait && w.sync_level == ScalarLevel::workgroup)))
+            ++elsewhere;
+    if (c.kernel_sync.size() + elsewhere < c.active_warps) return;
     ++stats_.scalar_updates;  // every running warp of the kernel on this SM is here
     for (uint32_t s : c.kernel_sync) {
         warps_[s].sync_wait = false;
