@@ -24,11 +24,14 @@ public:
     ScalarPool(uint32_t capacity, ScalarSplit split, Levels quotas, uint32_t slice_threshold)
         : capacity_(capacity), slice_threshold_(slice_threshold), split_(split), quota_(quotas) {}
 
-    // Reserves `n` registers per level (kernel, workgroup and warp), all or none.
-    bool reserve(const Levels& n) {
+    // Reserves `n` registers per level (kernel, workgroup and warp), all or none. Dynamic:
+    // `keep` registers stay free for slices (one warp's), which the other levels could
+    // otherwise take entirely.
+    bool reserve(const Levels& n, uint32_t keep = 0) {
         uint64_t want = 0;
         for (size_t l = 0; l < 3; ++l) want += n[l];
-        if (total_held_ + want > capacity_) return false;
+        if (split_ != ScalarSplit::dynamic) keep = 0;
+        if (total_held_ + want + keep > capacity_) return false;
         if (split_ != ScalarSplit::dynamic)
             for (size_t l = 0; l < 3; ++l)
                 if (held_[l] + n[l] > quota_[l]) return false;

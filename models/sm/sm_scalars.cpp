@@ -66,7 +66,8 @@ void StreamingMultiprocessor::split_for_kernels() {
 bool StreamingMultiprocessor::reserve_scalars(Block& b) {
     KernelContext& c = contexts_[b.desc.kernel_slot];
     const uint32_t kernel = c.kernel_reserved ? 0 : scalar_need(c, ScalarLevel::kernel);
-    if (!pool_.reserve({kernel, scalar_need(c, ScalarLevel::workgroup), b.desc.warps * scalar_need(c, ScalarLevel::warp), 0})) {
+    if (!pool_.reserve({kernel, scalar_need(c, ScalarLevel::workgroup), b.desc.warps * scalar_need(c, ScalarLevel::warp), 0},
+                       scalar_need(c, ScalarLevel::slice))) {
         if (!b.pool_waited) ++stats_.pool_waits;
         b.pool_waited = true;
         return false;
