@@ -448,7 +448,7 @@ const Schema<SmConfig>& sm_schema() {
                 c.fail(key_loc(m, at, "slice_size"), "must be fewer than warp_size (" + std::to_string(sm.warp_size) +
                                                          "), got " + std::to_string(sm.slice_size));
             const uint64_t quota = uint64_t(sm.scalar_quota[0]) + sm.scalar_quota[1] + sm.scalar_quota[2] + sm.scalar_quota[3];
-            if (quota > sm.scalar_pool)
+            if (quota > sm.scalar_pool && sm.scalar_split != ScalarSplit::kernel)  // the kernel split sets its own
                 c.fail(key_loc(m, at, "scalar_quota"), "the quotas add up to " + std::to_string(quota) +
                                                            ", more than scalar_pool (" + std::to_string(sm.scalar_pool) + ")");
         }};
@@ -784,6 +784,10 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
         }
         if (!held.empty() && in.op == Opcode::barrier)
             c.fail(at, "a barrier while holding " + name(held.back()) + ": unlock first");
+        if (in.op == Opcode::barrier && some_warps && s.policy.scalar == "multilevel" &&
+            writes_level(k.program, ScalarLevel::workgroup))
+            c.fail(at, "a barrier in an if_warp body, in a kernel with a workgroup-level write: the warps at the "
+                       "barrier and those at the write would wait for each other");
         // M3: a kernel- or workgroup-level write waits for every warp sharing the value.
         const bool shared_write = in.op == Opcode::salu && (in.mod & kScalarWriteFlag) &&
                                   (ScalarLevel(in.mod & 3) == ScalarLevel::kernel || ScalarLevel(in.mod & 3) == ScalarLevel::workgroup);

@@ -388,6 +388,7 @@ sc_time StreamingMultiprocessor::prefetch_kernargs(const Warp& w, const sc_time&
 bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
     if (!w.retake.empty()) {  // M2: taking back the locks released at the hold limit comes first
+        if (w.slice_scalars) slices_done(w, now);  // (M3: its last instruction's slices have ended)
         try_lock(slot, w, blocks_[w.block], w.retake.front(), true, now);
         return true;
     }
@@ -404,13 +405,13 @@ bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
 
 void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction& in, const sc_time& now) {
     Block& b = blocks_[w.block];
+    // M3: the slices of the warp's last instruction have ended; a scalar instruction needs its
+    // level's registers first, and without them the warp stalls (before the M2 counter counts it).
+    if (w.slice_scalars) slices_done(w, now);
+    if (in.op == Opcode::salu && policy_.multilevel_scalars && !scalars_ready(slot, w, b, in, now)) return;
     // M2: the counter thread counts what a warp holding locks executes (lock and unlock aside).
     if (!w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock && !count_held_instruction(slot, w, b, now))
         return;
-    // M3: the slices of the warp's last instruction have ended; a scalar instruction needs its
-    // level's registers first, and without them the warp stalls.
-    if (w.slice_scalars) slices_done(w, now);
-    if (in.op == Opcode::salu && policy_.multilevel_scalars && !scalars_ready(slot, w, b, in, now)) return;
     ++stats_.instructions;
     ++w.instructions;
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);

@@ -66,8 +66,11 @@ void StreamingMultiprocessor::split_for_kernels() {
 bool StreamingMultiprocessor::reserve_scalars(Block& b) {
     KernelContext& c = contexts_[b.desc.kernel_slot];
     const uint32_t kernel = c.kernel_reserved ? 0 : scalar_need(c, ScalarLevel::kernel);
+    uint32_t slices = 0;  // dynamic: one warp's slices of any kernel here stay free
+    for (const KernelContext& k : contexts_)
+        if (k.resident_blocks > 0) slices = std::max(slices, scalar_need(k, ScalarLevel::slice));
     if (!pool_.reserve({kernel, scalar_need(c, ScalarLevel::workgroup), b.desc.warps * scalar_need(c, ScalarLevel::warp), 0},
-                       scalar_need(c, ScalarLevel::slice))) {
+                       slices)) {
         if (!b.pool_waited) ++stats_.pool_waits;
         b.pool_waited = true;
         return false;
@@ -190,8 +193,8 @@ void StreamingMultiprocessor::scalars_block_left(Block& b, const sc_time& now) {
     if (--c.resident_blocks == 0) {  // the last block of the kernel here
         if (c.kernel_reserved) pool_.release(ScalarLevel::kernel, scalar_need(c, ScalarLevel::kernel), c.kernel_scalars);
         c.kernel_reserved = c.kernel_scalars = false;
-        split_for_kernels();
     }
+    split_for_kernels();  // what is held changed: quotas held up for it can go back
     scalars_freed(now);
 }
 
