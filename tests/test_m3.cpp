@@ -466,3 +466,38 @@ TEST_CASE("M3 the dynamic split never leaves a level holding more than its quota
     CHECK(pool.allocate_slice(4));
     CHECK(pool.peak(ScalarLevel::slice) == 4);
 }
+
+TEST_CASE("M3 with M2 a lock holder yielding at the hold limit gives its slices back", "[m3][m2]") {
+    // Found by review: the yielding warp kept its slices; the next holder waited for them for ever.
+    const auto run = test::run_yaml(R"(name: m1
+platform: {sms: 1, sm: {slice_threshold: 8, lock_hold_limit: 4}}
+policy: {scalar: multilevel, lock: priority}
+kernels:
+  - {name: k, grid: [128], block: [128], vregs: 8, shared_bytes: 4, scalars: {slice: 2},
+     program: [{op: lock, id: 0}, {op: valu, cycles: 2, repeat: 3}, {op: salu, level: slice, write: true},
+               {op: valu, cycles: 2}, {op: salu, level: slice, write: true}, {op: unlock, id: 0}]}
+)");
+    CHECK(run.kernel("k")["status"] == "ok");
+    CHECK(run.results["locks"]["hold_limit_releases"].get<uint64_t>() > 0);
+    CHECK(run.results["locks"]["releases"] == 4);
+}
+
+TEST_CASE("M3 a barrier in an if_warp body is refused in a kernel with workgroup-level writes", "[m3][errors]") {
+    const std::string yaml = R"(name: x
+policy: {scalar: multilevel}
+kernels:
+  - name: k
+    block: [64]
+    scalars: {workgroup: 1}
+    program:
+      - {op: if_warp, warps: [0], body: [{op: barrier}]}
+      - {op: salu, level: workgroup, write: true}
+)";
+    try {
+        parse_scenario(yaml, "t.yaml");
+        FAIL("accepted");
+    } catch (const ScenarioError& e) {
+        CHECK_THAT(std::string(e.what()), Contains("a barrier in an if_warp body, in a kernel with a workgroup-level write"));
+    }
+    CHECK_NOTHROW(parse_scenario(yaml, "t.yaml", {{"policy.scalar", "per-warp"}}));  // no sync: no conflict
+}
