@@ -501,3 +501,20 @@ kernels:
     }
     CHECK_NOTHROW(parse_scenario(yaml, "t.yaml", {{"policy.scalar", "per-warp"}}));  // no sync: no conflict
 }
+
+TEST_CASE("M3 the kernel split lets capacity move when the kernels' minimums exceed the pool", "[m3]") {
+    // a's blocks need 800 warp-level registers, b's 900 workgroup-level ones: together more
+    // than the pool (1024), so no split can give both a block's worth. Hard quotas left b
+    // waiting for ever (and a's blocks behind it); capacity now moves as in the dynamic split.
+    const auto run = test::run_yaml(R"(name: k4
+policy: {scalar: multilevel, dispatch: priority-warp}
+platform: {sms: 1, sm: {scalar_split: kernel}}
+queues: [{name: q0, priority: 3}, {name: q1, priority: 0}]
+kernels:
+  - {name: a, queue: q0, grid: [65536], block: [256], vregs: 8, scalars: {warp: 100}, program: [{op: salu, level: warp}, {op: valu, cycles: 200}]}
+  - {name: b, queue: q1, submit_ns: 8000, grid: [512], block: [256], vregs: 8, scalars: {workgroup: 900}, program: [{op: salu, level: workgroup}, {op: valu, cycles: 200}]}
+)");
+    CHECK(run.kernel("a")["status"] == "ok");
+    CHECK(run.kernel("b")["status"] == "ok");
+    CHECK(run.results["scalar"]["quota_moves"].get<uint64_t>() > 0);
+}

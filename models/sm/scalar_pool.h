@@ -32,11 +32,14 @@ public:
         for (size_t l = 0; l < 3; ++l) want += n[l];
         if (split_ != ScalarSplit::dynamic) keep = 0;
         if (total_held_ + want + keep > capacity_) return false;
-        if (split_ != ScalarSplit::dynamic)
+        // Quotas are hard, but for the dynamic split, and for the kernel split when the kernels
+        // on the SM need more than the pool at their minimums (one block each): then unheld
+        // capacity moves as in the dynamic split, so no block waits for ever.
+        if (!soft())
             for (size_t l = 0; l < 3; ++l)
                 if (held_[l] + n[l] > quota_[l]) return false;
         for (size_t l = 0; l < 3; ++l) {  // level by level, so a later grow() sees what an earlier one gave
-            if (split_ == ScalarSplit::dynamic) grow(l, n[l]);
+            if (soft()) grow(l, n[l]);
             held_[l] += n[l];
             total_held_ += n[l];
         }
@@ -60,7 +63,7 @@ public:
         if (n == 0) return true;
         if (total_held_ + n > capacity_ || held_[l] + n > slice_threshold_) return false;
         if (held_[l] + n > quota_[l]) {
-            if (split_ != ScalarSplit::dynamic) return false;
+            if (!soft()) return false;
             grow(l, n);
         }
         held_[l] += n;
@@ -79,7 +82,8 @@ public:
             all += demand[l] > least[l] ? demand[l] - least[l] : 0;
             base += least[l];
         }
-        if (base + all == 0 || base > capacity_) return;  // nothing to go by: the quotas stay
+        crowded_ = base > capacity_;
+        if (base + all == 0 || crowded_) return;  // nothing to go by, or too much: the quotas stay
         const uint64_t rest = capacity_ - base;
         uint32_t given = 0;
         size_t most = 0;
@@ -121,6 +125,7 @@ public:
     const Levels& used_by_level() const { return used_; }
 
 private:
+    bool soft() const { return split_ == ScalarSplit::dynamic || (split_ == ScalarSplit::kernel && crowded_); }
     // Dynamic: a level about to exceed its quota gets capacity no level holds (unassigned
     // first, then other levels' unheld quota, the largest first). The caller checked that
     // the capacity suffices.
@@ -155,6 +160,7 @@ private:
     Levels quota_, held_{}, used_{}, peak_{};
     uint32_t total_held_ = 0, total_used_ = 0, peak_total_ = 0;
     uint64_t moves_ = 0;
+    bool crowded_ = false;  // kernel split: the kernels' minimums exceed the pool
 };
 
 }  // namespace gpuvp
