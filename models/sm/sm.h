@@ -73,20 +73,28 @@ public:
     };
     static_assert(sizeof(BlockRow) == 32);
 
-    // M2, per warp priority (CPR value), over the warps that executed a lock instruction.
-    struct PriorityLockStats {
-        uint64_t warps = 0, acquisitions = 0, retakes = 0, sync_failures = 0, forced_releases = 0,
-                 hold_limit_releases = 0, redone_instructions = 0;
-        sc_core::sc_time wait_sum, wait_max;  // per acquisition: first try -> holding the lock
-        sc_core::sc_time end_sum, end_max;    // when its warps ended
-        PriorityLockStats& operator+=(const PriorityLockStats& o) {
-            warps += o.warps;
+    // M2: what is counted both for the whole SM and per warp priority.
+    struct LockCounts {
+        uint64_t acquisitions = 0, retakes = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
+                 redone_instructions = 0;
+        LockCounts& operator+=(const LockCounts& o) {
             acquisitions += o.acquisitions;
             retakes += o.retakes;
             sync_failures += o.sync_failures;
             forced_releases += o.forced_releases;
             hold_limit_releases += o.hold_limit_releases;
             redone_instructions += o.redone_instructions;
+            return *this;
+        }
+    };
+    // M2, per warp priority (CPR value), over the warps that executed a lock instruction.
+    struct PriorityLockStats : LockCounts {
+        uint64_t warps = 0;
+        sc_core::sc_time wait_sum, wait_max;  // per acquisition: first try -> holding the lock
+        sc_core::sc_time end_sum, end_max;    // when its warps ended
+        PriorityLockStats& operator+=(const PriorityLockStats& o) {
+            LockCounts::operator+=(o);
+            warps += o.warps;
             wait_sum += o.wait_sum;
             wait_max = std::max(wait_max, o.wait_max);
             end_sum += o.end_sum;
@@ -94,19 +102,12 @@ public:
             return *this;
         }
     };
-    struct LockStats {
-        uint64_t acquisitions = 0, retakes = 0, releases = 0, sync_failures = 0, forced_releases = 0,
-                 hold_limit_releases = 0, redone_instructions = 0, arbiter_requests = 0, stale_decisions = 0,
-                 deadlocks = 0;
+    struct LockStats : LockCounts {
+        uint64_t releases = 0, arbiter_requests = 0, stale_decisions = 0, deadlocks = 0;
         std::map<uint32_t, PriorityLockStats> by_priority;
         LockStats& operator+=(const LockStats& o) {  // several SMs' together
-            acquisitions += o.acquisitions;
-            retakes += o.retakes;
+            LockCounts::operator+=(o);
             releases += o.releases;
-            sync_failures += o.sync_failures;
-            forced_releases += o.forced_releases;
-            hold_limit_releases += o.hold_limit_releases;
-            redone_instructions += o.redone_instructions;
             arbiter_requests += o.arbiter_requests;
             stale_decisions += o.stale_decisions;
             deadlocks += o.deadlocks;
@@ -197,7 +198,7 @@ private:
         uint64_t hold_count = 0;           // the counter thread: instructions executed holding locks
         Checkpoint checkpoint;
         LockWait lock_wait = LockWait::none;
-        uint16_t wait_lock = 0, wait_holder = 0;
+        uint16_t wait_lock = 0;
         uint32_t request_seq = 0;
         bool trying = false;               // between the first try of a lock instruction and taking the lock
         sc_core::sc_time trying_since;
@@ -303,6 +304,11 @@ private:
     void lock_event(LockEventKind k, const Warp& w, const Block& b, uint16_t lock, const sc_core::sc_time& t,
                     uint32_t other = ~0u, uint64_t redone = 0);
     PriorityLockStats& by_priority(const Warp& w) { return stats_.locks.by_priority[w.cpr]; }
+    // Counts for the SM and for the warp's priority at once.
+    void count_lock(const Warp& w, uint64_t LockCounts::*what, uint64_t n = 1) {
+        stats_.locks.*what += n;
+        by_priority(w).*what += n;
+    }
     uint32_t lock_address(const Block& b, uint16_t id) const { return b.shared_base + id * kLockWordBytes; }
 
     uint32_t id_;

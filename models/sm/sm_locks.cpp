@@ -108,7 +108,6 @@ void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_
         return make_ready(slot, done);
     }
     const uint16_t holder = uint16_t(word & ~kLockBit);
-    w.wait_holder = holder;
     if (policy_.locks == LockScheme::priority) {
         // The atomic returns the holder's id; the warp pushes the pair to its block's arbiter.
         w.lock_wait = LockWait::arbiter;
@@ -133,8 +132,7 @@ void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_
 // back its locks after the hold limit puts them back on its list instead.
 void StreamingMultiprocessor::lock_failed(uint32_t slot, Warp& w, Block& b, uint16_t id, uint16_t holder,
                                           const sc_time& now) {
-    ++stats_.locks.sync_failures;
-    ++by_priority(w).sync_failures;
+    count_lock(w, &LockCounts::sync_failures);
     lock_event(LockEventKind::sync_failure, w, b, id, now, holder);
     if (w.held.empty()) return;
     if (!w.retake.empty()) {
@@ -154,15 +152,13 @@ void StreamingMultiprocessor::acquire(Warp& w, Block& b, uint16_t id, bool resum
     w.held.push_back(id);
     w.held_at.push_back(w.hold_count);  // this lock's count starts at 0
     w.failures = 0;
-    PriorityLockStats& p = by_priority(w);
     if (resume) {  // a lock taken back after the hold limit
         w.retake.erase(w.retake.begin());
-        ++stats_.locks.retakes;
-        ++p.retakes;
+        count_lock(w, &LockCounts::retakes);
     } else {
         const sc_time wait = ready - w.trying_since;
-        ++stats_.locks.acquisitions;
-        ++p.acquisitions;
+        count_lock(w, &LockCounts::acquisitions);
+        PriorityLockStats& p = by_priority(w);
         p.wait_sum += wait;
         p.wait_max = std::max(p.wait_max, wait);
     }
@@ -199,8 +195,7 @@ bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Blo
         ++w.hold_count;
         return true;
     }
-    ++stats_.locks.hold_limit_releases;
-    ++by_priority(w).hold_limit_releases;
+    count_lock(w, &LockCounts::hold_limit_releases);
     last_progress_ = now;  // the work done so far stays done: progress, for the watchdog
     w.retake = drop_locks(w, b, LockEventKind::hold_limit_release, now);
     note_activity(w, now);
@@ -230,8 +225,7 @@ void StreamingMultiprocessor::rewind(Warp& w, const sc_time& now) {
     w.accesses = w.checkpoint.accesses;
     w.retake.clear();
     note_activity(w, now);
-    stats_.locks.redone_instructions += redone;
-    by_priority(w).redone_instructions += redone;
+    count_lock(w, &LockCounts::redone_instructions, redone);
     if (observer_) {
         LockEvent e{};
         e.kind = LockEventKind::rewound;
@@ -302,8 +296,7 @@ void StreamingMultiprocessor::lock_decision(const LockDecision& d, const sc_time
             // The arbiter signals the holder: it releases all its locks and abandons its
             // critical section; this lock goes to the requester.
             Warp& h = warps_[hslot];
-            ++stats_.locks.forced_releases;
-            ++by_priority(h).forced_releases;
+            count_lock(h, &LockCounts::forced_releases);
             drop_locks(h, b, LockEventKind::forced_release, now, w.index, id);
             rewind(h, now);
             if (h.lock_wait == LockWait::parked) {  // an older equal warp waiting with its locks: it stops waiting
