@@ -301,7 +301,7 @@ private:
     void lock_left(Warp& w, Block& b, const sc_core::sc_time& now);  // the warp ends: give up lock state
     void check_lock_watchdog(const sc_core::sc_time& now);
     std::string lock_state(const Block& b) const;
-    void lock_event(LockEventKind k, const Warp& w, const Block& b, uint16_t lock, const sc_core::sc_time& t,
+    void lock_event(LockEventKind k, const Warp& w, const Block& b, uint32_t lock, const sc_core::sc_time& t,
                     uint32_t other = ~0u, uint64_t redone = 0);
     PriorityLockStats& by_priority(const Warp& w) { return stats_.locks.by_priority[w.cpr]; }
     // Counts for the SM and for the warp's priority at once.

@@ -41,7 +41,7 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
-void StreamingMultiprocessor::lock_event(LockEventKind k, const Warp& w, const Block& b, uint16_t lock,
+void StreamingMultiprocessor::lock_event(LockEventKind k, const Warp& w, const Block& b, uint32_t lock,
                                          const sc_time& t, uint32_t other, uint64_t redone) {
     if (!observer_) return;
     LockEvent e{};
@@ -226,22 +226,7 @@ void StreamingMultiprocessor::rewind(Warp& w, const sc_time& now) {
     w.retake.clear();
     note_activity(w, now);
     count_lock(w, &LockCounts::redone_instructions, redone);
-    if (observer_) {
-        LockEvent e{};
-        e.kind = LockEventKind::rewound;
-        e.sm = id_;
-        const Block& b = blocks_[w.block];
-        e.kernel_slot = b.desc.kernel_slot;
-        e.block = b.desc.block_id;
-        e.warp = w.index;
-        e.other = ~0u;
-        e.lock = ~0u;
-        e.slot = uint32_t(&w - warps_.data());
-        e.cpr = w.cpr;
-        e.t = now;
-        e.redone = redone;
-        observer_->lock_event(e);
-    }
+    lock_event(LockEventKind::rewound, w, blocks_[w.block], ~0u, now, ~0u, redone);
 }
 
 // The lock is free: its waiters try again, the oldest critical section first (it issues first
