@@ -24,6 +24,14 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
         r.submit = sc_time(k.submit_ns, sc_core::SC_NS);
         launches_.push_back(r);
     }
+    for (const DrawSpec& d : work_.draws) {
+        LaunchRecord r;
+        r.name = d.name;
+        r.draw = true;
+        r.queue = queue_index(d.queue.empty() ? work_.queues.front().name : d.queue);
+        r.submit = sc_time(d.submit_ns, sc_core::SC_NS);
+        launches_.push_back(r);
+    }
     // Per queue, kernels in submit order (ties: the order of the file).
     for (size_t i = 0; i < launches_.size(); ++i) queues_[launches_[i].queue].kernels.push_back(i);
     for (QueueState& q : queues_)
@@ -73,7 +81,7 @@ void HostDriver::load(uint64_t address, const std::vector<unsigned char>& bytes)
 }
 
 void HostDriver::end_of_elaboration() {
-    for (size_t i = 0; i < launches_.size(); ++i) {
+    for (size_t i = 0; i < work_.kernels.size(); ++i) {
         const KernelSpec& k = work_.kernels[i];
         LaunchRecord& r = launches_[i];
         std::vector<unsigned char> image = build_code_object(k, layout_.warp_size, work_.multilevel_scalars);
@@ -88,6 +96,13 @@ void HostDriver::end_of_elaboration() {
         r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
         r.signal = alloc_host(8, 64);  // a line of its own
         // 1 from the start, so a barrier on a kernel not yet submitted waits for it.
+        int64_t one = 1;
+        if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, r.signal, &one, 8) != 8)
+            throw std::runtime_error("host memory does not hold the completion signals");
+    }
+    for (size_t i = work_.kernels.size(); i < launches_.size(); ++i) {  // draws: a signal each
+        LaunchRecord& r = launches_[i];
+        r.signal = alloc_host(8, 64);
         int64_t one = 1;
         if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, r.signal, &one, 8) != 8)
             throw std::runtime_error("host memory does not hold the completion signals");
@@ -159,7 +174,8 @@ void HostDriver::submit_queue(uint32_t q) {
     for (size_t k : queues_[q].kernels) {
         const sc_time at = launches_[k].submit;
         if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
-        submit(q, k);
+        if (launches_[k].draw) submit_draw(q, k);
+        else submit(q, k);
     }
 }
 
@@ -240,6 +256,28 @@ void HostDriver::submit(uint32_t q, size_t k) {
                            hsa_fence_scope_t(spec.release_fence));
     apply_packet_overrides(p, spec.packet);
     if (p.completion_signal.handle != r.signal) r.signal = p.completion_signal.handle;
+    r.packet = reserve_packet(q);
+    write_packet(q, r.packet, &p);
+    r.doorbell = sc_core::sc_time_stamp();
+    r.rung = true;
+}
+
+// M4: a draw is one vendor-specific packet; the runtime's overhead and the signal reset come
+// first, as for a kernel.
+void HostDriver::submit_draw(uint32_t q, size_t k) {
+    const DrawSpec& spec = work_.draws[k - work_.kernels.size()];
+    LaunchRecord& r = launches_[k];
+    if (work_.api_overhead_ns > 0) wait(sc_time(work_.api_overhead_ns, sc_core::SC_NS));
+    int64_t one = 1;
+    mem_write(r.signal, &one, 8);
+    DrawPacket p{};
+    p.vertex_tasks = spec.vertex_tasks;
+    p.vertex_cycles = spec.vertex_cycles;
+    p.pixel_tasks_per_vertex_task = spec.pixel_tasks_per_vertex_task;
+    p.pixel_cycles = spec.pixel_cycles;
+    p.completion_signal.handle = r.signal;
+    p.header.AmdFormat = kDrawPacketFormat;
+    p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
     r.packet = reserve_packet(q);
     write_packet(q, r.packet, &p);
     r.doorbell = sc_core::sc_time_stamp();

@@ -3,7 +3,9 @@
 // by debug transport: the loader runs before simulated time starts) and creates the queues
 // through mmio. Then, per queue, at each kernel's submit time: runtime overhead, kernel
 // arguments into host memory, barrier-AND packets for `after` and a barrier-OR packet for
-// `after_any`, the AQL packet (body first, header last), a doorbell after each packet. An interrupt handler reads INT_STATUS and the completion signals.
+// `after_any`, the AQL packet (body first, header last), a doorbell after each packet. Draws
+// (M4) go the same way as vendor-specific draw packets. An interrupt handler reads INT_STATUS
+// and the completion signals.
 #pragma once
 #include "firmware/workload.h"
 
@@ -24,9 +26,10 @@ struct HostLayout {
     uint32_t warp_size = 32;
 };
 
-// What the host saw of one kernel launch.
+// What the host saw of one kernel launch (or one draw).
 struct LaunchRecord {
     std::string name;
+    bool draw = false;  // M4: a draw packet, not a kernel
     uint32_t queue = 0;
     uint64_t packet = ~0ull;  // its index in the queue
     uint64_t kernel_object = 0, kernarg = 0, signal = 0, global = 0;
@@ -44,6 +47,7 @@ public:
 
     HostDriver(sc_core::sc_module_name name, const Workload& work, const HostLayout& layout);
 
+    // The kernels in the workload's order, then the draws in theirs.
     const std::vector<LaunchRecord>& launches() const { return launches_; }
     bool all_done() const;
     uint32_t queue_index(const std::string& name) const;
@@ -60,6 +64,7 @@ private:
     void create_queues();
     void submit_queue(uint32_t q);
     void submit(uint32_t q, size_t k);
+    void submit_draw(uint32_t q, size_t k);
     uint64_t reserve_packet(uint32_t q);
     void write_packet(uint32_t q, uint64_t index, const void* packet);
     void interrupt_handler();

@@ -52,9 +52,22 @@ struct KernelSpec {
     int line = 0;
 };
 
+// M4: graphics work for the unified shading array, sent as a vendor-specific draw packet.
+struct DrawSpec {
+    std::string name;
+    std::string queue;  // empty: the first queue
+    double submit_ns = 0;
+    uint32_t vertex_tasks = 1;
+    uint32_t vertex_cycles = 100;               // per vertex task
+    uint32_t pixel_tasks_per_vertex_task = 0;   // ready when their vertex task ends
+    uint32_t pixel_cycles = 100;                // per pixel task
+    int line = 0;
+};
+
 struct Workload {
     std::vector<QueueSpec> queues;
     std::vector<KernelSpec> kernels;
+    std::vector<DrawSpec> draws;  // M4
     double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
     double store_ns = 200;       // one store of the host CPU into host memory (kernargs, packet, signal)
     // The prior art of M5 (`launch: serial`): before ringing the doorbell the host copies the

@@ -1,6 +1,7 @@
 #include "platform/gpu.h"
 #include "models/common/memory_map.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gpuvp {
@@ -11,7 +12,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config),
       clock_(config.platform.clock_mhz),
       inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
-      to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter") {
+      to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter"),
+      debug_usa_("debug_usa") {
     const PlatformConfig& p = cfg_.platform;
     const sc_time bus = clock_.cycles(p.bus_cycles);
     auto policy = make_placement_policy(cfg_.dispatch);
@@ -22,10 +24,16 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         throw std::invalid_argument("unknown lock policy '" + cfg_.lock + "'");
     if (cfg_.scalar != "per-warp" && cfg_.scalar != "multilevel")
         throw std::invalid_argument("unknown scalar policy '" + cfg_.scalar + "'");
+    auto shading = make_shading_policy(cfg_.shading, p.usa.cores);
+    if (!shading) throw std::invalid_argument("unknown shading policy '" + cfg_.shading + "'");
 
     DispatchLimits limits;
     limits.max_group_segment = p.sm.shared_memory;
-    cp_ = std::make_unique<CommandProcessor>("cp", p.cp, p.sm.max_kernels, limits, clock_, bus, observer);
+    DrawLimits draw_limits;
+    draw_limits.max_pixel_tasks_per_vertex_task = std::min(draw_limits.max_pixel_tasks_per_vertex_task, p.usa.pixel_queue);
+    cp_ = std::make_unique<CommandProcessor>("cp", p.cp, p.sm.max_kernels, limits, p.usa.max_draws, draw_limits, clock_,
+                                             bus, observer);
+    usa_ = std::make_unique<UnifiedShadingArray>("usa", p.usa, std::move(shading), clock_, bus, observer);
     wlm_ = std::make_unique<WorkloadManager>("wlm", p.sm, p.wlm, clock_, bus, observer);
     glc_ = std::make_unique<GlobalLogicController>("glc", p.sms, p.sm, p.sm.max_kernels, p.glc, clock_, bus,
                                                    std::move(policy), observer);
@@ -51,6 +59,9 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     cp_->mem.bind(fabric_->in);
     cp_->to_wlm.bind(wlm_->regs);
     cp_->irq.bind(irq);
+    cp_->to_usa.bind(usa_->regs);
+    usa_->to_cp.bind(cp_->internal);
+    debug_usa_.bind(usa_->regs);
     wlm_->mem.bind(fabric_->in);
     wlm_->to_glc.bind(glc_->regs);
     wlm_->to_cp.bind(cp_->internal);
@@ -133,6 +144,9 @@ unsigned Gpu::debug_aperture(tlm::tlm_generic_payload& gp) {
     } else if (a >= map::kDebugArbiter && a < map::kDebugArbiter + map::kDebugStride * arbiters_.size()) {
         gp.set_address((a - map::kDebugArbiter) % map::kDebugStride);
         n = debug_arbiter_[int((a - map::kDebugArbiter) / map::kDebugStride)]->transport_dbg(gp);
+    } else if (a >= map::kDebugUsa && a < map::kDebugUsa + map::kDebugStride) {
+        gp.set_address(a - map::kDebugUsa);
+        n = debug_usa_->transport_dbg(gp);
     }
     gp.set_address(a);
     return n;

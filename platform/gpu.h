@@ -3,7 +3,8 @@
 //   sysmem TLM initiator: every access the GPU makes to host/system memory
 //   irq    interrupt output (level, active high)
 // Inside: command processor, workload manager, global logic controller, SMs (each with
-// L1I/L1D), the memory fabric, L2, device memory and the device-host link.
+// L1I/L1D and a lock arbiter), the unified shading array, the memory fabric, L2, device memory
+// and the device-host link.
 #pragma once
 #include "models/common/observer.h"
 #include "models/cp/command_processor.h"
@@ -14,6 +15,7 @@
 #include "models/memory/router.h"
 #include "models/sm/lock_arbiter.h"
 #include "models/sm/sm.h"
+#include "models/usa/unified_shading_array.h"
 #include "models/wlm/workload_manager.h"
 #include "platform/scenario.h"
 
@@ -34,6 +36,7 @@ struct GpuConfig {
     std::string launch = "serial";  // "prefetch": the ISU prefetches kernel arguments (M5)
     std::string lock = "spin";      // "priority": warp mutexes with CPRs, arbiters, hold limit (M2)
     std::string scalar = "per-warp";  // "multilevel": the SMs' scalar pools shared by four levels (M3)
+    std::string shading = "static";   // "adaptive" | "adaptive-depth-first": the shading array's balancer (M4)
 };
 
 class Gpu : public sc_core::sc_module {
@@ -52,6 +55,7 @@ public:
     const Cache& l1i(uint32_t sm) const { return *l1i_.at(sm); }
     const Cache& l1d(uint32_t sm) const { return *l1d_.at(sm); }
     const LockArbiter& arbiter(uint32_t sm) const { return *arbiters_.at(sm); }
+    const UnifiedShadingArray& usa() const { return *usa_; }
     const Cache& l2() const { return *l2_; }
     const Memory& device_memory() const { return *device_memory_; }
     const Clock& clock() const { return clock_; }
@@ -69,12 +73,14 @@ private:
     tlm_utils::simple_initiator_socket<Gpu> debug_glc_;                   // transport_dbg only
     tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_sm_;         // transport_dbg only
     tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_arbiter_;    // transport_dbg only
+    tlm_utils::simple_initiator_socket<Gpu> debug_usa_;                   // transport_dbg only
     std::unique_ptr<CommandProcessor> cp_;
     std::unique_ptr<WorkloadManager> wlm_;
     std::unique_ptr<GlobalLogicController> glc_;
     std::vector<std::unique_ptr<StreamingMultiprocessor>> sms_;
     std::vector<std::unique_ptr<Cache>> l1i_, l1d_;  // beside each SM
     std::vector<std::unique_ptr<LockArbiter>> arbiters_;  // one per SM (M2)
+    std::unique_ptr<UnifiedShadingArray> usa_;            // M4
     std::unique_ptr<Router> fabric_;
     std::unique_ptr<Cache> l2_;
     std::unique_ptr<Memory> device_memory_;

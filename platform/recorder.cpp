@@ -1,6 +1,7 @@
 #include "platform/recorder.h"
 #include "models/common/timing.h"
 #include "models/common/tlm_util.h"
+#include "models/usa/load_flags.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,11 @@ uint64_t block_key(uint32_t slot, uint64_t block) { return uint64_t(slot) << 48 
 const Recorder::Kernel* Recorder::kernel(uint32_t queue, uint64_t packet) const {
     auto it = kernels_.find({queue, packet});
     return it == kernels_.end() ? nullptr : &it->second;
+}
+
+const Recorder::Draw* Recorder::draw(uint32_t queue, uint64_t packet) const {
+    auto it = draws_.find({queue, packet});
+    return it == draws_.end() ? nullptr : &it->second;
 }
 
 Recorder::Kernel* Recorder::live(uint32_t slot) {
@@ -203,6 +209,88 @@ void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, cons
     lock_stalls_.push_back({key, state, t});
 }
 
+// --- M4: draws and the unified shading array --------------------------------------------
+
+void Recorder::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell, const sc_time& t) {
+    if (slot >= draw_slot_key_.size()) draw_slot_key_.resize(slot + 1, {~0u, 0});
+    draw_slot_key_[slot] = {queue, packet};
+    Draw& d = draws_[{queue, packet}];
+    d = Draw{};
+    d.queue = queue;
+    d.packet = packet;
+    d.doorbell_seen = doorbell;
+    d.accepted = t;
+}
+
+void Recorder::draw_stage(uint32_t slot, DrawStage s, const sc_time& t) {
+    if (slot >= draw_slot_key_.size()) return;
+    auto it = draws_.find(draw_slot_key_[slot]);
+    if (it != draws_.end() && !it->second.stages[size_t(s)]) it->second.stages[size_t(s)] = t;
+}
+
+void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
+    if (slot >= draw_slot_key_.size()) return;
+    auto it = draws_.find(draw_slot_key_[slot]);
+    if (it == draws_.end()) return;
+    Draw& d = it->second;
+    d.completed = t;
+    d.error = e;
+    if (trace_ && room()) {
+        const sc_time from = d.stages[size_t(DrawStage::arrived)].value_or(d.accepted);
+        TraceEvent ev{"", "draw", 'X', us(from), us(t) - us(from), kUsaPid, 0, {}};
+        ev.kernel_key = draw_slot_key_[slot];
+        ev.args["queue"] = d.queue;
+        ev.args["packet"] = d.packet;
+        ev.args["status"] = e == KernelError::none ? "ok" : kernel_error_text(e);
+        ev.tid = 1000 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
+        events_.push_back(std::move(ev));
+        usa_seen_ = true;
+    }
+    draw_slot_key_[slot] = {~0u, 0};
+}
+
+// Each task is a slice on its core's row, named by its type.
+void Recorder::shading_task(const ShadingTask& task) {
+    if (!trace_ || !room()) return;
+    usa_seen_ = true;
+    TraceEvent ev{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
+                  kUsaPid, task.core, {}};
+    if (task.draw_slot < draw_slot_key_.size()) ev.kernel_key = draw_slot_key_[task.draw_slot];
+    ev.args["task"] = task.task;
+    ev.args["start_ns"] = to_ns(task.start);  // inputs in (and shader state loaded)
+    if (task.switched) ev.args["switched"] = true;
+    events_.push_back(std::move(ev));
+}
+
+// Counter tracks: the load flags, the split, busy cores and ready tasks.
+void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
+    if (!trace_) return;
+    usa_seen_ = true;
+    auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv) {
+        if (!room()) return;
+        TraceEvent ev{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}};
+        ev.args[a] = av;
+        ev.args[b] = bv;
+        events_.push_back(std::move(ev));
+    };
+    counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel);
+    counter("cores by type", "vertex", s.vertex_cores, "pixel", s.pixel_cores);
+    counter("busy cores", "vertex", s.busy_vertex, "pixel", s.busy_pixel);
+    counter("ready tasks", "vertex", s.ready_vertex, "pixel", s.ready_pixel);
+}
+
+void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {
+    if (!trace_ || !room()) return;
+    usa_seen_ = true;
+    TraceEvent ev{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
+                      flag_bits(f.idle_pixel) + ")",
+                  "usa", 'i', us(t), 0, kUsaPid, core, {}};
+    ev.args["core"] = core;
+    ev.args["idle_vertex"] = flag_bits(f.idle_vertex);
+    ev.args["idle_pixel"] = flag_bits(f.idle_pixel);
+    events_.push_back(std::move(ev));
+}
+
 void Recorder::irq(bool level, const sc_time& t) {
     if (!trace_ || !room()) return;
     TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
@@ -225,7 +313,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
 
 nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint32_t, uint64_t)>& name_of,
                                             const std::vector<std::string>& queue_names, uint32_t sms,
-                                            uint32_t warp_slots) const {
+                                            uint32_t warp_slots, uint32_t usa_cores) const {
     using json = nlohmann::ordered_json;
     json events = json::array();
     auto meta = [&](const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
@@ -246,6 +334,13 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
         meta("thread_name", kSmPid + s, kArbiterTid, "lock arbiters");
         meta("thread_name", kSmPid + s, kTableTid, "block status table");
     }
+    if (usa_seen_) {
+        meta("process_name", kUsaPid, 0, "unified shading array");
+        for (uint32_t c = 0; c < usa_cores; ++c)
+            meta("thread_name", kUsaPid, c,
+                 "SSC" + std::to_string(c / kCoresPerCluster + 1) + " core" + std::to_string(c % kCoresPerCluster + 1));
+        for (uint32_t l = 0; l < draw_lanes_.size(); ++l) meta("thread_name", kUsaPid, 1000 + l, "draws");
+    }
     for (const auto& [key, name] : thread_names_) meta("thread_name", key.first, key.second, name);
     // Times to whole picoseconds, so 1.5 us prints as 1.5 and not as 1.5000000000000002.
     auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
@@ -258,10 +353,10 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
         json args = e.args;
         if (e.kernel_key.first != ~0u) {
             std::string k = name_of(e.kernel_key.first, e.kernel_key.second);
-            if (e.cat == "kernel") j["name"] = k;
+            if (e.cat == "kernel" || e.cat == "draw") j["name"] = k;
             if (e.cat == "block") j["name"] = k + " " + e.name;
             if (e.cat == "warp") j["name"] = k + " b" + std::to_string(e.args["block"].get<uint64_t>()) + " " + e.name;
-            args["kernel"] = k;
+            args[e.cat == "draw" || e.cat == "shading" ? "draw" : "kernel"] = k;
         }
         if (!args.empty()) j["args"] = args;
         events.push_back(std::move(j));

@@ -31,6 +31,15 @@ public:
         std::optional<sc_core::sc_time> completed;
         KernelError error = KernelError::none;
     };
+    // M4: a draw, keyed like a kernel.
+    struct Draw {
+        uint32_t queue = 0;
+        uint64_t packet = 0;
+        sc_core::sc_time doorbell_seen, accepted;
+        std::array<std::optional<sc_core::sc_time>, size_t(DrawStage::count)> stages;
+        std::optional<sc_core::sc_time> completed;
+        KernelError error = KernelError::none;
+    };
     struct Rejection {
         uint32_t queue;
         uint64_t packet;
@@ -54,6 +63,7 @@ public:
     };
 
     const Kernel* kernel(uint32_t queue, uint64_t packet) const;
+    const Draw* draw(uint32_t queue, uint64_t packet) const;
     const std::vector<Rejection>& rejections() const { return rejections_; }
     const std::vector<LockStall>& lock_stalls() const { return lock_stalls_; }
     uint64_t warps_finished() const { return warps_; }
@@ -62,7 +72,7 @@ public:
     // The trace as Chrome trace-event JSON; `name_of` names a kernel by (queue, packet).
     nlohmann::ordered_json trace_json(const std::function<std::string(uint32_t, uint64_t)>& name_of,
                                       const std::vector<std::string>& queue_names, uint32_t sms,
-                                      uint32_t warp_slots) const;
+                                      uint32_t warp_slots, uint32_t usa_cores) const;
     void add_launch_stages(const std::string& kernel, const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                            uint32_t lane);
 
@@ -84,9 +94,17 @@ public:
     void lock_event(const LockEvent& e) override;
     void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) override;
     void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) override;
+    void draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
+                       const sc_core::sc_time& t) override;
+    void draw_stage(uint32_t slot, DrawStage s, const sc_core::sc_time& t) override;
+    void draw_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) override;
+    void shading_task(const ShadingTask& task) override;
+    void shading_state(const ShadingState& s, const sc_core::sc_time& t) override;
+    void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on, const sc_core::sc_time& t) override;
 
     // Trace process ids.
-    static constexpr uint32_t kHostPid = 1, kCpPid = 2, kGlcPid = 3, kLaunchPid = 4, kKernelPid = 5, kSmPid = 100;
+    static constexpr uint32_t kHostPid = 1, kCpPid = 2, kGlcPid = 3, kLaunchPid = 4, kKernelPid = 5, kUsaPid = 6,
+                              kSmPid = 100;
     static constexpr uint32_t kArbiterTid = 998, kTableTid = 999;  // rows of an SM's process
 
 private:
@@ -98,6 +116,10 @@ private:
     uint64_t limit_, dropped_ = 0;
     std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
     std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
+    std::map<std::pair<uint32_t, uint64_t>, Draw> draws_;
+    std::vector<std::pair<uint32_t, uint64_t>> draw_slot_key_;  // live draw slot -> key
+    std::vector<double> draw_lanes_;
+    bool usa_seen_ = false;
     std::vector<Rejection> rejections_;
     std::vector<LockStall> lock_stalls_;
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;

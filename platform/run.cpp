@@ -58,6 +58,39 @@ std::string fmt_ns(double v) {
     return b;
 }
 
+// What became of a kernel or a draw, in words: "ok", its error, or why it did not complete.
+std::string launch_status(const LaunchRecord& l, const System& sys, const Recorder& rec, bool starved) {
+    std::string status = "ok";
+    const auto& cq = sys.gpu.cp().queue(l.queue);
+    if (!l.done && cq.status != QueueError::none && (!l.rung || l.packet >= cq.read_index)) {
+        status = "not processed: queue stopped by " + std::string(queue_error_name(cq.status)) + " at packet " +
+                 std::to_string(cq.error_packet);  // submitted after it stopped
+    } else if (!l.done) {
+        status = starved ? std::string("did not complete: the simulated machine went idle with the ") +
+                               (l.draw ? "draw" : "kernel") + " unfinished"
+                         : "did not complete by max_sim_ns";
+        if (!l.rung) status += "; the host had not rung its doorbell";
+        const std::string w = sys.gpu.cp().waiting_for(l.queue);
+        if (!w.empty()) status += "; its queue: " + w;
+    } else if (!l.error.empty()) {
+        status = l.error;
+        bool stop_named = false;
+        for (const auto& r : rec.rejections()) {
+            if (r.queue != l.queue) continue;
+            const std::string why = std::string(queue_error_name(r.why.error)) + ": " + r.why.field + ": " + r.why.detail;
+            if (r.packet == l.packet) {
+                status = why;  // its own packet was rejected
+                break;
+            }
+            if (!stop_named && status.rfind("not processed", 0) == 0) {
+                status = l.error + " (" + why + ")";  // the first rejection is what stopped the queue
+                stop_named = true;
+            }
+        }
+    }
+    return status;
+}
+
 }  // namespace
 
 namespace {
@@ -86,6 +119,7 @@ std::vector<double> alone_turnarounds(const Scenario& s) {
             k.after.clear();
             k.after_any.clear();
             alone.workload.kernels = {k};
+            alone.workload.draws.clear();
             double v = NAN;
             try {
                 RunOutput o = run_scenario(alone, RunOptions{false});
@@ -132,39 +166,14 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     json kernels = json::array();
     int kernels_ok = 0, kernels_failed = 0;
     std::vector<std::vector<std::pair<std::string, double>>> table_rows;
-    for (size_t i = 0; i < launches.size(); ++i) {
+    const size_t kernel_count = s.workload.kernels.size();  // launches: the kernels, then the draws
+    for (size_t i = 0; i < kernel_count; ++i) {
         const LaunchRecord& l = launches[i];
         const KernelSpec& spec = s.workload.kernels[i];
         const Recorder::Kernel* k = l.rung ? rec.kernel(l.queue, l.packet) : nullptr;
         auto stage = [&](Stage st) -> std::optional<sc_time> { return k ? k->stages[size_t(st)] : std::nullopt; };
 
-        std::string status = "ok";
-        const auto& cq = sys.gpu.cp().queue(l.queue);
-        if (!l.done && cq.status != QueueError::none && (!l.rung || l.packet >= cq.read_index)) {
-            status = "not processed: queue stopped by " + std::string(queue_error_name(cq.status)) + " at packet " +
-                     std::to_string(cq.error_packet);  // submitted after it stopped
-        } else if (!l.done) {
-            status = starved ? "did not complete: the simulated machine went idle with the kernel unfinished"
-                             : "did not complete by max_sim_ns";
-            if (!l.rung) status += "; the host had not rung its doorbell";
-            const std::string w = sys.gpu.cp().waiting_for(l.queue);
-            if (!w.empty()) status += "; its queue: " + w;
-        } else if (!l.error.empty()) {
-            status = l.error;
-            bool stop_named = false;
-            for (const auto& r : rec.rejections()) {
-                if (r.queue != l.queue) continue;
-                const std::string why = std::string(queue_error_name(r.why.error)) + ": " + r.why.field + ": " + r.why.detail;
-                if (r.packet == l.packet) {
-                    status = why;  // its own packet was rejected
-                    break;
-                }
-                if (!stop_named && status.rfind("not processed", 0) == 0) {
-                    status = l.error + " (" + why + ")";  // the first rejection is what stopped the queue
-                    stop_named = true;
-                }
-            }
-        }
+        std::string status = launch_status(l, sys, rec, starved);
         for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
             if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
         (status == "ok" ? kernels_ok : kernels_failed)++;
@@ -274,7 +283,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         resident.push_back(st.resident_warps_max);
     }
     out.warp_instructions = instructions;
-    out.kernels = launches.size();
+    out.kernels = kernel_count;
 
     // Queues and rejected packets.
     json qj = json::array();
@@ -373,6 +382,84 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         {"quota_moves", moves},
         {"resident_warps_max", resident}};
 
+    // M4: the unified shading array and its draws.
+    int draws_ok = 0, draws_failed = 0;
+    double draws_complete = 0;
+    json draws = json::array();
+    for (size_t i = kernel_count; i < launches.size(); ++i) {
+        const LaunchRecord& l = launches[i];
+        const DrawSpec& spec = s.workload.draws[i - kernel_count];
+        const Recorder::Draw* d = l.rung ? rec.draw(l.queue, l.packet) : nullptr;
+        const std::string status = launch_status(l, sys, rec, starved);
+        (status == "ok" ? draws_ok : draws_failed)++;
+        auto stage = [&](DrawStage st) { return d ? opt_ns(d->stages[size_t(st)]) : json(nullptr); };
+        const double submit = ns_of(l.submit);
+        auto since_submit = [&](const json& t) { return t.is_number() ? json(ns_diff(t.get<double>(), submit)) : json(nullptr); };
+        const json complete = d ? opt_ns(d->completed) : json(nullptr);
+        if (complete.is_number()) draws_complete = std::max(draws_complete, complete.get<double>());
+        json j;
+        j["name"] = l.name;
+        j["queue"] = queue_name(l.queue);
+        j["status"] = status;
+        j["packet"] = l.rung ? json(l.packet) : json(nullptr);
+        j["vertex_tasks"] = spec.vertex_tasks;
+        j["pixel_tasks"] = uint64_t(spec.vertex_tasks) * spec.pixel_tasks_per_vertex_task;
+        j["submit_ns"] = submit;
+        j["doorbell_ns"] = l.rung ? json(ns_of(l.doorbell)) : json(nullptr);
+        j["arrived_ns"] = stage(DrawStage::arrived);
+        j["first_task_ns"] = stage(DrawStage::first_task);
+        j["vertex_done_ns"] = stage(DrawStage::vertex_done);
+        j["end_ns"] = stage(DrawStage::tasks_done);
+        j["complete_ns"] = complete;
+        j["response_ns"] = since_submit(j["first_task_ns"]);
+        j["turnaround_ns"] = since_submit(complete);
+        draws.push_back(j);
+    }
+    const UnifiedShadingArray& usa = sys.gpu.usa();
+    const auto& us = usa.stats();
+    const double busy_ns = ns_of(us.busy[0] + us.busy[1]);
+    const double active_ns = ns_of(us.active);
+    auto round6 = [](double v) { return std::round(v * 1e6) / 1e6; };
+    const double utilization = active_ns > 0 ? round6(busy_ns / (active_ns * usa.cores().size())) : 0.0;
+    json clusters = json::array();
+    std::string types;
+    for (uint32_t c = 0; c < clusters_for(uint32_t(usa.cores().size())); ++c) {
+        uint32_t v = 0, p = 0;
+        sc_time busy;
+        for (uint32_t i = c * kCoresPerCluster; i < std::min<size_t>((c + 1) * kCoresPerCluster, usa.cores().size()); ++i) {
+            const auto& core = usa.cores()[i];
+            (core.type == CoreType::vertex ? v : p)++;
+            busy += core.busy_time;
+            types += core.type == CoreType::vertex ? 'V' : 'P';
+        }
+        clusters.push_back(json{{"vertex", v},
+                                {"pixel", p},
+                                {"utilization", active_ns > 0 ? round6(ns_of(busy) / (active_ns * (v + p))) : 0.0}});
+        if (c + 1 < clusters_for(uint32_t(usa.cores().size()))) types += ' ';
+    }
+    json flags_time = json::object();
+    for (uint8_t v = 0; v < 3; ++v)
+        for (uint8_t p = 0; p < 3; ++p)
+            flags_time[std::string(flag_bits(v)) + "/" + flag_bits(p)] = ns_of(us.flags_time[v][p]);
+    const ShadingState& final_state = usa.state();
+    json usa_json = json{
+        {"policy", s.policy.shading},
+        {"cores", {{"vertex", final_state.vertex_cores}, {"pixel", final_state.pixel_cores}, {"total", usa.cores().size()},
+                   {"clusters", clusters_for(uint32_t(usa.cores().size()))}, {"types", types}}},
+        {"initial", {{"vertex", s.platform.usa.vertex_cores}, {"pixel", s.platform.usa.cores - s.platform.usa.vertex_cores}}},
+        {"reassignments", us.reassignments},
+        {"to_vertex", us.to_type[0]},
+        {"to_pixel", us.to_type[1]},
+        {"utilization", utilization},
+        {"active_ns", active_ns},
+        {"busy_ns", {{"vertex", ns_of(us.busy[0])}, {"pixel", ns_of(us.busy[1])}}},
+        {"tasks", {{"vertex", us.tasks[0]}, {"pixel", us.tasks[1]}}},
+        {"shader_switches", us.switches},
+        {"pixel_queue_peak", us.pixel_queue_peak},
+        {"flags_time_ns", flags_time},
+        {"clusters", clusters},
+        {"draws", draws}};
+
     // Expectations.
     json expectations = json::array();
     for (const Expectation& e : s.expect) {
@@ -399,7 +486,17 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (e.metric == "allocation_stalls") value = stalls;
             else if (e.metric == "scalar_updates") value = updates;
             else if (e.metric == "scalar_pool_peak") value = peak_total;
+            else if (e.metric == "draws_ok") value = draws_ok;
+            else if (e.metric == "draws_failed") value = draws_failed;
+            else if (e.metric == "draws_complete_ns") value = draws_complete;
+            else if (e.metric == "usa_utilization") value = utilization;
+            else if (e.metric == "usa_reassignments") value = us.reassignments;
+            else if (e.metric == "usa_vertex_cores") value = final_state.vertex_cores;
+            else if (e.metric == "usa_pixel_cores") value = final_state.pixel_cores;
             else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
+        } else if (!e.draw.empty()) {
+            for (const json& d : draws)
+                if (d["name"] == e.draw && d.contains(e.metric)) value = d[e.metric];
         } else {
             for (const json& k : kernels)
                 if (k["name"] == e.kernel && k.contains(e.metric)) value = k[e.metric];
@@ -409,6 +506,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         if (passed && e.max) passed = value.get<double>() <= *e.max;
         json x;
         if (!e.kernel.empty()) x["kernel"] = e.kernel;
+        if (!e.draw.empty()) x["draw"] = e.draw;
         if (e.priority) x["priority"] = *e.priority;
         x["metric"] = e.metric;
         x["min"] = e.min ? json(*e.min) : json(nullptr);
@@ -424,7 +522,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     json r;
     r["scenario"] = s.name;
-    out.ok = kernels_failed == 0 && errors.empty();
+    out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty();
     r["status"] = out.ok ? "ok" : "error";
     r["policy"] = json{{"dispatch", s.policy.dispatch},
                        {"launch", s.policy.launch},
@@ -436,10 +534,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r["kernels"] = kernels;
     r["locks"] = locks_json;
     r["scalar"] = scalar_json;
-    r["usa"] = json{{"cores", {{"vertex", s.platform.usa.vertex_cores}, {"pixel", s.platform.usa.cores - s.platform.usa.vertex_cores}}},
-                    {"reassignments", 0},
-                    {"utilization", 0.0},
-                    {"draws", json::array()}};
+    r["usa"] = usa_json;
     r["sms"] = sms;
     r["expectations"] = expectations;
     r["queues"] = qj;
@@ -461,7 +556,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     // A failed kernel fails the run, unless the scenario states how many kernels should fail
     // (an expectation on kernels_failed): then the expectations alone decide.
     bool failures_expected = false;
-    for (const Expectation& e : s.expect) failures_expected |= e.kernel.empty() && e.metric == "kernels_failed";
+    for (const Expectation& e : s.expect)
+        failures_expected |= e.kernel.empty() && (e.metric == "kernels_failed" || e.metric == "draws_failed");
     out.exit_code = out.expectations_passed && (out.ok || failures_expected) ? 0 : 1;
 
     if (options.trace) {
@@ -472,12 +568,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                 if (l.rung && l.queue == q && l.packet == p) return l.name;
             return std::string("?");
         };
-        out.trace = rec.trace_json(name_of, qn, sys.gpu.sm_count(), s.platform.sm.warp_slots).dump() + "\n";
+        out.trace = rec.trace_json(name_of, qn, sys.gpu.sm_count(), s.platform.sm.warp_slots, s.platform.usa.cores).dump() + "\n";
     }
 
     // The breakdown table: stages as rows, kernels as columns (the first eight kernels).
     std::ostringstream t;
-    const size_t cols = std::min<size_t>(launches.size(), 8);
+    const size_t cols = std::min<size_t>(kernel_count, 8);
     t << "Launch latency breakdown (simulated ns), scenario '" << s.name << "'\n";
     t << "  " << std::string(20, ' ');
     for (size_t c = 0; c < cols; ++c) {
@@ -499,14 +595,31 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         }
         t << "\n";
     }
-    if (launches.size() > cols) t << "  (" << launches.size() - cols << " more kernels in results.json)\n";
-    for (size_t c = 0; c < launches.size(); ++c) {
+    if (kernel_count > cols) t << "  (" << kernel_count - cols << " more kernels in results.json)\n";
+    for (size_t c = 0; c < kernel_count; ++c) {
         const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
         if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
     }
     t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
          " launch = the same from submit;\n  response = submit -> first warp running;"
          " turnaround = submit -> completion signal written\n";
+    if (!draws.empty()) {  // M4
+        t << "Draws (simulated ns), shading array '" << s.policy.shading << "'\n";
+        t << "  name                 arrived  first task vertex done         end    complete  turnaround  status\n";
+        auto cell = [](const json& v) {
+            std::string x = v.is_number() ? fmt_ns(v.get<double>()) : "-";
+            return std::string(12 - std::min<size_t>(12, x.size()), ' ') + x;
+        };
+        for (const json& d : draws) {
+            std::string n = d["name"].get<std::string>().substr(0, 16);
+            t << "  " << n << std::string(16 - n.size(), ' ') << cell(d["arrived_ns"]) << cell(d["first_task_ns"])
+              << cell(d["vertex_done_ns"]) << cell(d["end_ns"]) << cell(d["complete_ns"]) << cell(d["turnaround_ns"])
+              << "  " << d["status"].get<std::string>() << "\n";
+        }
+        t << "  " << usa.cores().size() << " cores (" << usa_json["cores"]["types"].get<std::string>()
+          << "), final split " << final_state.vertex_cores << " vertex / " << final_state.pixel_cores << " pixel, "
+          << us.reassignments << " reassignments, utilization " << fmt_ns(utilization * 100) << " %\n";
+    }
     t << "  simulated " << fmt_ns(out.sim_end_ns) << " ns, " << instructions << " warp-instructions, status "
       << (out.ok ? "ok" : "error") << "\n";
     out.table = t.str();

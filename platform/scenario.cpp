@@ -35,7 +35,15 @@ const std::vector<std::string>& scenario_metrics() {
                                                "lock_acquisitions",   "sync_failures",      "forced_releases",
                                                "hold_limit_releases", "redone_instructions", "lock_deadlocks",
                                                "retakes",             "resident_warps_max", "allocation_stalls",
-                                               "scalar_updates",      "scalar_pool_peak"};
+                                               "scalar_updates",      "scalar_pool_peak",   "draws_ok",
+                                               "draws_failed",        "draws_complete_ns",  "usa_utilization",
+                                               "usa_reassignments",   "usa_vertex_cores",   "usa_pixel_cores"};
+    return m;
+}
+
+const std::vector<std::string>& draw_metrics() {
+    static const std::vector<std::string> m = {"doorbell_ns", "arrived_ns",     "first_task_ns", "vertex_done_ns",
+                                               "end_ns",      "complete_ns",    "turnaround_ns", "response_ns"};
     return m;
 }
 
@@ -52,28 +60,24 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
 
-// ---- What later milestones add: when one lands, its entry here flips and nothing else.
+// ---- The policies: each key and the values it takes (the first is the baseline).
 
 struct PolicyKey {
     const char* name;
     std::string Policies::*member;
-    std::vector<std::string> values;       // every value the key takes
-    std::vector<std::string> implemented;  // the values the platform has today
-    const char* milestone;
+    std::vector<std::string> values;
 };
 
 const std::vector<PolicyKey>& policy_keys() {
     static const std::vector<PolicyKey> k = {
-        {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}, {"fifo", "priority-block", "priority-warp"}, "M1, issue #3"},
-        {"launch", &Policies::launch, {"serial", "prefetch"}, {"serial", "prefetch"}, "M5, issue #4"},
-        {"lock", &Policies::lock, {"spin", "priority"}, {"spin", "priority"}, "M2, issue #5"},
-        {"scalar", &Policies::scalar, {"per-warp", "multilevel"}, {"per-warp", "multilevel"}, "M3, issue #6"},
-        {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}, {"static"}, "M4, issue #7"},
+        {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}},       // M1
+        {"launch", &Policies::launch, {"serial", "prefetch"}},                                // M5
+        {"lock", &Policies::lock, {"spin", "priority"}},                                      // M2
+        {"scalar", &Policies::scalar, {"per-warp", "multilevel"}},                            // M3
+        {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}},      // M4
     };
     return k;
 }
-
-constexpr const char* kDrawsPending = "draws need the unified shading array (M4, issue #7), not implemented yet";
 
 // ---- Text helpers
 
@@ -502,7 +506,13 @@ const Schema<GlcConfig>& glc_schema() {
 const Schema<UsaConfig>& usa_schema() {
     using K = Keys<UsaConfig>;
     static const Schema<UsaConfig> s{
-        {K::integer("cores", &UsaConfig::cores, 2, 80), K::integer("vertex_cores", &UsaConfig::vertex_cores, 0, 80)},
+        {K::integer("cores", &UsaConfig::cores, 2, 80), K::integer("vertex_cores", &UsaConfig::vertex_cores, 0, 80),
+         K::integer("max_draws", &UsaConfig::max_draws, 1, 64),
+         K::integer("pixel_queue", &UsaConfig::pixel_queue, 1, 1 << 20),
+         K::integer("balance_cycles", &UsaConfig::balance_cycles, 1, 1000000),
+         K::integer("switch_cycles", &UsaConfig::switch_cycles, 0, 1000000),
+         K::integer("vertex_fetch_cycles", &UsaConfig::vertex_fetch_cycles, 0, 1000000),
+         K::integer("pixel_setup_cycles", &UsaConfig::pixel_setup_cycles, 0, 1000000)},
         [](const Ctx& c, const YAML::Node& m, const Loc& at, UsaConfig& u) {
             if (u.vertex_cores > u.cores)
                 c.fail(key_loc(m, at, "vertex_cores"), "must be at most cores (" + std::to_string(u.cores) +
@@ -544,10 +554,7 @@ const Schema<Policies>& policy_schema() {
         Schema<Policies> p;
         for (const PolicyKey& k : policy_keys())
             p.fields.push_back({k.name, [&k](const Ctx& c, const YAML::Node& v, const Loc& at, Policies& pol) {
-                                    const std::string& value = k.values[get_choice(c, v, at, k.values)];
-                                    if (!contains(k.implemented, value))
-                                        c.fail(at, "'" + value + "' is not implemented yet (" + k.milestone + ")");
-                                    pol.*k.member = value;
+                                    pol.*k.member = k.values[get_choice(c, v, at, k.values)];
                                 }});
         return p;
     }();
@@ -954,29 +961,55 @@ void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
     s.workload.queues = std::move(qs);
 }
 
-struct DrawSpec {  // parsed for its errors only until M4 lands
-    std::string name;
-    double submit_ns = 0;
-    uint32_t vertex_tasks = 64, vertex_cycles = 100, pixel_tasks_per_vertex_task = 4, pixel_cycles = 100;
-};
-
-void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario&) {
+// M4: draws for the unified shading array. Names are unique among kernels and draws (the
+// results and the trace name both by it).
+void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     using K = Keys<DrawSpec>;
     static const Schema<DrawSpec> schema{{
         K::text("name", &DrawSpec::name, true),
+        K::text("queue", &DrawSpec::queue),
         K::real("submit_ns", &DrawSpec::submit_ns, 0, kInf),
         K::integer("vertex_tasks", &DrawSpec::vertex_tasks, 1, 1 << 20),
         K::integer("vertex_cycles", &DrawSpec::vertex_cycles, 1, 1000000),
         K::integer("pixel_tasks_per_vertex_task", &DrawSpec::pixel_tasks_per_vertex_task, 0, 1024),
         K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, 1000000),
     }};
-    if (!read_list(c, v, at, schema).empty()) c.fail(at, kDrawsPending);
+    std::vector<Loc> locs;
+    std::vector<DrawSpec> ds = read_list(c, v, at, schema, &locs);
+    std::vector<std::string> queues, names;
+    for (const auto& q : s.workload.queues) queues.push_back(q.name);
+    const UsaConfig& u = s.platform.usa;
+    for (size_t i = 0; i < ds.size(); ++i) {
+        DrawSpec& d = ds[i];
+        d.line = locs[i].line;
+        if (d.queue.empty()) d.queue = s.workload.queues.front().name;
+        if (!contains(queues, d.queue)) c.fail(key_loc(v[i], locs[i], "queue"), unknown("queue", d.queue, queues));
+        for (const KernelSpec& k : s.workload.kernels)
+            if (k.name == d.name)
+                c.fail(key_loc(v[i], locs[i], "name"),
+                       "'" + d.name + "' is already a kernel's name (line " + std::to_string(k.line) + ")");
+        if (d.pixel_tasks_per_vertex_task > u.pixel_queue)
+            c.fail(key_loc(v[i], locs[i], "pixel_tasks_per_vertex_task"),
+                   std::to_string(d.pixel_tasks_per_vertex_task) + " pixel tasks per vertex task never fit the pixel queue of " +
+                       std::to_string(u.pixel_queue) + " (platform.usa.pixel_queue)");
+        if (s.policy.shading == "static") {  // the split never changes: both types must have cores
+            if (u.vertex_cores == 0)
+                c.fail(locs[i], "with 'shading: static' and platform.usa.vertex_cores 0, no core ever runs its vertex tasks");
+            if (d.pixel_tasks_per_vertex_task && u.vertex_cores == u.cores)
+                c.fail(locs[i], "with 'shading: static' and every core vertex (platform.usa.vertex_cores " +
+                                    std::to_string(u.vertex_cores) + "), no core ever runs its pixel tasks");
+        }
+        names.push_back(d.name);
+    }
+    check_unique(c, v, locs, names, "draw");
+    s.workload.draws = std::move(ds);
 }
 
 void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     using K = Keys<Expectation>;
     static const Schema<Expectation> schema{
         {K::text("kernel", &Expectation::kernel),
+         K::text("draw", &Expectation::draw),
          K::integer("priority", [](Expectation& e) -> std::optional<uint32_t>& { return e.priority; }, 0, 255),
          K::text("metric", &Expectation::metric, true),
          K::real("min", [](Expectation& e) -> std::optional<double>& { return e.min; }, -kInf, kInf),
@@ -988,18 +1021,27 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
         }};
     std::vector<Loc> locs;
     std::vector<Expectation> es = read_list(c, v, at, schema, &locs);
-    std::vector<std::string> kernels;
+    std::vector<std::string> kernels, draws;
     for (const auto& k : s.workload.kernels) kernels.push_back(k.name);
+    for (const auto& d : s.workload.draws) draws.push_back(d.name);
     for (size_t i = 0; i < es.size(); ++i) {
         Expectation& e = es[i];
         e.line = locs[i].line;
         Loc metric_at = key_loc(v[i], locs[i], "metric");
         if (!e.kernel.empty() && !contains(kernels, e.kernel))
             c.fail(key_loc(v[i], locs[i], "kernel"), unknown("kernel", e.kernel, kernels));
-        if (e.priority && !e.kernel.empty())
-            c.fail(key_loc(v[i], locs[i], "priority"), "name a kernel or a warp priority, not both");
-        const auto& own = e.priority ? priority_metrics() : e.kernel.empty() ? scenario_metrics() : kernel_metrics();
+        if (!e.draw.empty() && !contains(draws, e.draw))
+            c.fail(key_loc(v[i], locs[i], "draw"), unknown("draw", e.draw, draws));
+        if (int(!e.kernel.empty()) + int(!e.draw.empty()) + int(bool(e.priority)) > 1)
+            c.fail(locs[i], "name one of 'kernel', 'draw' or 'priority', not several");
+        const auto& own = e.priority         ? priority_metrics()
+                          : !e.draw.empty()   ? draw_metrics()
+                          : e.kernel.empty() ? scenario_metrics()
+                                             : kernel_metrics();
+        if (!e.draw.empty() && !contains(own, e.metric)) c.fail(metric_at, unknown("draw metric", e.metric, own));
         if (!contains(own, e.metric)) {
+            if (contains(draw_metrics(), e.metric) && !contains(kernel_metrics(), e.metric))
+                c.fail(metric_at, "'" + e.metric + "' is a draw metric: name the draw with 'draw'");
             if (!e.priority && e.kernel.empty() && contains(kernel_metrics(), e.metric))
                 c.fail(metric_at, "'" + e.metric + "' is a kernel metric: name the kernel with 'kernel'");
             if (!e.priority && contains(priority_metrics(), e.metric))

@@ -6,6 +6,7 @@
 #include "models/glc/glc_config.h"
 #include "models/common/memory_config.h"
 #include "models/common/sm_config.h"
+#include "models/usa/usa_config.h"
 #include "models/wlm/wlm_config.h"
 
 #include <optional>
@@ -15,11 +16,6 @@
 #include <vector>
 
 namespace gpuvp {
-
-struct UsaConfig {
-    uint32_t cores = 16;
-    uint32_t vertex_cores = 8;
-};
 
 struct PlatformConfig {
     double clock_mhz = 1500;
@@ -43,6 +39,7 @@ struct Policies {
 
 struct Expectation {
     std::string kernel;               // a kernel's metric; empty: a metric of the whole run
+    std::string draw;                 // or a draw's metric (M4)
     std::optional<uint32_t> priority; // or a lock metric of the warps with this priority (M2)
     std::string metric;
     std::optional<double> min, max;
@@ -95,5 +92,6 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
 const std::vector<std::string>& kernel_metrics();
 const std::vector<std::string>& scenario_metrics();
 const std::vector<std::string>& priority_metrics();  // with `priority:` (M2)
+const std::vector<std::string>& draw_metrics();      // with `draw:` (M4)
 
 }  // namespace gpuvp

@@ -135,6 +135,13 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     lock_table << "| warp priority | lock wait mean / max ns | task end mean / max ns | sync failures | forced releases | "
                   "hold-limit releases | redone instructions\n";
     bool any_locks = false;
+    std::ostringstream draws, draw_table;  // M4
+    for (const SweepAxis& a : axes) draws << csv_field(a.key) << ",";
+    draws << "draw,status,arrived_ns,first_task_ns,vertex_done_ns,end_ns,complete_ns,turnaround_ns,"
+             "usa_reassignments,usa_utilization,usa_vertex_cores,usa_pixel_cores\n";
+    for (const SweepAxis& a : axes) draw_table << a.key << "  ";
+    draw_table << "| draw | end ns | turnaround ns | array: reassignments | utilization | final split V/P\n";
+    bool any_draws = false;
     for (const SweepAxis& a : axes) csv << csv_field(a.key) << ",";
     csv << "kernel,status,dispatch_latency_ns,launch_latency_ns,response_ns,turnaround_ns,exit_code\n";
     for (const SweepAxis& a : axes) table << a.key << "  ";
@@ -173,6 +180,21 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
                            << " | " << p["sync_failures"] << " | " << p["forced_releases"] << " | "
                            << p["hold_limit_releases"] << " | " << p["redone_instructions"] << "\n";
             }
+        if (r.contains("usa") && r["usa"].contains("draws"))
+            for (const auto& d : r["usa"]["draws"]) {
+                any_draws = true;
+                const auto& u = r["usa"];
+                draws << axis_values << csv_field(d["name"]) << "," << csv_field(d["status"]) << ","
+                      << number(d["arrived_ns"]) << "," << number(d["first_task_ns"]) << "," << number(d["vertex_done_ns"])
+                      << "," << number(d["end_ns"]) << "," << number(d["complete_ns"]) << ","
+                      << number(d["turnaround_ns"]) << "," << u["reassignments"] << "," << number(u["utilization"]) << ","
+                      << u["cores"]["vertex"] << "," << u["cores"]["pixel"] << "\n";
+                for (const std::string& v : points[i]) draw_table << v << "  ";
+                draw_table << "| " << d["name"].get<std::string>() << " | " << number(d["end_ns"]) << " | "
+                           << number(d["turnaround_ns"]) << " | " << u["reassignments"] << " | "
+                           << number(u["utilization"]) << " | " << u["cores"]["vertex"] << "/" << u["cores"]["pixel"]
+                           << "\n";
+            }
         for (const auto& k : r["kernels"]) {
             csv << axis_values << csv_field(k["name"]) << "," << csv_field(k["status"]) << ","
                 << number(k["dispatch_latency_ns"]) << "," << number(k["launch_latency_ns"]) << ","
@@ -189,9 +211,14 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         out.locks_csv = locks.str();
         out.table += "\nLocks (M2), per warp priority:\n" + lock_table.str();
     }
+    if (any_draws) {
+        out.draws_csv = draws.str();
+        out.table += "\nDraws (M4), with the shading array's totals:\n" + draw_table.str();
+    }
     if (!temporary) {
         std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
         if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
+        if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
     } else {
         for (size_t i = 0; i < points.size(); ++i) {
             std::remove((point_dir(i) + "/results.json").c_str());

@@ -14,7 +14,8 @@ struct SweepAxis {
 };
 
 struct SweepOptions {
-    std::string out_dir;  // sweep.csv, locks.csv (if any warp took a lock) and point-N/results.json;
+    std::string out_dir;  // sweep.csv, locks.csv (if any warp took a lock), draws.csv (if any draw)
+                          // and point-N/results.json;
                           // empty: nothing written
     unsigned jobs = 1;    // points run at once
     bool trace = false;   // trace.json for every point
@@ -23,6 +24,7 @@ struct SweepOptions {
 struct SweepOutput {
     std::string csv;        // one row per point and kernel
     std::string locks_csv;  // M2: one row per point and warp priority; empty when no warp took a lock
+    std::string draws_csv;  // M4: one row per point and draw, with the shading array's totals; empty without draws
     std::string table;  // the same for people
     int exit_code = 0;  // 0 all ok, 1 a point failed an expectation or a kernel, 2 a point could not run
 };

@@ -19,6 +19,7 @@ GpuConfig gpu_config(const Scenario& s) {
     c.launch = s.policy.launch;
     c.lock = s.policy.lock;
     c.scalar = s.policy.scalar;
+    c.shading = s.policy.shading;
     return c;
 }
 Workload workload(const Scenario& s) {

@@ -378,6 +378,7 @@ TEST_CASE("aql: queue_error_name names every QueueError distinctly", "[aql]") {
         QueueError::unaligned_address, QueueError::oversized_group_segment, QueueError::address_error,
         QueueError::invalid_descriptor, QueueError::doorbell_regressed, QueueError::queue_overflow,
         QueueError::invalid_queue,  QueueError::kernel_fault,        QueueError::dependency_failed,
+        QueueError::invalid_draw,
     };
     std::set<std::string> names;
     for (QueueError e : all) {
@@ -389,7 +390,7 @@ TEST_CASE("aql: queue_error_name names every QueueError distinctly", "[aql]") {
     }
     CHECK(names.size() == std::size(all));
     // The values are a contiguous list (the STATUS register's encoding): past the last, "?".
-    CHECK(unsigned(QueueError::dependency_failed) == std::size(all) - 1);
+    CHECK(unsigned(QueueError::invalid_draw) == std::size(all) - 1);
     CHECK(std::string(queue_error_name(QueueError(std::size(all)))) == "?");
 }
 

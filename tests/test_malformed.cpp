@@ -46,7 +46,8 @@ void check_rejected(const gpuvp::test::Run& r, const std::string& error, const s
     }
 
 MALFORMED("unknown packet type", "{type: 7}", "unknown packet type", "header.type")
-MALFORMED("vendor-specific packet (not served yet)", "{type: 0}", "unsupported packet", "header.type")
+// A kernel packet typed vendor-specific: its setup byte reads as vendor format 1, not the draw format.
+MALFORMED("vendor-specific packet of a format not served", "{type: 0}", "unsupported packet", "format")
 MALFORMED("agent dispatch packet", "{type: 4}", "unsupported packet", "header.type")
 MALFORMED("reserved header bits", "{header: 0x2002}", "invalid header", "header")
 MALFORMED("acquire fence scope 3", "{acquire_fence_scope: 3}", "invalid header", "header.acquire_fence_scope")

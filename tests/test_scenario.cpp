@@ -370,14 +370,20 @@ TEST_CASE("scenario: cross-key platform rules", "[scenario][errors]") {
     CHECK(e.key() == "platform.memory.l2_bytes");
 }
 
-TEST_CASE("scenario: policies not yet built are refused with their milestone", "[scenario][errors]") {
+TEST_CASE("scenario: every value of every policy key loads", "[scenario]") {
     using P = std::pair<std::string, std::string>;
-    const auto [key, message] = GENERATE(P{"shading: adaptive", "'adaptive' is not implemented yet (M4, issue #7)"},
-                                         P{"shading: adaptive-depth-first", "(M4, issue #7)"});
-    const auto e = error_of("name: x\npolicy:\n  " + key + "\n");
-    CHECK(e.line() == 3);
-    CHECK(e.key() == "policy." + key.substr(0, key.find(':')));
-    CHECK_THAT(e.what(), Contains(message));
+    const auto [key, value] = GENERATE(P{"dispatch", "fifo"}, P{"dispatch", "priority-block"}, P{"dispatch", "priority-warp"},
+                                       P{"launch", "serial"}, P{"launch", "prefetch"}, P{"lock", "spin"},
+                                       P{"lock", "priority"}, P{"scalar", "per-warp"}, P{"scalar", "multilevel"},
+                                       P{"shading", "static"}, P{"shading", "adaptive"},
+                                       P{"shading", "adaptive-depth-first"});
+    const Scenario s = parse_scenario("name: x\npolicy: {" + key + ": " + value + "}\n", "t");
+    const std::string got = key == "dispatch" ? s.policy.dispatch
+                            : key == "launch" ? s.policy.launch
+                            : key == "lock"   ? s.policy.lock
+                            : key == "scalar" ? s.policy.scalar
+                                              : s.policy.shading;
+    CHECK(got == value);
 }
 
 TEST_CASE("scenario: an unknown policy value lists the allowed ones", "[scenario][errors]") {
@@ -716,21 +722,110 @@ TEST_CASE("scenario: expectations are checked against the kernels and metric lis
     e = error_of(head + "  - {metric: lock_wait_mean_ns, max: 1}\n");
     CHECK_THAT(e.what(), Contains("is a lock metric of a warp priority: name it with 'priority'"));
     e = error_of(head + "  - {kernel: k, priority: 0, metric: lock_wait_mean_ns, max: 1}\n");
-    CHECK(e.key() == "expect[0].priority");
-    CHECK_THAT(e.what(), Contains("name a kernel or a warp priority, not both"));
+    CHECK(e.key() == "expect[0]");
+    CHECK_THAT(e.what(), Contains("name one of 'kernel', 'draw' or 'priority', not several"));
     e = error_of(head + "  - {priority: 0, metric: response_ns, max: 1}\n");
     CHECK_THAT(e.what(), Contains("unknown metric 'response_ns'"));
     CHECK_NOTHROW(parse_scenario(head + "  - {priority: 1, metric: task_end_max_ns, max: 1}\n", "t"));
 }
 
-TEST_CASE("scenario: draws are checked against their schema then refused until the shading array exists", "[scenario][errors]") {
+TEST_CASE("scenario: draws load with their defaults and the first queue", "[scenario][m4]") {
+    const Scenario s = parse_scenario(R"(name: x
+queues: [{name: compute}, {name: gfx}]
+draws:
+  - {name: f0, vertex_tasks: 256, vertex_cycles: 200, pixel_tasks_per_vertex_task: 4, pixel_cycles: 100}
+  - {name: f1, queue: gfx, submit_ns: 500}
+)",
+                                      "t");
+    REQUIRE(s.workload.draws.size() == 2);
+    const DrawSpec& f0 = s.workload.draws[0];
+    CHECK(f0.name == "f0");
+    CHECK(f0.queue == "compute");
+    CHECK(f0.vertex_tasks == 256);
+    CHECK(f0.vertex_cycles == 200);
+    CHECK(f0.pixel_tasks_per_vertex_task == 4);
+    CHECK(f0.pixel_cycles == 100);
+    CHECK(f0.line == 4);
+    const DrawSpec& f1 = s.workload.draws[1];
+    CHECK(f1.queue == "gfx");
+    CHECK(f1.submit_ns == 500);
+    CHECK(f1.vertex_tasks == DrawSpec{}.vertex_tasks);
+    CHECK(f1.pixel_tasks_per_vertex_task == DrawSpec{}.pixel_tasks_per_vertex_task);
     CHECK_NOTHROW(parse_scenario("name: x\ndraws: []\n", "t"));
-    auto e = error_of("name: x\ndraws:\n  - {name: f0, vertex_tasks: 256}\n");
-    CHECK(e.line() == 3);
-    CHECK(e.key() == "draws");
-    CHECK_THAT(e.what(), Contains("draws need the unified shading array (M4, issue #7), not implemented yet"));
-    e = error_of("name: x\ndraws:\n  - {name: f0, vertex_taskz: 256}\n");
+}
+
+TEST_CASE("scenario: bad draws name their line and key", "[scenario][m4][errors]") {
+    auto e = error_of("name: x\ndraws:\n  - {name: f0, vertex_taskz: 256}\n");
     CHECK(e.key() == "draws[0].vertex_taskz");
+    CHECK_THAT(e.what(), Contains("did you mean 'vertex_tasks'"));
+    e = error_of("name: x\ndraws:\n  - {name: f0, vertex_tasks: 0}\n");
+    CHECK(e.key() == "draws[0].vertex_tasks");
+    e = error_of("name: x\ndraws:\n  - {name: f0, queue: gfx}\n");
+    CHECK(e.line() == 3);
+    CHECK(e.key() == "draws[0].queue");
+    CHECK_THAT(e.what(), Contains("unknown queue 'gfx'"));
+    e = error_of("name: x\ndraws:\n  - {name: f0}\n  - {name: f0}\n");
+    CHECK(e.line() == 4);
+    CHECK_THAT(e.what(), Contains("duplicate draw name 'f0' (first at line 3)"));
+    e = error_of("name: x\nkernels: [{name: k, program: [{op: valu}]}]\ndraws:\n  - {name: k}\n");
+    CHECK(e.key() == "draws[0].name");
+    CHECK_THAT(e.what(), Contains("already a kernel's name"));
+    e = error_of("name: x\nplatform: {usa: {pixel_queue: 8}}\ndraws:\n  - {name: f0, pixel_tasks_per_vertex_task: 9}\n");
+    CHECK(e.key() == "draws[0].pixel_tasks_per_vertex_task");
+    CHECK_THAT(e.what(), Contains("never fit the pixel queue of 8"));
+}
+
+TEST_CASE("scenario: a static split that can never run a draw's tasks is refused", "[scenario][m4][errors]") {
+    auto e = error_of("name: x\nplatform: {usa: {cores: 4, vertex_cores: 0}}\npolicy: {shading: static}\ndraws: [{name: f0}]\n");
+    CHECK(e.line() == 4);
+    CHECK_THAT(e.what(), Contains("no core ever runs its vertex tasks"));
+    e = error_of("name: x\nplatform: {usa: {cores: 4, vertex_cores: 4}}\npolicy: {shading: static}\n"
+                 "draws: [{name: f0, pixel_tasks_per_vertex_task: 1}]\n");
+    CHECK_THAT(e.what(), Contains("no core ever runs its pixel tasks"));
+    // Without pixel tasks an all-vertex static split is fine; the adaptive policies move cores.
+    CHECK_NOTHROW(parse_scenario("name: x\nplatform: {usa: {cores: 4, vertex_cores: 4}}\npolicy: {shading: static}\n"
+                                 "draws: [{name: f0}]\n", "t"));
+    CHECK_NOTHROW(parse_scenario("name: x\nplatform: {usa: {cores: 4, vertex_cores: 0}}\npolicy: {shading: adaptive}\n"
+                                 "draws: [{name: f0, pixel_tasks_per_vertex_task: 2}]\n", "t"));
+}
+
+TEST_CASE("scenario: draw expectations name a draw and a draw metric", "[scenario][m4][errors]") {
+    const std::string head = "name: x\nkernels: [{name: k, program: [{op: valu}]}]\ndraws: [{name: f0}]\nexpect:\n";
+    CHECK_NOTHROW(parse_scenario(head + "  - {draw: f0, metric: complete_ns, max: 1}\n", "t"));
+    CHECK_NOTHROW(parse_scenario(head + "  - {metric: usa_utilization, min: 0.5}\n", "t"));
+    auto e = error_of(head + "  - {draw: f1, metric: complete_ns, max: 1}\n");
+    CHECK(e.key() == "expect[0].draw");
+    CHECK_THAT(e.what(), Contains("unknown draw 'f1' (did you mean 'f0'?)"));
+    e = error_of(head + "  - {draw: f0, metric: blocks, max: 1}\n");
+    CHECK(e.key() == "expect[0].metric");
+    CHECK_THAT(e.what(), Contains("unknown draw metric 'blocks'"));
+    e = error_of(head + "  - {metric: vertex_done_ns, max: 1}\n");
+    CHECK_THAT(e.what(), Contains("is a draw metric: name the draw with 'draw'"));
+    e = error_of(head + "  - {draw: f0, kernel: k, metric: end_ns, max: 1}\n");
+    CHECK_THAT(e.what(), Contains("not several"));
+}
+
+TEST_CASE("scenario: the shading array's keys are range-checked", "[scenario][m4][errors]") {
+    const Scenario s = parse_scenario("name: x\nplatform:\n  usa: {cores: 20, vertex_cores: 3, max_draws: 4, pixel_queue: 64,"
+                                      " balance_cycles: 2, switch_cycles: 0, vertex_fetch_cycles: 5, pixel_setup_cycles: 6}\n",
+                                      "t");
+    const UsaConfig& u = s.platform.usa;
+    CHECK(u.cores == 20);
+    CHECK(u.vertex_cores == 3);
+    CHECK(u.max_draws == 4);
+    CHECK(u.pixel_queue == 64);
+    CHECK(u.balance_cycles == 2);
+    CHECK(u.switch_cycles == 0);
+    CHECK(u.vertex_fetch_cycles == 5);
+    CHECK(u.pixel_setup_cycles == 6);
+    auto e = error_of("name: x\nplatform: {usa: {cores: 81}}\n");
+    CHECK(e.key() == "platform.usa.cores");
+    e = error_of("name: x\nplatform: {usa: {cores: 1}}\n");
+    CHECK(e.key() == "platform.usa.cores");
+    e = error_of("name: x\nplatform: {usa: {balance_cycles: 0}}\n");
+    CHECK(e.key() == "platform.usa.balance_cycles");
+    e = error_of("name: x\nplatform: {usa: {max_draws: 0}}\n");
+    CHECK(e.key() == "platform.usa.max_draws");
 }
 
 TEST_CASE("scenario: raw packet overrides take hex and fit their field", "[scenario]") {

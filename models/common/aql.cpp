@@ -23,6 +23,7 @@ const char* queue_error_name(QueueError e) {
     case QueueError::invalid_queue: return "invalid queue";
     case QueueError::kernel_fault: return "kernel fault";
     case QueueError::dependency_failed: return "dependency failed";
+    case QueueError::invalid_draw: return "invalid draw";
     }
     return "?";
 }
@@ -100,6 +101,33 @@ PacketCheck check_barrier(const hsa_barrier_and_packet_t& p) {
         if (p.dep_signal[i].handle % 8)
             return fail(QueueError::unaligned_address, "dep_signal[" + std::to_string(i) + "]",
                         hex(p.dep_signal[i].handle) + " is not 8-byte aligned");
+    if (p.completion_signal.handle % 8)
+        return fail(QueueError::unaligned_address, "completion_signal", hex(p.completion_signal.handle) + " is not 8-byte aligned");
+    return {};
+}
+
+PacketCheck check_draw(const DrawPacket& p, const DrawLimits& limits) {
+    if (auto c = check_header(p.header.header); !c) return c;
+    if (p.header.AmdFormat != kDrawPacketFormat)
+        return fail(QueueError::unsupported_packet, "format",
+                    "vendor-specific format " + std::to_string(p.header.AmdFormat) + " is not served (draws are format " +
+                        std::to_string(kDrawPacketFormat) + ")");
+    if (p.header.reserved) return fail(QueueError::invalid_reserved, "reserved", "reserved field is not 0");
+    for (uint32_t r : p.reserved0)
+        if (r) return fail(QueueError::invalid_reserved, "reserved0", "reserved field is not 0");
+    auto range = [&](uint32_t v, uint32_t lo, uint32_t hi, const char* field) {
+        if (v >= lo && v <= hi) return PacketCheck{};
+        return fail(QueueError::invalid_draw, field,
+                    std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    };
+    if (auto c = range(p.vertex_tasks, 1, limits.max_vertex_tasks, "vertex_tasks"); !c) return c;
+    if (auto c = range(p.vertex_cycles, 1, limits.max_task_cycles, "vertex_cycles"); !c) return c;
+    if (auto c = range(p.pixel_tasks_per_vertex_task, 0, limits.max_pixel_tasks_per_vertex_task,
+                       "pixel_tasks_per_vertex_task");
+        !c)
+        return c;
+    if (p.pixel_tasks_per_vertex_task)
+        if (auto c = range(p.pixel_cycles, 1, limits.max_task_cycles, "pixel_cycles"); !c) return c;
     if (p.completion_signal.handle % 8)
         return fail(QueueError::unaligned_address, "completion_signal", hex(p.completion_signal.handle) + " is not 8-byte aligned");
     return {};

@@ -2,6 +2,9 @@
 // command processor's checks on them. The packet layouts are ROCm's own structs.
 #pragma once
 #include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <cstddef>
 
 #include <cstdint>
 #include <string>
@@ -33,6 +36,7 @@ enum class QueueError : uint32_t {
     invalid_queue,         // ring base/size not usable
     kernel_fault,          // a kernel of the queue failed while it ran
     dependency_failed,     // a barrier packet's dependency signal went negative (its kernel failed)
+    invalid_draw,          // M4: a draw packet's task counts or cycles are out of range
 };
 const char* queue_error_name(QueueError e);
 
@@ -74,8 +78,31 @@ struct DispatchLimits {
     uint32_t max_group_segment = 65536;
 };
 
+// M4: gpuvp's draw packet, an AQL vendor-specific packet (type 0) that starts with ROCm's AMD
+// vendor packet header (header, format byte, reserved byte). The command processor serves the
+// format kDrawPacketFormat and rejects any other as unsupported.
+constexpr uint8_t kDrawPacketFormat = 0x80;
+struct DrawPacket {
+    hsa_amd_vendor_packet_header_t header;
+    uint32_t vertex_tasks;
+    uint32_t vertex_cycles;                // per vertex task, in GPU cycles
+    uint32_t pixel_tasks_per_vertex_task;  // ready when their vertex task ends
+    uint32_t pixel_cycles;                 // per pixel task
+    uint32_t reserved0[9];
+    hsa_signal_t completion_signal;
+};
+static_assert(sizeof(DrawPacket) == kPacketBytes);
+static_assert(offsetof(DrawPacket, completion_signal) == 56);
+
+struct DrawLimits {
+    uint32_t max_vertex_tasks = 1u << 20;
+    uint32_t max_task_cycles = 1000000;
+    uint32_t max_pixel_tasks_per_vertex_task = 1024;  // the shading array's pixel queue
+};
+
 PacketCheck check_header(uint16_t header);
 PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits);
 PacketCheck check_barrier(const hsa_barrier_and_packet_t& p);  // AND and OR share the layout
+PacketCheck check_draw(const DrawPacket& p, const DrawLimits& limits);
 
 }  // namespace gpuvp

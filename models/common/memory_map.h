@@ -34,6 +34,7 @@ constexpr uint64_t kDebugGlc = 0x8000'0000ull;
 constexpr uint64_t kDebugSm = 0x9000'0000ull;  // SM i at kDebugSm + i * kDebugStride
 constexpr uint64_t kDebugStride = 0x20'0000ull;
 constexpr uint64_t kDebugArbiter = 0xa000'0000ull;  // SM i's lock arbiter at kDebugArbiter + i * kDebugStride
+constexpr uint64_t kDebugUsa = 0xb000'0000ull;      // the unified shading array's registers (M4)
 
 // --- Internal control registers (on-chip bus, not reachable from mmio) ---
 constexpr uint64_t kWlmLaunch = 0x0000;        // WLM: write a LaunchDescriptor
@@ -55,6 +56,12 @@ constexpr uint64_t kArbiterFifo = 0x1000;        // lock arbiter: row r's FIFO (
                                                  // count, then its LockRequests, at kArbiterFifo + r * kArbiterFifoStride
 constexpr uint64_t kArbiterFifoStride = 0x1000;
 constexpr uint64_t kCpKernelDone = 0x0000;       // CP (from the GLC): write a KernelDone
+constexpr uint64_t kCpDrawDone = 0x0040;         // CP (from the shading array): write a DrawDone (M4)
+constexpr uint64_t kUsaDraw = 0x0000;            // shading array: write a DrawDescriptor
+constexpr uint64_t kUsaFlags = 0x0100;           // shading array (r 32): bits 0-1 idle vertex flag, 2-3 idle
+                                                 // pixel flag, 8-15 vertex cores, 16-23 pixel cores
+constexpr uint64_t kUsaCoreTable = 0x1000;       // shading array: one 32-byte row per core (UsaCoreRow)
+constexpr uint64_t kUsaDrawTable = 0x4000;       // shading array: one 32-byte row per draw slot (UsaDrawRow)
 constexpr uint64_t kTableRowBytes = 32;
 
 }  // namespace gpuvp::map

@@ -14,6 +14,7 @@ const char* kernel_error_text(KernelError e) {
     case KernelError::resources: return "a block can never fit on an SM";
     case KernelError::lock_misuse: return "lock misuse (a lock taken twice, an unlock of a lock not held, or a barrier or the end with locks held)";
     case KernelError::scalar_pool: return "scalar pool exhausted: warps wait for scalar registers that no running warp will free";
+    case KernelError::invalid_draw: return "invalid draw: the shading array cannot run it";
     case KernelError::lock_deadlock: return "lock deadlock: warps waited on locks and no critical section completed";
     }
     return "?";

@@ -141,6 +141,35 @@ struct LockDecision {
 };
 static_assert(sizeof(LockDecision) == 32);
 
+// M4. CP -> unified shading array: one draw of a vendor-specific draw packet.
+struct DrawDescriptor {
+    uint32_t draw_slot;
+    uint32_t vertex_tasks;
+    uint32_t vertex_cycles;
+    uint32_t pixel_tasks_per_vertex_task;
+    uint32_t pixel_cycles;
+    uint32_t queue;
+    uint64_t packet_index;
+};
+static_assert(sizeof(DrawDescriptor) == 32);
+
+// Unified shading array -> CP: every task of the draw has finished (or the draw failed).
+struct DrawDone {
+    uint32_t draw_slot;
+    uint32_t error;  // 0 ok, else a KernelError
+};
+static_assert(sizeof(DrawDone) == 8);
+
+// M4. A unified shading core's task type, and the array's two 2-bit load flags (the count of
+// idle cores of each type: 00 none, 01 one, 10 two or more).
+enum class CoreType : uint8_t { vertex = 0, pixel = 1 };
+struct LoadFlags {
+    uint8_t idle_vertex = 0;
+    uint8_t idle_pixel = 0;
+    bool operator==(const LoadFlags& o) const { return idle_vertex == o.idle_vertex && idle_pixel == o.idle_pixel; }
+    bool operator!=(const LoadFlags& o) const { return !(*this == o); }
+};
+
 // Errors a running kernel can end with (reported through its completion signal and results).
 enum class KernelError : uint32_t {
     none = 0,
@@ -155,6 +184,7 @@ enum class KernelError : uint32_t {
                            // or the end reached with locks held
     lock_deadlock = 9,     // M2: warps waited on locks with no critical section completing
     scalar_pool = 10,      // M3: warps wait for scalar registers that no running warp will free
+    invalid_draw = 11,     // M4: a draw descriptor the shading array cannot run
 };
 const char* kernel_error_text(KernelError e);
 

@@ -81,6 +81,41 @@ struct LockEvent {
     uint64_t redone = 0;                      // a release that abandons the critical section: instructions to redo
 };
 
+// M4: a draw's progress in the unified shading array.
+enum class DrawStage : uint8_t {
+    arrived,      // the array took the draw descriptor
+    first_task,   // its first vertex task went to a core
+    vertex_done,  // its last vertex task ended
+    tasks_done,   // its last task ended: the array tells the CP
+    count
+};
+
+// M4: one task that ran on a unified shading core.
+struct ShadingTask {
+    uint32_t core;
+    CoreType type;
+    uint32_t draw_slot;
+    uint64_t task;                // index within the draw and type
+    sc_core::sc_time assigned;    // the core took it (and became busy)
+    sc_core::sc_time start;       // inputs in and shader state loaded: it computes
+    sc_core::sc_time end;         // the core is idle again
+    bool switched = false;        // its core loaded the other type's shader state first
+};
+
+// M4: the array after a change: flags, split, busy cores, ready tasks.
+struct ShadingState {
+    LoadFlags flags;
+    uint32_t vertex_cores = 0, pixel_cores = 0;
+    uint32_t busy_vertex = 0, busy_pixel = 0;
+    uint64_t ready_vertex = 0, ready_pixel = 0;
+    bool operator==(const ShadingState& o) const {
+        return flags == o.flags && vertex_cores == o.vertex_cores && pixel_cores == o.pixel_cores &&
+               busy_vertex == o.busy_vertex && busy_pixel == o.busy_pixel && ready_vertex == o.ready_vertex &&
+               ready_pixel == o.ready_pixel;
+    }
+    bool operator!=(const ShadingState& o) const { return !(*this == o); }
+};
+
 class Observer {
 public:
     virtual ~Observer() = default;
@@ -110,6 +145,17 @@ public:
     virtual void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) {}
     // M2: the lock watchdog stopped the kernel's stuck warps; `state` names warps, locks, holders.
     virtual void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) {}
+    // M4: draws, from the CP (accepted: it took the packet and gave it draw slot `slot`;
+    // completed: the completion signal is written or the draw failed) and from the array.
+    virtual void draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
+                               const sc_core::sc_time& t) {}
+    virtual void draw_stage(uint32_t slot, DrawStage s, const sc_core::sc_time& t) {}
+    virtual void draw_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) {}
+    // M4: the shading array: a task ended; the state changed; the balancer moved a core.
+    virtual void shading_task(const ShadingTask& task) {}
+    virtual void shading_state(const ShadingState& s, const sc_core::sc_time& t) {}
+    virtual void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on,
+                                    const sc_core::sc_time& t) {}
 };
 
 }  // namespace gpuvp

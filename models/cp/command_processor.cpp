@@ -9,11 +9,12 @@ namespace gpuvp {
 using sc_core::sc_time;
 
 CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const CpConfig& config, uint32_t max_kernels,
-                                   const DispatchLimits& limits, const Clock& clock, sc_time bus,
-                                   Observer* observer)
-    : sc_module(name), mmio("mmio"), internal("internal"), mem("mem"), to_wlm("to_wlm"), irq("irq"),
-      cfg_(config), limits_(limits), clock_(clock), bus_(bus), observer_(observer), queues_(config.max_queues),
-      pending_(config.max_queues), slots_(max_kernels) {
+                                   const DispatchLimits& limits, uint32_t max_draws, const DrawLimits& draw_limits,
+                                   const Clock& clock, sc_time bus, Observer* observer)
+    : sc_module(name), mmio("mmio"), internal("internal"), mem("mem"), to_wlm("to_wlm"), to_usa("to_usa"),
+      irq("irq"), cfg_(config), limits_(limits), draw_limits_(draw_limits), clock_(clock), bus_(bus),
+      observer_(observer), queues_(config.max_queues), pending_(config.max_queues), slots_(max_kernels),
+      draw_slots_(max_draws) {
     mmio.register_b_transport(this, &CommandProcessor::mmio_b_transport);
     mmio.register_transport_dbg(this, &CommandProcessor::mmio_dbg);
     internal.register_b_transport(this, &CommandProcessor::internal_b_transport);
@@ -157,12 +158,18 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
 
 void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
     if (reject_unsupported(gp)) return;
-    if (!gp.is_write() || gp.get_address() != map::kCpKernelDone || gp.get_data_length() != sizeof(KernelDone)) {
+    const uint64_t a = gp.get_address();
+    const unsigned n = gp.get_data_length();
+    if (gp.is_write() && a == map::kCpKernelDone && n == sizeof(KernelDone)) {
+        delay += bus_;
+        done_.post_in(from_bytes<KernelDone>(gp.get_data_ptr()), delay);
+    } else if (gp.is_write() && a == map::kCpDrawDone && n == sizeof(DrawDone)) {
+        delay += bus_;
+        draws_done_.post_in(from_bytes<DrawDone>(gp.get_data_ptr()), delay);
+    } else {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    delay += bus_;
-    done_.post_in(from_bytes<KernelDone>(gp.get_data_ptr()), delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -188,7 +195,12 @@ void CommandProcessor::run() {
         }
         if (done_.due(now)) {
             const KernelDone d = done_.pop();
-            complete(d);
+            complete(slots_, d.kernel_slot, KernelError(d.error), d.fault_address, false);
+            continue;
+        }
+        if (draws_done_.due(now)) {
+            const DrawDone d = draws_done_.pop();
+            complete(draw_slots_, d.draw_slot, KernelError(d.error), 0, true);
             continue;
         }
         int q = pick_queue();
@@ -201,6 +213,7 @@ void CommandProcessor::run() {
         idle_ = true;
         sc_time next = sc_core::sc_max_time();
         if (!done_.empty()) next = done_.next();
+        if (!draws_done_.empty()) next = std::min(next, draws_done_.next());
         if (!doorbells_.empty()) next = std::min(next, doorbells_.next());
         if (next != sc_core::sc_max_time()) wait(next - now, work_event_);
         else wait(work_event_);
@@ -216,7 +229,8 @@ bool CommandProcessor::can_proceed(uint32_t qi) const {
     case Wait::none: return true;
     case Wait::barrier_bit: return q.outstanding == 0;
     case Wait::kernel_slot:
-        for (const Slot& s : slots_)
+    case Wait::draw_slot:
+        for (const Slot& s : p->wait == Wait::kernel_slot ? slots_ : draw_slots_)
             if (!s.used) return true;
         return false;
     case Wait::signals: return false;
@@ -245,6 +259,7 @@ void CommandProcessor::serve(uint32_t qi) {
         return;
     }
     if (p.header.type == HSA_PACKET_TYPE_KERNEL_DISPATCH) launch(qi);
+    else if (p.header.type == HSA_PACKET_TYPE_VENDOR_SPECIFIC) draw(qi);
     else barrier(qi);
 }
 
@@ -287,11 +302,15 @@ bool CommandProcessor::fetch(uint32_t qi) {
         signal = b.completion_signal.handle;
         break;
     }
-    case HSA_PACKET_TYPE_VENDOR_SPECIFIC:
+    case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
+        auto d = from_bytes<DrawPacket>(p.bytes.data());
+        c = check_draw(d, draw_limits_);
+        signal = d.completion_signal.handle;
+        break;
+    }
     case HSA_PACKET_TYPE_AGENT_DISPATCH:
         c = check_header(header);
-        if (c) c = {QueueError::unsupported_packet, "header.type",
-                    std::string(p.header.type ? "agent dispatch" : "vendor-specific") + " packets are not served"};
+        if (c) c = {QueueError::unsupported_packet, "header.type", "agent dispatch packets are not served"};
         break;
     default: c = check_header(header);
     }
@@ -342,6 +361,26 @@ void CommandProcessor::launch(uint32_t qi) {
     sc_time d = sc_core::SC_ZERO_TIME;
     write_msg(to_wlm, map::kWlmLaunch, l, d);
     wait(d);
+    finish_packet(qi);
+}
+
+// M4: a draw goes to the unified shading array when the array has a free draw slot.
+void CommandProcessor::draw(uint32_t qi) {
+    Pending& p = *pending_[qi];
+    uint32_t slot = 0;
+    while (slot < draw_slots_.size() && draw_slots_[slot].used) ++slot;
+    if (slot == draw_slots_.size()) {
+        p.wait = Wait::draw_slot;
+        return;
+    }
+    const auto d = from_bytes<DrawPacket>(p.bytes.data());
+    draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope};
+    ++queues_[qi].outstanding;
+    if (observer_) observer_->draw_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
+    DrawDescriptor desc{slot, d.vertex_tasks, d.vertex_cycles, d.pixel_tasks_per_vertex_task, d.pixel_cycles, qi, p.index};
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    write_msg(to_usa, map::kUsaDraw, desc, delay);
+    wait(delay);
     finish_packet(qi);
 }
 
@@ -405,10 +444,11 @@ void CommandProcessor::finish_packet(uint32_t qi) {
     }
 }
 
-void CommandProcessor::complete(const KernelDone& kd) {
-    if (kd.kernel_slot >= slots_.size() || !slots_[kd.kernel_slot].used) return;
-    Slot s = slots_[kd.kernel_slot];
-    const KernelError e = KernelError(kd.error);
+// A kernel (or a draw) has ended: its completion signal, its slot, the interrupt.
+void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelError e, uint64_t fault_address,
+                                bool draw) {
+    if (slot >= slots.size() || !slots[slot].used) return;
+    Slot s = slots[slot];
     wait(clock_.cycles(cfg_.completion_cycles) + fence_cost(s.release_scope, false));
     sc_time written = sc_core::sc_time_stamp();
     if (e == KernelError::none) {
@@ -417,15 +457,20 @@ void CommandProcessor::complete(const KernelDone& kd) {
                                             "signal at " + hex(s.signal) + " cannot be written"}, 0);
     } else if (e == KernelError::descriptor_fault) {
         queue_error(s.queue, s.packet, {QueueError::invalid_descriptor, "kernel_object",
-                                        "the kernel descriptor at " + hex(kd.fault_address) + " is unreadable or invalid"},
+                                        "the kernel descriptor at " + hex(fault_address) + " is unreadable or invalid"},
                     s.signal);
+    } else if (draw) {
+        queue_error(s.queue, s.packet, {QueueError::invalid_draw, "draw", kernel_error_text(e)}, s.signal);
     } else {
         std::string detail = kernel_error_text(e);
-        if (kd.fault_address) detail += " at " + hex(kd.fault_address);
+        if (fault_address) detail += " at " + hex(fault_address);
         queue_error(s.queue, s.packet, {QueueError::kernel_fault, "kernel", detail}, s.signal);
     }
-    slots_[kd.kernel_slot].used = false;
-    if (observer_) observer_->kernel_completed(kd.kernel_slot, e, written);
+    slots[slot].used = false;
+    if (observer_) {
+        if (draw) observer_->draw_completed(slot, e, written);
+        else observer_->kernel_completed(slot, e, written);
+    }
     --queues_[s.queue].outstanding;
     for (auto& p : pending_)
         if (p && p->wait == Wait::signals) p->wait = Wait::none;  // a signal changed
@@ -493,6 +538,7 @@ std::string CommandProcessor::waiting_for(uint32_t qi) const {
     switch (p->wait) {
     case Wait::barrier_bit: return packet + "barrier bit: waits for " + std::to_string(q.outstanding) + " earlier kernel(s)";
     case Wait::kernel_slot: return packet + "waits for a free kernel slot";
+    case Wait::draw_slot: return packet + "waits for a free draw slot in the shading array";
     case Wait::signals: {
         const auto b = from_bytes<hsa_barrier_and_packet_t>(p->bytes.data());
         std::string s = packet + (p->header.type == HSA_PACKET_TYPE_BARRIER_AND ? "barrier-AND" : "barrier-OR") +

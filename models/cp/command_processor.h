@@ -1,6 +1,7 @@
 // The command processor: hardware queues created through mmio registers, doorbells, the AQL
-// packet processor (kernel dispatch, barrier-AND, barrier-OR; the barrier bit; acquire and
-// release fences as a modelled cost), completion signals and the interrupt. Queues are
+// packet processor (kernel dispatch, barrier-AND, barrier-OR, and vendor-specific draw packets
+// for the unified shading array (M4); the barrier bit; acquire and release fences as a
+// modelled cost), completion signals and the interrupt. Queues are
 // served by priority (0 highest), round-robin within one priority.
 #pragma once
 #include "models/common/aql.h"
@@ -30,11 +31,12 @@ public:
     tlm_utils::multi_passthrough_target_socket<CommandProcessor> internal;  // GLC, WLM: kernel done
     tlm_utils::simple_initiator_socket<CommandProcessor> mem;               // packets, signals
     tlm_utils::simple_initiator_socket<CommandProcessor> to_wlm;
+    tlm_utils::simple_initiator_socket<CommandProcessor> to_usa;            // draws (M4)
     sc_core::sc_out<bool> irq;
 
     CommandProcessor(sc_core::sc_module_name name, const CpConfig& config, uint32_t max_kernels,
-                     const DispatchLimits& limits, const Clock& clock, sc_core::sc_time bus,
-                     Observer* observer = nullptr);
+                     const DispatchLimits& limits, uint32_t max_draws, const DrawLimits& draw_limits,
+                     const Clock& clock, sc_core::sc_time bus, Observer* observer = nullptr);
 
     struct Queue {
         // registers
@@ -49,7 +51,7 @@ public:
         uint64_t read_index = 0;   // the next packet to process
         uint64_t write_index = 0;  // one past the last packet a doorbell announced
         sc_core::sc_time doorbell_time;
-        uint32_t outstanding = 0;  // kernels launched from this queue and not complete
+        uint32_t outstanding = 0;  // kernels and draws launched from this queue and not complete
         bool not_ready = false;    // its next packet's header was still INVALID
     };
     const Queue& queue(uint32_t q) const { return queues_.at(q); }
@@ -58,7 +60,7 @@ public:
     uint64_t packets_processed() const { return packets_; }
 
 private:
-    enum class Wait { none, barrier_bit, kernel_slot, signals };
+    enum class Wait { none, barrier_bit, kernel_slot, draw_slot, signals };
     struct Pending {  // a fetched and checked packet that has not taken effect yet
         std::array<unsigned char, 64> bytes;
         PacketHeader header;
@@ -87,8 +89,9 @@ private:
     void serve(uint32_t q);
     bool fetch(uint32_t q);
     void launch(uint32_t q);
+    void draw(uint32_t q);
     void barrier(uint32_t q);
-    void complete(const KernelDone& d);
+    void complete(std::vector<Slot>& slots, uint32_t slot, KernelError e, uint64_t fault_address, bool draw);
     void finish_packet(uint32_t q);
     void queue_error(uint32_t q, uint64_t packet, const PacketCheck& why, uint64_t signal);
     bool write_signal(uint64_t address, int64_t value, bool decrement, sc_core::sc_time* written = nullptr);
@@ -99,19 +102,22 @@ private:
 
     CpConfig cfg_;
     DispatchLimits limits_;
+    DrawLimits draw_limits_;
     Clock clock_;
     sc_core::sc_time bus_;
     Observer* observer_;
     sc_core::sc_event work_event_, irq_event_;  // before the inboxes that wake them
     std::vector<Queue> queues_;
     std::vector<std::optional<Pending>> pending_;
-    std::vector<Slot> slots_;
+    std::vector<Slot> slots_;       // kernels in flight
+    std::vector<Slot> draw_slots_;  // draws in the shading array (M4)
     struct Doorbell {
         sc_core::sc_time at;  // when the write reaches the CP
         uint32_t queue;
         uint64_t value;
     };
     Inbox<KernelDone> done_{work_event_};
+    Inbox<DrawDone> draws_done_{work_event_};
     Inbox<Doorbell> doorbells_{work_event_};
     Inbox<uint64_t> pending_irqs_{irq_event_};  // INT_STATUS bits and when they rise
     uint64_t int_status_ = 0, int_enable_ = ~0ull;

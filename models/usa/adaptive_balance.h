@@ -1,0 +1,22 @@
+// `adaptive` (M4, seed 003): the load flags, the plan table and a breadth-first map: the donor
+// is the first idle core of the plan's donor type in the order SSC1 core1, SSC2 core1, ...
+// `adaptive-depth-first` (baseline): the same decisions with the map SSC1 core1..8, SSC2, ...
+#pragma once
+#include "models/usa/shading_policy.h"
+
+namespace gpuvp {
+
+class AdaptiveBalance : public ShadingPolicy {
+public:
+    enum class Map { breadth_first, depth_first };
+    AdaptiveBalance(uint32_t cores, Map map);
+    const char* name() const override { return map_ == Map::breadth_first ? "adaptive" : "adaptive-depth-first"; }
+    const std::vector<uint32_t>& map_order() const { return order_; }
+    std::optional<Reassignment> rebalance(const std::vector<CoreView>& cores) const override;
+
+private:
+    Map map_;
+    std::vector<uint32_t> order_;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,13 @@
+// `static` (prior art): the initial split never changes.
+#pragma once
+#include "models/usa/shading_policy.h"
+
+namespace gpuvp {
+
+class StaticSplit : public ShadingPolicy {
+public:
+    const char* name() const override { return "static"; }
+    std::optional<Reassignment> rebalance(const std::vector<CoreView>&) const override { return std::nullopt; }
+};
+
+}  // namespace gpuvp
