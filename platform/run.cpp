@@ -476,6 +476,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             auto m = kPriorityMetric.find(e.metric);
             if (by_priority.contains(p) && m != kPriorityMetric.end())
                 value = m->second.second ? by_priority[p][m->second.first][m->second.second] : by_priority[p][m->second.first];
+        } else if (!e.draw.empty()) {
+            for (const json& d : draws)
+                if (d["name"] == e.draw && d.contains(e.metric)) value = d[e.metric];
         } else if (e.kernel.empty()) {
             if (e.metric == "sim_end_ns") value = out.sim_end_ns;
             else if (e.metric == "kernels_ok") value = kernels_ok;
@@ -494,9 +497,6 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (e.metric == "usa_vertex_cores") value = final_state.vertex_cores;
             else if (e.metric == "usa_pixel_cores") value = final_state.pixel_cores;
             else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
-        } else if (!e.draw.empty()) {
-            for (const json& d : draws)
-                if (d["name"] == e.draw && d.contains(e.metric)) value = d[e.metric];
         } else {
             for (const json& k : kernels)
                 if (k["name"] == e.kernel && k.contains(e.metric)) value = k[e.metric];

@@ -5,6 +5,7 @@
 #include "models/common/aql.h"
 #include "models/common/isa.h"
 #include "models/common/kernel_descriptor.h"
+#include "models/common/messages.h"
 
 #include <hsa/amd_hsa_kernel_code.h>
 #include <hsa/hsa.h>
@@ -320,6 +321,65 @@ TEST_CASE("aql: an unused grid dimension not 1 is reported on the grid field", "
     const PacketCheck r = check_dispatch(p, DispatchLimits{});
     CHECK(r.error == QueueError::invalid_dimensions);
     CHECK(r.field == "grid_size_y");
+}
+
+TEST_CASE("aql: check_draw accepts gpuvp's draw format and rejects every bad field", "[aql][m4]") {
+    auto draw = [] {
+        DrawPacket d{};
+        d.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+        d.header.AmdFormat = kDrawPacketFormat;
+        d.vertex_tasks = 256;
+        d.vertex_cycles = 200;
+        d.pixel_tasks_per_vertex_task = 4;
+        d.pixel_cycles = 100;
+        d.completion_signal.handle = 0x1000;
+        return d;
+    };
+    const DrawLimits limits;
+    CHECK(check_draw(draw(), limits));
+    // The layout starts with ROCm's AMD vendor packet header; the signal sits where AQL puts it.
+    unsigned char bytes[64];
+    const DrawPacket d0 = draw();
+    std::memcpy(bytes, &d0, 64);
+    CHECK(bytes[0] == HSA_PACKET_TYPE_VENDOR_SPECIFIC);
+    CHECK(bytes[2] == kDrawPacketFormat);
+    CHECK(from_bytes<uint32_t>(bytes + 4) == 256);
+    CHECK(from_bytes<uint64_t>(bytes + 56) == 0x1000);
+    struct Case {
+        const char* what;
+        std::function<void(DrawPacket&)> change;
+        QueueError error;
+        const char* field;
+    };
+    const Case cases[] = {
+        {"AMD's barrier-value format", [](DrawPacket& d) { d.header.AmdFormat = HSA_AMD_PACKET_TYPE_BARRIER_VALUE; },
+         QueueError::unsupported_packet, "format"},
+        {"reserved header byte", [](DrawPacket& d) { d.header.reserved = 1; }, QueueError::invalid_reserved, "reserved"},
+        {"reserved body", [](DrawPacket& d) { d.reserved0[8] = 1; }, QueueError::invalid_reserved, "reserved0"},
+        {"no vertex task", [](DrawPacket& d) { d.vertex_tasks = 0; }, QueueError::invalid_draw, "vertex_tasks"},
+        {"too many vertex tasks", [](DrawPacket& d) { d.vertex_tasks = (1u << 20) + 1; }, QueueError::invalid_draw, "vertex_tasks"},
+        {"zero vertex cycles", [](DrawPacket& d) { d.vertex_cycles = 0; }, QueueError::invalid_draw, "vertex_cycles"},
+        {"pixel tasks past the queue", [](DrawPacket& d) { d.pixel_tasks_per_vertex_task = 1025; }, QueueError::invalid_draw,
+         "pixel_tasks_per_vertex_task"},
+        {"zero pixel cycles", [](DrawPacket& d) { d.pixel_cycles = 0; }, QueueError::invalid_draw, "pixel_cycles"},
+        {"unaligned signal", [](DrawPacket& d) { d.completion_signal.handle = 0x1004; }, QueueError::unaligned_address,
+         "completion_signal"},
+        {"fence scope 3", [](DrawPacket& d) { d.header.header |= 3 << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE; },
+         QueueError::invalid_header, "header.acquire_fence_scope"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.what);
+        DrawPacket d = draw();
+        c.change(d);
+        const PacketCheck r = check_draw(d, limits);
+        CHECK(r.error == c.error);
+        CHECK(r.field == c.field);
+    }
+    // Pixel cycles do not matter for a draw without pixel tasks.
+    DrawPacket d = draw();
+    d.pixel_tasks_per_vertex_task = 0;
+    d.pixel_cycles = 0;
+    CHECK(check_draw(d, limits));
 }
 
 TEST_CASE("aql: check_barrier accepts AND and OR packets and rejects reserved fields and unaligned signals",
