@@ -1,7 +1,7 @@
 // gpuvp_bench: speed of the simulator, measured (never asserted by a test).
 // Runs each bundled benchmark scenario in a child process of its own (SystemC allows one
 // elaboration per process) and prints simulated warp-instructions per host second, kernel
-// launches per host second and lock acquisitions (M2) per host second.
+// launches per host second, lock acquisitions (M2) and shading-array tasks (M4) per host second.
 //   gpuvp_bench [SCENARIO_DIR]   (default: the source tree's scenarios/bench)
 #include "platform/run.h"
 #include "platform/scenario.h"
@@ -21,7 +21,7 @@ const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;  //
 
 struct Measure {
     double host_seconds, sim_ns;
-    unsigned long long instructions, kernels, acquisitions;
+    unsigned long long instructions, kernels, acquisitions, tasks;
     int status;
 };
 
@@ -37,7 +37,8 @@ bool measure(const std::string& file, Measure& m) {
         try {
             gpuvp::Scenario s = gpuvp::load_scenario(file);
             gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
-            r = Measure{o.host_seconds, o.sim_end_ns, o.warp_instructions, o.kernels, o.lock_acquisitions, o.ok ? 0 : 1};
+            r = Measure{o.host_seconds, o.sim_end_ns,      o.warp_instructions, o.kernels,
+                        o.lock_acquisitions, o.shading_tasks, o.ok ? 0 : 1};
         } catch (const std::exception& e) {
             std::cerr << file << ": " << e.what() << "\n";
             r.status = 2;
@@ -78,6 +79,13 @@ int sc_main(int argc, char** argv) {
                     m.acquisitions / m.host_seconds, m.acquisitions, m.instructions, m.host_seconds, m.sim_ns / 1000);
     } else {
         std::printf("locks:        failed\n");
+        ++failures;
+    }
+    if (measure(dir + "/draws.yaml", m)) {
+        std::printf("draws:        %12.0f shading tasks per host second      (%llu tasks, %.3f s host, %.1f us simulated)\n",
+                    m.tasks / m.host_seconds, m.tasks, m.host_seconds, m.sim_ns / 1000);
+    } else {
+        std::printf("draws:        failed\n");
         ++failures;
     }
     return failures ? 1 : 0;

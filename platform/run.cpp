@@ -417,6 +417,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     const UnifiedShadingArray& usa = sys.gpu.usa();
     const auto& us = usa.stats();
+    out.shading_tasks = us.tasks[0] + us.tasks[1];
     const double busy_ns = ns_of(us.busy[0] + us.busy[1]);
     const double active_ns = ns_of(us.active);
     auto round6 = [](double v) { return std::round(v * 1e6) / 1e6; };

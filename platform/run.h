@@ -24,6 +24,7 @@ struct RunOutput {
     uint64_t warp_instructions = 0;
     uint64_t kernels = 0;
     uint64_t lock_acquisitions = 0;  // M2
+    uint64_t shading_tasks = 0;      // M4: vertex and pixel tasks the shading array ran
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});
