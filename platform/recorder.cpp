@@ -262,21 +262,27 @@ void Recorder::shading_task(const ShadingTask& task) {
     events_.push_back(std::move(ev));
 }
 
-// Counter tracks: the load flags, the split, busy cores and ready tasks.
+// Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
 void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     if (!trace_) return;
+    const ShadingState* was = last_usa_ ? &*last_usa_ : nullptr;
     usa_seen_ = true;
-    auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv) {
-        if (!room()) return;
+    auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv, bool changed) {
+        if (!changed || !room()) return;
         TraceEvent ev{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}};
         ev.args[a] = av;
         ev.args[b] = bv;
         events_.push_back(std::move(ev));
     };
-    counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel);
-    counter("cores by type", "vertex", s.vertex_cores, "pixel", s.pixel_cores);
-    counter("busy cores", "vertex", s.busy_vertex, "pixel", s.busy_pixel);
-    counter("ready tasks", "vertex", s.ready_vertex, "pixel", s.ready_pixel);
+    counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel,
+            !was || was->flags != s.flags);
+    counter("cores by type", "vertex", s.vertex_cores, "pixel", s.pixel_cores,
+            !was || was->vertex_cores != s.vertex_cores);
+    counter("busy cores", "vertex", s.busy_vertex, "pixel", s.busy_pixel,
+            !was || was->busy_vertex != s.busy_vertex || was->busy_pixel != s.busy_pixel);
+    counter("ready tasks", "vertex", s.ready_vertex, "pixel", s.ready_pixel,
+            !was || was->ready_vertex != s.ready_vertex || was->ready_pixel != s.ready_pixel);
+    last_usa_ = s;
 }
 
 void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {

@@ -120,6 +120,7 @@ private:
     std::vector<std::pair<uint32_t, uint64_t>> draw_slot_key_;  // live draw slot -> key
     std::vector<double> draw_lanes_;
     bool usa_seen_ = false;
+    std::optional<ShadingState> last_usa_;  // the counters' last values
     std::vector<Rejection> rejections_;
     std::vector<LockStall> lock_stalls_;
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;

@@ -547,6 +547,18 @@ draws:
     CHECK(u["reassignments"].get<int>() > 0);
     CHECK(u["utilization"].get<double>() > 0.5);
     CHECK(u["utilization"].get<double>() <= 1.0);
+    // The time by flags adds up to the active time; the busy time is the tasks' time.
+    double by_flags = 0;
+    for (const auto& [flags, t] : u["flags_time_ns"].items()) {
+        CHECK(flags.find("11") == std::string::npos);
+        by_flags += t.get<double>();
+    }
+    CHECK(by_flags == Approx(u["active_ns"].get<double>()).epsilon(1e-9));
+    CHECK(u["busy_ns"]["vertex"].get<double>() >= 32 * 100);
+    CHECK(u["busy_ns"]["pixel"].get<double>() >= 96 * 50);
+    int in_clusters = 0;
+    for (const auto& c : u["clusters"]) in_clusters += c["vertex"].get<int>() + c["pixel"].get<int>();
+    CHECK(in_clusters == 8);
     CHECK(r.results["queues"][0]["packets_processed"] == 1);
     CHECK(r.results["totals"]["interrupts"].get<int>() >= 1);
     // The trace: the array's process, a row per core, flag and split counters, the moves.
