@@ -130,7 +130,8 @@ int sc_main(int argc, char** argv) {
             gpuvp::SweepOutput s = gpuvp::run_sweep(file, fixed, axes, gpuvp::SweepOptions{out_dir, jobs, sweep_trace});
             if (!quiet) std::cout << s.table;
             if (!out_dir.empty() && !quiet)
-                std::cout << "wrote " << out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : " and locks.csv") << "\n";
+                std::cout << "wrote " << out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
+                          << (s.draws_csv.empty() ? "" : ", draws.csv") << "\n";
             return s.exit_code;
         } catch (const gpuvp::ScenarioError& e) {
             std::cerr << "error: " << e.what() << "\n";

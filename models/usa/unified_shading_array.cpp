@@ -124,7 +124,11 @@ void UnifiedShadingArray::run() {
 
 void UnifiedShadingArray::accept(const DrawDescriptor& d) {
     const sc_time now = sc_core::sc_time_stamp();
-    const bool valid = d.draw_slot < draws_.size() && !draws_[d.draw_slot].valid && d.vertex_tasks > 0 &&
+    if (d.draw_slot < draws_.size() && draws_[d.draw_slot].valid) {
+        ++stats_.invalid_draws;  // a slot in use: the CP never does this; the draw there runs on
+        return;
+    }
+    const bool valid = d.draw_slot < draws_.size() && d.vertex_tasks > 0 &&
                        d.vertex_cycles > 0 && (d.pixel_tasks_per_vertex_task == 0 || d.pixel_cycles > 0) &&
                        d.pixel_tasks_per_vertex_task <= cfg_.pixel_queue;
     if (!valid) {
@@ -179,9 +183,19 @@ int UnifiedShadingArray::first_idle(CoreType type) const {
     return -1;
 }
 
-// Ready tasks to idle cores of their type: vertex tasks in draw order while the pixel queue has
-// room for what they will produce, pixel tasks in the order they became ready.
+// Ready tasks to idle cores of their type: pixel tasks in the order they became ready, then
+// vertex tasks in draw order while the pixel queue has room for what they will produce (pixel
+// tasks first, so the room they free this instant counts).
 void UnifiedShadingArray::dispatch() {
+    while (!pixel_ready_.empty()) {
+        const int core = first_idle(CoreType::pixel);
+        if (core < 0) break;
+        const PixelTask t = pixel_ready_.front();
+        pixel_ready_.pop_front();
+        --pixel_reserved_;
+        ++draws_[t.draw].pixel_started;
+        assign(uint32_t(core), CoreType::pixel, t.draw, t.index);
+    }
     while (!vertex_ready_.empty()) {
         Draw& d = draws_[vertex_ready_.front()];
         if (pixel_reserved_ + d.d.pixel_tasks_per_vertex_task > cfg_.pixel_queue) break;
@@ -192,15 +206,6 @@ void UnifiedShadingArray::dispatch() {
             observer_->draw_stage(vertex_ready_.front(), DrawStage::first_task, sc_core::sc_time_stamp());
         assign(uint32_t(core), CoreType::vertex, vertex_ready_.front(), d.vertex_started++);
         if (d.vertex_started == d.d.vertex_tasks) vertex_ready_.pop_front();
-    }
-    while (!pixel_ready_.empty()) {
-        const int core = first_idle(CoreType::pixel);
-        if (core < 0) break;
-        const PixelTask t = pixel_ready_.front();
-        pixel_ready_.pop_front();
-        --pixel_reserved_;
-        ++draws_[t.draw].pixel_started;
-        assign(uint32_t(core), CoreType::pixel, t.draw, t.index);
     }
 }
 

@@ -73,14 +73,14 @@ public:
         uint64_t tasks = 0;
     };
     struct Stats {
-        uint64_t draws = 0, invalid_draws = 0;
+        uint64_t draws = 0, invalid_draws = 0;  // invalid: refused descriptors
         uint64_t tasks[2] = {0, 0};        // by CoreType
         sc_core::sc_time busy[2];          // core time busy, by the type of the task
         uint64_t reassignments = 0;
         uint64_t to_type[2] = {0, 0};      // reassignments that made a core vertex / pixel
         uint64_t switches = 0;             // tasks that loaded the other type's shader state
         uint64_t pixel_queue_peak = 0;     // ready pixel tasks waiting for a core, at most
-        sc_core::sc_time active;           // time with at least one draw in the array
+        sc_core::sc_time active;           // time with a task running or ready (counted at each change)
         sc_core::sc_time flags_time[3][3]; // active time by (idle vertex, idle pixel) flags
     };
 
