@@ -32,7 +32,8 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
         r.submit = sc_time(d.submit_ns, sc_core::SC_NS);
         launches_.push_back(r);
     }
-    // Per queue, kernels in submit order (ties: the order of the file).
+    // Per queue, kernels and draws in submit order (ties: kernels before draws, each in the
+    // order of the file).
     for (size_t i = 0; i < launches_.size(); ++i) queues_[launches_[i].queue].kernels.push_back(i);
     for (QueueState& q : queues_)
         std::stable_sort(q.kernels.begin(), q.kernels.end(),
@@ -278,6 +279,8 @@ void HostDriver::submit_draw(uint32_t q, size_t k) {
     p.completion_signal.handle = r.signal;
     p.header.AmdFormat = kDrawPacketFormat;
     p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+    apply_packet_overrides(p, spec.packet);
+    if (p.completion_signal.handle != r.signal) r.signal = p.completion_signal.handle;
     r.packet = reserve_packet(q);
     write_packet(q, r.packet, &p);
     r.doorbell = sc_core::sc_time_stamp();
@@ -341,18 +344,27 @@ void HostDriver::check_queue(uint32_t q) {
     }
 }
 
+namespace {
+// The header's fields by name; false for a name that is not one.
+bool set_header_field(uint16_t& header, const std::string& name, uint64_t v) {
+    auto set_bits = [&](unsigned at, unsigned width) {
+        uint16_t mask = uint16_t(((1u << width) - 1) << at);
+        header = uint16_t((header & ~mask) | ((v << at) & mask));
+    };
+    if (name == "header") header = uint16_t(v);
+    else if (name == "type") set_bits(HSA_PACKET_HEADER_TYPE, 8);
+    else if (name == "barrier_bit") set_bits(HSA_PACKET_HEADER_BARRIER, 1);
+    else if (name == "acquire_fence_scope") set_bits(HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE, 2);
+    else if (name == "release_fence_scope") set_bits(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE, 2);
+    else return false;
+    return true;
+}
+}  // namespace
+
 void apply_packet_overrides(hsa_kernel_dispatch_packet_t& p, const std::map<std::string, uint64_t>& fields) {
     for (const auto& [name, v] : fields) {
-        auto set_bits = [&](unsigned at, unsigned width) {
-            uint16_t mask = uint16_t(((1u << width) - 1) << at);
-            p.header = uint16_t((p.header & ~mask) | ((v << at) & mask));
-        };
-        if (name == "header") p.header = uint16_t(v);
-        else if (name == "type") set_bits(HSA_PACKET_HEADER_TYPE, 8);
-        else if (name == "barrier_bit") set_bits(HSA_PACKET_HEADER_BARRIER, 1);
-        else if (name == "acquire_fence_scope") set_bits(HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE, 2);
-        else if (name == "release_fence_scope") set_bits(HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE, 2);
-        else if (name == "dimensions") p.setup = uint16_t(v);
+        if (set_header_field(p.header, name, v)) continue;
+        if (name == "dimensions") p.setup = uint16_t(v);
         else if (name == "workgroup_size_x") p.workgroup_size_x = uint16_t(v);
         else if (name == "workgroup_size_y") p.workgroup_size_y = uint16_t(v);
         else if (name == "workgroup_size_z") p.workgroup_size_z = uint16_t(v);
@@ -367,6 +379,21 @@ void apply_packet_overrides(hsa_kernel_dispatch_packet_t& p, const std::map<std:
         else if (name == "reserved2") p.reserved2 = v;
         else if (name == "completion_signal") p.completion_signal.handle = v;
         else throw std::invalid_argument("'" + name + "' is not a field of the kernel dispatch packet");
+    }
+}
+
+void apply_packet_overrides(DrawPacket& p, const std::map<std::string, uint64_t>& fields) {
+    for (const auto& [name, v] : fields) {
+        if (set_header_field(p.header.header, name, v)) continue;
+        if (name == "format") p.header.AmdFormat = uint8_t(v);
+        else if (name == "reserved") p.header.reserved = uint8_t(v);
+        else if (name == "vertex_tasks") p.vertex_tasks = uint32_t(v);
+        else if (name == "vertex_cycles") p.vertex_cycles = uint32_t(v);
+        else if (name == "pixel_tasks_per_vertex_task") p.pixel_tasks_per_vertex_task = uint32_t(v);
+        else if (name == "pixel_cycles") p.pixel_cycles = uint32_t(v);
+        else if (name == "reserved0") p.reserved0[0] = uint32_t(v);
+        else if (name == "completion_signal") p.completion_signal.handle = v;
+        else throw std::invalid_argument("'" + name + "' is not a field of the draw packet");
     }
 }
 

@@ -8,6 +8,7 @@
 // and the completion signals.
 #pragma once
 #include "firmware/workload.h"
+#include "models/common/aql.h"
 
 #include <hsa/hsa.h>
 #include <systemc>
@@ -89,5 +90,7 @@ private:
 // Writes the AQL field overrides of a scenario (`packet:`) into a dispatch packet. Throws
 // std::invalid_argument for a name that is not a field.
 void apply_packet_overrides(hsa_kernel_dispatch_packet_t& p, const std::map<std::string, uint64_t>& fields);
+// The same for a draw packet (M4).
+void apply_packet_overrides(DrawPacket& p, const std::map<std::string, uint64_t>& fields);
 
 }  // namespace gpuvp

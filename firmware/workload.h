@@ -61,6 +61,7 @@ struct DrawSpec {
     uint32_t vertex_cycles = 100;               // per vertex task
     uint32_t pixel_tasks_per_vertex_task = 0;   // ready when their vertex task ends
     uint32_t pixel_cycles = 100;                // per pixel task
+    std::map<std::string, uint64_t> packet;     // raw draw packet field overrides, as for kernels
     int line = 0;
 };
 

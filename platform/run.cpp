@@ -396,7 +396,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const double submit = ns_of(l.submit);
         auto since_submit = [&](const json& t) { return t.is_number() ? json(ns_diff(t.get<double>(), submit)) : json(nullptr); };
         const json complete = d ? opt_ns(d->completed) : json(nullptr);
-        if (complete.is_number()) draws_complete = std::max(draws_complete, complete.get<double>());
+        if (status == "ok" && complete.is_number()) draws_complete = std::max(draws_complete, complete.get<double>());
         json j;
         j["name"] = l.name;
         j["queue"] = queue_name(l.queue);
@@ -456,6 +456,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         {"busy_ns", {{"vertex", ns_of(us.busy[0])}, {"pixel", ns_of(us.busy[1])}}},
         {"tasks", {{"vertex", us.tasks[0]}, {"pixel", us.tasks[1]}}},
         {"shader_switches", us.switches},
+        {"draws_refused", us.invalid_draws},
         {"pixel_queue_peak", us.pixel_queue_peak},
         {"flags_time_ns", flags_time},
         {"clusters", clusters},
@@ -492,7 +493,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (e.metric == "scalar_pool_peak") value = peak_total;
             else if (e.metric == "draws_ok") value = draws_ok;
             else if (e.metric == "draws_failed") value = draws_failed;
-            else if (e.metric == "draws_complete_ns") value = draws_complete;
+            else if (e.metric == "draws_complete_ns") value = draws_ok ? json(draws_complete) : json(nullptr);
             else if (e.metric == "usa_utilization") value = utilization;
             else if (e.metric == "usa_reassignments") value = us.reassignments;
             else if (e.metric == "usa_vertex_cores") value = final_state.vertex_cores;
@@ -575,35 +576,37 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     // The breakdown table: stages as rows, kernels as columns (the first eight kernels).
     std::ostringstream t;
     const size_t cols = std::min<size_t>(kernel_count, 8);
-    t << "Launch latency breakdown (simulated ns), scenario '" << s.name << "'\n";
-    t << "  " << std::string(20, ' ');
-    for (size_t c = 0; c < cols; ++c) {
-        std::string n = launches[c].name.substr(0, 14);
-        t << std::string(16 - n.size(), ' ') << n;
-    }
-    t << "\n";
-    std::vector<std::string> names;
-    for (const auto& st : kStages) names.push_back(st.name);
-    names.insert(names.end(), {"dispatch", "launch", "response", "turnaround"});
-    for (const std::string& n : names) {
-        if (n == "dispatch") t << "  " << std::string(20 + 16 * cols, '-') << "\n";
-        t << "  " << n << std::string(20 - n.size(), ' ');
+    if (kernel_count > 0) {
+        t << "Launch latency breakdown (simulated ns), scenario '" << s.name << "'\n";
+        t << "  " << std::string(20, ' ');
         for (size_t c = 0; c < cols; ++c) {
-            std::string v = "-";
-            for (const auto& [name, val] : table_rows[c])
-                if (name == n && !std::isnan(val)) v = fmt_ns(val);
-            t << std::string(16 - std::min<size_t>(16, v.size()), ' ') << v;
+            std::string n = launches[c].name.substr(0, 14);
+            t << std::string(16 - n.size(), ' ') << n;
         }
         t << "\n";
+        std::vector<std::string> names;
+        for (const auto& st : kStages) names.push_back(st.name);
+        names.insert(names.end(), {"dispatch", "launch", "response", "turnaround"});
+        for (const std::string& n : names) {
+            if (n == "dispatch") t << "  " << std::string(20 + 16 * cols, '-') << "\n";
+            t << "  " << n << std::string(20 - n.size(), ' ');
+            for (size_t c = 0; c < cols; ++c) {
+                std::string v = "-";
+                for (const auto& [name, val] : table_rows[c])
+                    if (name == n && !std::isnan(val)) v = fmt_ns(val);
+                t << std::string(16 - std::min<size_t>(16, v.size()), ' ') << v;
+            }
+            t << "\n";
+        }
+        if (kernel_count > cols) t << "  (" << kernel_count - cols << " more kernels in results.json)\n";
+        for (size_t c = 0; c < kernel_count; ++c) {
+            const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
+            if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
+        }
+        t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
+             " launch = the same from submit;\n  response = submit -> first warp running;"
+             " turnaround = submit -> completion signal written\n";
     }
-    if (kernel_count > cols) t << "  (" << kernel_count - cols << " more kernels in results.json)\n";
-    for (size_t c = 0; c < kernel_count; ++c) {
-        const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
-        if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
-    }
-    t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
-         " launch = the same from submit;\n  response = submit -> first warp running;"
-         " turnaround = submit -> completion signal written\n";
     if (!draws.empty()) {  // M4
         t << "Draws (simulated ns), shading array '" << s.policy.shading << "'\n";
         t << "  name                 arrived  first task vertex done         end    complete  turnaround  status\n";

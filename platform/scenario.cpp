@@ -673,26 +673,37 @@ std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc
 
 // ---- Kernels, queues, draws, expectations
 
-const Schema<std::map<std::string, uint64_t>>& packet_schema() {
-    // Raw AQL kernel dispatch packet fields and their widths in bits.
-    static const std::pair<const char*, unsigned> fields[] = {
-        {"header", 16}, {"type", 8}, {"barrier_bit", 1}, {"acquire_fence_scope", 2},
-        {"release_fence_scope", 2}, {"dimensions", 2}, {"workgroup_size_x", 16},
-        {"workgroup_size_y", 16}, {"workgroup_size_z", 16}, {"reserved0", 16},
-        {"grid_size_x", 32}, {"grid_size_y", 32}, {"grid_size_z", 32},
-        {"private_segment_size", 32}, {"group_segment_size", 32}, {"kernel_object", 64},
-        {"kernarg_address", 64}, {"reserved2", 64}, {"completion_signal", 64}};
-    static const Schema<std::map<std::string, uint64_t>> s = [] {
-        Schema<std::map<std::string, uint64_t>> p;
-        for (const auto& [name, bits] : fields) {
-            const uint64_t hi = bits == 64 ? ~0ull : (1ull << bits) - 1;
-            p.fields.push_back({name, [name = std::string(name), hi](const Ctx& c, const YAML::Node& v, const Loc& at,
-                                                                      std::map<std::string, uint64_t>& m) {
-                                    m[name] = get_uint(c, v, at, 0, hi);
-                                }});
-        }
-        return p;
-    }();
+// Raw packet field overrides: each field name and its width in bits.
+using PacketFields = std::vector<std::pair<const char*, unsigned>>;
+Schema<std::map<std::string, uint64_t>> make_packet_schema(const PacketFields& fields) {
+    Schema<std::map<std::string, uint64_t>> p;
+    for (const auto& [name, bits] : fields) {
+        const uint64_t hi = bits == 64 ? ~0ull : (1ull << bits) - 1;
+        p.fields.push_back({name, [name = std::string(name), hi](const Ctx& c, const YAML::Node& v, const Loc& at,
+                                                                  std::map<std::string, uint64_t>& m) {
+                                m[name] = get_uint(c, v, at, 0, hi);
+                            }});
+    }
+    return p;
+}
+
+const Schema<std::map<std::string, uint64_t>>& packet_schema() {  // the kernel dispatch packet
+    static const auto s = make_packet_schema(
+        {{"header", 16}, {"type", 8}, {"barrier_bit", 1}, {"acquire_fence_scope", 2},
+         {"release_fence_scope", 2}, {"dimensions", 2}, {"workgroup_size_x", 16},
+         {"workgroup_size_y", 16}, {"workgroup_size_z", 16}, {"reserved0", 16},
+         {"grid_size_x", 32}, {"grid_size_y", 32}, {"grid_size_z", 32},
+         {"private_segment_size", 32}, {"group_segment_size", 32}, {"kernel_object", 64},
+         {"kernarg_address", 64}, {"reserved2", 64}, {"completion_signal", 64}});
+    return s;
+}
+
+const Schema<std::map<std::string, uint64_t>>& draw_packet_schema() {  // M4: the draw packet
+    static const auto s = make_packet_schema(
+        {{"header", 16}, {"type", 8}, {"barrier_bit", 1}, {"acquire_fence_scope", 2},
+         {"release_fence_scope", 2}, {"format", 8}, {"reserved", 8}, {"vertex_tasks", 32},
+         {"vertex_cycles", 32}, {"pixel_tasks_per_vertex_task", 32}, {"pixel_cycles", 32},
+         {"reserved0", 32}, {"completion_signal", 64}});
     return s;
 }
 
@@ -973,6 +984,7 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
         K::integer("vertex_cycles", &DrawSpec::vertex_cycles, 1, 1000000),
         K::integer("pixel_tasks_per_vertex_task", &DrawSpec::pixel_tasks_per_vertex_task, 0, 1024),
         K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, 1000000),
+        K::map("packet", &DrawSpec::packet, draw_packet_schema()),
     }};
     std::vector<Loc> locs;
     std::vector<DrawSpec> ds = read_list(c, v, at, schema, &locs);

@@ -138,7 +138,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     std::ostringstream draws, draw_table;  // M4
     for (const SweepAxis& a : axes) draws << csv_field(a.key) << ",";
     draws << "draw,status,arrived_ns,first_task_ns,vertex_done_ns,end_ns,complete_ns,turnaround_ns,"
-             "usa_reassignments,usa_utilization,usa_vertex_cores,usa_pixel_cores\n";
+             "usa_reassignments,usa_utilization,usa_vertex_cores,usa_pixel_cores,exit_code\n";
     for (const SweepAxis& a : axes) draw_table << a.key << "  ";
     draw_table << "| draw | end ns | turnaround ns | array: reassignments | utilization | final split V/P\n";
     bool any_draws = false;
@@ -188,7 +188,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
                       << number(d["arrived_ns"]) << "," << number(d["first_task_ns"]) << "," << number(d["vertex_done_ns"])
                       << "," << number(d["end_ns"]) << "," << number(d["complete_ns"]) << ","
                       << number(d["turnaround_ns"]) << "," << u["reassignments"] << "," << number(u["utilization"]) << ","
-                      << u["cores"]["vertex"] << "," << u["cores"]["pixel"] << "\n";
+                      << u["cores"]["vertex"] << "," << u["cores"]["pixel"] << "," << codes[i] << "\n";
                 for (const std::string& v : points[i]) draw_table << v << "  ";
                 draw_table << "| " << d["name"].get<std::string>() << " | " << number(d["end_ns"]) << " | "
                            << number(d["turnaround_ns"]) << " | " << u["reassignments"] << " | "

@@ -151,7 +151,7 @@ int sc_main(int argc, char** argv) {
     }
     if (command == "validate") {
         std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels, "
-                  << scenario.workload.queues.size() << " queues)\n";
+                  << scenario.workload.draws.size() << " draws, " << scenario.workload.queues.size() << " queues)\n";
         return 0;
     }
 

@@ -460,7 +460,8 @@ void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelE
                                         "the kernel descriptor at " + hex(fault_address) + " is unreadable or invalid"},
                     s.signal);
     } else if (draw) {
-        queue_error(s.queue, s.packet, {QueueError::invalid_draw, "draw", kernel_error_text(e)}, s.signal);
+        queue_error(s.queue, s.packet,
+                    {QueueError::invalid_draw, "draw_slot", "the shading array refused the draw descriptor"}, s.signal);
     } else {
         std::string detail = kernel_error_text(e);
         if (fault_address) detail += " at " + hex(fault_address);
@@ -536,7 +537,8 @@ std::string CommandProcessor::waiting_for(uint32_t qi) const {
     }
     const std::string packet = "packet " + std::to_string(p->index) + ": ";
     switch (p->wait) {
-    case Wait::barrier_bit: return packet + "barrier bit: waits for " + std::to_string(q.outstanding) + " earlier kernel(s)";
+    case Wait::barrier_bit:
+        return packet + "barrier bit: waits for " + std::to_string(q.outstanding) + " earlier kernel(s) or draw(s)";
     case Wait::kernel_slot: return packet + "waits for a free kernel slot";
     case Wait::draw_slot: return packet + "waits for a free draw slot in the shading array";
     case Wait::signals: {

@@ -11,7 +11,6 @@ public:
     enum class Map { breadth_first, depth_first };
     AdaptiveBalance(uint32_t cores, Map map);
     const char* name() const override { return map_ == Map::breadth_first ? "adaptive" : "adaptive-depth-first"; }
-    const std::vector<uint32_t>& map_order() const { return order_; }
     std::optional<Reassignment> rebalance(const std::vector<CoreView>& cores) const override;
 
 private:

@@ -19,9 +19,7 @@ UnifiedShadingArray::UnifiedShadingArray(sc_core::sc_module_name name, const Usa
         const CoreType t = k < cfg_.vertex_cores ? CoreType::vertex : CoreType::pixel;
         cores_[order_[k]].type = cores_[order_[k]].loaded = t;
     }
-    state_.flags = load_flags(view());
-    state_.vertex_cores = std::min(cfg_.vertex_cores, cfg_.cores);
-    state_.pixel_cores = cfg_.cores - state_.vertex_cores;
+    state_ = current();
     regs.register_b_transport(this, &UnifiedShadingArray::b_transport);
     regs.register_transport_dbg(this, &UnifiedShadingArray::transport_dbg);
     SC_HAS_PROCESS(UnifiedShadingArray);
@@ -193,7 +191,6 @@ void UnifiedShadingArray::dispatch() {
         const PixelTask t = pixel_ready_.front();
         pixel_ready_.pop_front();
         --pixel_reserved_;
-        ++draws_[t.draw].pixel_started;
         assign(uint32_t(core), CoreType::pixel, t.draw, t.index);
     }
     while (!vertex_ready_.empty()) {
@@ -250,13 +247,6 @@ void UnifiedShadingArray::settle() {
         c.type = r->to;
         ++stats_.reassignments;
         ++stats_.to_type[size_t(r->to)];
-        if (r->to == CoreType::vertex) {
-            ++state_.vertex_cores;
-            --state_.pixel_cores;
-        } else {
-            --state_.vertex_cores;
-            ++state_.pixel_cores;
-        }
         next_decision_ = now + clock_.cycles(cfg_.balance_cycles);
         if (observer_) observer_->shading_reassigned(r->core, r->to, r->flags, now);
         dispatch();
@@ -264,18 +254,24 @@ void UnifiedShadingArray::settle() {
     publish();
 }
 
-// The flags and counts as they are now; tells the observer when they changed, and adds the time
-// since the last change to the active time of the flags that held.
-void UnifiedShadingArray::publish() {
-    const sc_time now = sc_core::sc_time_stamp();
+// The flags, the split, busy cores and ready tasks as they are now.
+ShadingState UnifiedShadingArray::current() const {
     ShadingState s;
     s.flags = load_flags(view());
-    s.vertex_cores = state_.vertex_cores;
-    s.pixel_cores = state_.pixel_cores;
-    for (const Core& c : cores_)
+    for (const Core& c : cores_) {
+        (c.type == CoreType::vertex ? s.vertex_cores : s.pixel_cores)++;
         if (c.busy) (c.type == CoreType::vertex ? s.busy_vertex : s.busy_pixel)++;
+    }
     for (uint32_t d : vertex_ready_) s.ready_vertex += draws_[d].d.vertex_tasks - draws_[d].vertex_started;
     s.ready_pixel = pixel_ready_.size();
+    return s;
+}
+
+// Tells the observer when the state changed, and adds the time since the last change to the
+// active time of the flags that held.
+void UnifiedShadingArray::publish() {
+    const sc_time now = sc_core::sc_time_stamp();
+    const ShadingState s = current();
     if (s == state_) return;
     if (state_since_ < now && (state_.busy_vertex + state_.busy_pixel + state_.ready_vertex + state_.ready_pixel) > 0) {
         stats_.active += now - state_since_;

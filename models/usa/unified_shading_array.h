@@ -86,7 +86,7 @@ public:
 
     const std::vector<Core>& cores() const { return cores_; }
     LoadFlags flags() const { return state_.flags; }
-    const ShadingState& state() const { return state_; }
+    const ShadingState& state() const { return state_; }  // as last published
     const Stats& stats() const { return stats_; }
     const ShadingPolicy& policy() const { return *policy_; }
     const UsaConfig& config() const { return cfg_; }
@@ -96,7 +96,7 @@ private:
         bool valid = false;
         DrawDescriptor d{};
         uint32_t vertex_started = 0, vertex_done = 0;
-        uint64_t pixel_started = 0, pixel_done = 0;
+        uint64_t pixel_done = 0;
     };
     struct PixelTask {
         uint32_t draw;
@@ -114,6 +114,7 @@ private:
     void assign(uint32_t core, CoreType type, uint32_t draw, uint64_t task);
     int first_idle(CoreType type) const;
     void draw_done(uint32_t slot, KernelError e);
+    ShadingState current() const;
     void publish();
     std::vector<CoreView> view() const;
 
