@@ -255,8 +255,14 @@ void HostDriver::submit(uint32_t q, size_t k) {
     p.completion_signal.handle = r.signal;
     p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
                            hsa_fence_scope_t(spec.release_fence));
-    apply_packet_overrides(p, spec.packet);
-    if (p.completion_signal.handle != r.signal) r.signal = p.completion_signal.handle;
+    post(q, r, p, spec.packet);
+}
+
+// The scenario's raw field overrides, then the packet into its slot and the doorbell.
+template <class Packet>
+void HostDriver::post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides) {
+    apply_packet_overrides(p, overrides);
+    r.signal = p.completion_signal.handle;  // an override may point it elsewhere
     r.packet = reserve_packet(q);
     write_packet(q, r.packet, &p);
     r.doorbell = sc_core::sc_time_stamp();
@@ -279,12 +285,7 @@ void HostDriver::submit_draw(uint32_t q, size_t k) {
     p.completion_signal.handle = r.signal;
     p.header.AmdFormat = kDrawPacketFormat;
     p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
-    apply_packet_overrides(p, spec.packet);
-    if (p.completion_signal.handle != r.signal) r.signal = p.completion_signal.handle;
-    r.packet = reserve_packet(q);
-    write_packet(q, r.packet, &p);
-    r.doorbell = sc_core::sc_time_stamp();
-    r.rung = true;
+    post(q, r, p, spec.packet);
 }
 
 // The prior art's host copy (M5's `serial`): bytes into device memory through the BAR, one

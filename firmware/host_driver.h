@@ -66,6 +66,8 @@ private:
     void submit_queue(uint32_t q);
     void submit(uint32_t q, size_t k);
     void submit_draw(uint32_t q, size_t k);
+    template <class Packet>
+    void post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides);
     uint64_t reserve_packet(uint32_t q);
     void write_packet(uint32_t q, uint64_t index, const void* packet);
     void interrupt_handler();

@@ -218,7 +218,6 @@ void Recorder::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, con
     d = Draw{};
     d.queue = queue;
     d.packet = packet;
-    d.doorbell_seen = doorbell;
     d.accepted = t;
 }
 
@@ -234,7 +233,6 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
     if (it == draws_.end()) return;
     Draw& d = it->second;
     d.completed = t;
-    d.error = e;
     if (trace_ && room()) {
         const sc_time from = d.stages[size_t(DrawStage::arrived)].value_or(d.accepted);
         TraceEvent ev{"", "draw", 'X', us(from), us(t) - us(from), kUsaPid, 0, {}};

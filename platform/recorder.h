@@ -35,10 +35,9 @@ public:
     struct Draw {
         uint32_t queue = 0;
         uint64_t packet = 0;
-        sc_core::sc_time doorbell_seen, accepted;
+        sc_core::sc_time accepted;  // the CP took the packet
         std::array<std::optional<sc_core::sc_time>, size_t(DrawStage::count)> stages;
         std::optional<sc_core::sc_time> completed;
-        KernelError error = KernelError::none;
     };
     struct Rejection {
         uint32_t queue;

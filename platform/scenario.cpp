@@ -3,6 +3,7 @@
 // and every value is checked on load. The only file of the project that uses yaml-cpp.
 #include "platform/scenario.h"
 #include "firmware/assembler.h"
+#include "models/common/aql.h"
 #include "models/common/messages.h"
 
 #include <yaml-cpp/yaml.h>
@@ -980,10 +981,12 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
         K::text("name", &DrawSpec::name, true),
         K::text("queue", &DrawSpec::queue),
         K::real("submit_ns", &DrawSpec::submit_ns, 0, kInf),
-        K::integer("vertex_tasks", &DrawSpec::vertex_tasks, 1, 1 << 20),
-        K::integer("vertex_cycles", &DrawSpec::vertex_cycles, 1, 1000000),
-        K::integer("pixel_tasks_per_vertex_task", &DrawSpec::pixel_tasks_per_vertex_task, 0, 1024),
-        K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, 1000000),
+        // The ranges the command processor checks a draw packet against.
+        K::integer("vertex_tasks", &DrawSpec::vertex_tasks, 1, DrawLimits{}.max_vertex_tasks),
+        K::integer("vertex_cycles", &DrawSpec::vertex_cycles, 1, DrawLimits{}.max_task_cycles),
+        K::integer("pixel_tasks_per_vertex_task", &DrawSpec::pixel_tasks_per_vertex_task, 0,
+                   DrawLimits{}.max_pixel_tasks_per_vertex_task),
+        K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, DrawLimits{}.max_task_cycles),
         K::map("packet", &DrawSpec::packet, draw_packet_schema()),
     }};
     std::vector<Loc> locs;

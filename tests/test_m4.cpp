@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <map>
 
@@ -232,6 +233,31 @@ struct ArrayBench {
     }
 };
 
+// Runs `f` in a child process (SystemC elaborates once per process) and returns what it
+// returned; an empty vector if the child failed.
+std::vector<double> in_child(const std::function<std::vector<double>()>& f) {
+    int fd[2];
+    REQUIRE(pipe(fd) == 0);
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        const std::vector<double> v = f();
+        const ssize_t n = ssize_t(v.size() * sizeof(double));
+        _exit(write(fd[1], v.data(), size_t(n)) == n ? 0 : 1);
+    }
+    close(fd[1]);
+    std::vector<double> v;
+    double x;
+    while (read(fd[0], &x, sizeof x) == sizeof x) v.push_back(x);
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) v.clear();
+    return v;
+}
+
 UsaConfig small(uint32_t cores, uint32_t vertex) {
     UsaConfig c;
     c.cores = cores;
@@ -379,33 +405,19 @@ TEST_CASE("M4 while only vertex work is pending exactly one core stays pixel", "
 
 TEST_CASE("M4 breadth first spreads the moved cores over the clusters and depth first fills SSC1", "[m4][baseline]") {
     // 16 cores, 4 vertex (breadth first: cores 0, 8, 1, 9). Vertex work only: pixel cores move.
-    std::map<std::string, std::vector<uint32_t>> moved;
-    for (const char* policy : {"adaptive", "adaptive-depth-first"}) {
-        // One elaboration per process: each policy runs in a child.
-        int fd[2];
-        REQUIRE(pipe(fd) == 0);
-        const pid_t pid = fork();
-        if (pid == 0) {
-            close(fd[0]);
+    std::map<std::string, std::vector<double>> moved;
+    for (const char* policy : {"adaptive", "adaptive-depth-first"})
+        moved[policy] = in_child([policy] {
             ArrayBench b(small(16, 4), policy);
             b.draw(100, 0, 200, 40, 0, 0);
             b.run();
-            uint32_t n = 0;
-            for (const auto& m : b.log.moves)
-                if (write(fd[1], &m.core, 4) == 4) ++n;
-            _exit(b.log.violations.empty() && n == b.log.moves.size() ? 0 : 1);
-        }
-        close(fd[1]);
-        uint32_t core;
-        while (read(fd[0], &core, 4) == 4) moved[policy].push_back(core);
-        close(fd[0]);
-        int status = 0;
-        waitpid(pid, &status, 0);
-        CHECK(WIFEXITED(status));
-        CHECK(WEXITSTATUS(status) == 0);
-    }
-    CHECK(moved["adaptive"] == std::vector<uint32_t>{2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7});
-    CHECK(moved["adaptive-depth-first"] == std::vector<uint32_t>{2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14});
+            std::vector<double> cores;
+            for (const auto& m : b.log.moves) cores.push_back(m.core);
+            if (!b.log.violations.empty()) cores.clear();
+            return cores;
+        });
+    CHECK(moved["adaptive"] == std::vector<double>{2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7});
+    CHECK(moved["adaptive-depth-first"] == std::vector<double>{2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14});
 }
 
 TEST_CASE("M4 with the depth-first map moved cores crowd SSC1's vertex fetch unit and the draw ends later", "[m4][timing][baseline]") {
@@ -413,32 +425,19 @@ TEST_CASE("M4 with the depth-first map moved cores crowd SSC1's vertex fetch uni
     // 20 cycles of vertex fetch each. Pixel cores move to vertex one per cycle from 102:
     // breadth first cores 1, 9, 2, 10 (three tasks per SSC); depth first 1, 2, 3, 4 (five
     // tasks through SSC1's unit, one through SSC2's).
-    std::map<std::string, double> end;
-    for (const char* policy : {"adaptive", "adaptive-depth-first"}) {
-        int fd[2];
-        REQUIRE(pipe(fd) == 0);
-        const pid_t pid = fork();
-        if (pid == 0) {
-            close(fd[0]);
+    std::map<std::string, std::vector<double>> end;
+    for (const char* policy : {"adaptive", "adaptive-depth-first"})
+        end[policy] = in_child([policy] {
             UsaConfig c = small(16, 2);
             c.vertex_fetch_cycles = 20;
             c.switch_cycles = 0;
             ArrayBench b(c, policy);
             b.draw(100, 0, 6, 40, 0, 0);
             b.run();
-            const double t = b.cp.done.size() == 1 ? b.cp.done[0].first : -1;
-            _exit(write(fd[1], &t, sizeof t) == sizeof t ? 0 : 1);
-        }
-        close(fd[1]);
-        double t = -1;
-        CHECK(read(fd[0], &t, sizeof t) == sizeof t);
-        close(fd[0]);
-        int status = 0;
-        waitpid(pid, &status, 0);
-        end[policy] = t;
-    }
-    CHECK(end["adaptive"] == 102 + 3 * 20 + 40);              // 202
-    CHECK(end["adaptive-depth-first"] == 102 + 5 * 20 + 40);  // 242
+            return b.cp.done.size() == 1 ? std::vector<double>{b.cp.done[0].first} : std::vector<double>{};
+        });
+    CHECK(end["adaptive"] == std::vector<double>{102 + 3 * 20 + 40});              // 202
+    CHECK(end["adaptive-depth-first"] == std::vector<double>{102 + 5 * 20 + 40});  // 242
 }
 
 TEST_CASE("M4 the pixel queue holds back vertex tasks until there is room for their pixel tasks", "[m4]") {
