@@ -1,10 +1,9 @@
 #include "platform/sweep.h"
-#include "platform/run.h"
+#include "platform/batch.h"
 
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,35 +41,11 @@ std::vector<std::string> split_values(const std::string& text) {
 
 namespace {
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 std::string number(const nlohmann::json& v) {
     if (!v.is_number()) return "";
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", v.get<double>());
     return b;
-}
-
-// Runs one point in a child; its results.json text comes back through a file.
-pid_t start_point(const Scenario& s, const std::string& result_file, bool trace, const std::string& trace_file) {
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid != 0) return pid;
-    int code = 2;
-    try {
-        RunOutput o = run_scenario(s, RunOptions{trace});
-        std::ofstream(result_file, std::ios::binary) << o.results;
-        if (trace) std::ofstream(trace_file, std::ios::binary) << o.trace;
-        code = o.exit_code;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "gpuvp sweep: %s\n", e.what());
-    }
-    _exit(code);
 }
 
 }  // namespace
@@ -105,26 +80,12 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     auto point_dir = [&](size_t i) { return dir + "/point-" + std::to_string(i); };
 
     SweepOutput out;
-    std::vector<int> codes(points.size(), 2);
-    std::map<pid_t, size_t> running;
-    size_t next = 0;
-    const unsigned jobs = std::max(1u, options.jobs);
-    while (next < points.size() || !running.empty()) {
-        while (next < points.size() && running.size() < jobs) {
-            mkdir(point_dir(next).c_str(), 0755);
-            const pid_t pid = start_point(scenarios[next], point_dir(next) + "/results.json", options.trace,
-                                          point_dir(next) + "/trace.json");
-            if (pid < 0) throw std::runtime_error("cannot start a child process");
-            running[pid] = next++;
-        }
-        int status = 0;
-        const pid_t done = waitpid(-1, &status, 0);
-        if (done < 0) break;
-        auto it = running.find(done);
-        if (it == running.end()) continue;
-        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
-        running.erase(it);
+    std::vector<BatchJob> jobs;
+    for (size_t i = 0; i < points.size(); ++i) {
+        mkdir(point_dir(i).c_str(), 0755);
+        jobs.push_back({&scenarios[i], point_dir(i) + "/results.json", options.trace ? point_dir(i) + "/trace.json" : ""});
     }
+    const std::vector<int> codes = run_batch(jobs, options.jobs);
 
     // The CSV and the table, in point order.
     std::ostringstream csv, table, locks, lock_table;

@@ -3,6 +3,7 @@
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
 //   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace]
 // Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
+#include "platform/regress.h"
 #include "platform/run.h"
 #include "platform/scenario.h"
 #include "platform/sweep.h"
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +33,8 @@ const char* kUsage =
     "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
     "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace]\n"
+    "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]\n"
+    "       gpuvp merge OUT.xml|OUT.csv FILE...\n"
     "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
 
 int usage(const std::string& why) {
@@ -55,6 +59,94 @@ bool write_file(const std::string& path, const std::string& text) {
     return bool(f);
 }
 
+// gpuvp regress PATH... : every scenario under the paths, a process each, N at a time.
+int regress_main(const std::vector<std::string>& args) {
+    std::vector<std::string> paths;
+    std::string junit, csv;
+    gpuvp::RegressOptions o;
+    o.jobs = unsigned(std::max(1l, sysconf(_SC_NPROCESSORS_ONLN)));
+    o.progress = isatty(2);
+    bool quiet = false;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--junit" || a == "--csv" || a == "--out" || a == "-j" || a == "--shard") {
+            if (i + 1 == args.size()) return usage(a + " needs a value");
+            const std::string& v = args[++i];
+            if (a == "--junit") junit = v;
+            else if (a == "--csv") csv = v;
+            else if (a == "--out") o.out_dir = v;
+            else if (a == "-j") {
+                o.jobs = unsigned(std::strtoul(v.c_str(), nullptr, 10));
+                if (o.jobs == 0 || v.find_first_not_of("0123456789") != std::string::npos)
+                    return usage("-j wants a number of processes, got '" + v + "'");
+            } else {
+                try {
+                    gpuvp::parse_shard(v, o.shard, o.shards);
+                } catch (const std::exception& e) {
+                    return usage(e.what());
+                }
+            }
+        } else if (a == "--quiet") {
+            quiet = true;
+        } else if (!a.empty() && a[0] == '-') {
+            return usage("unknown option '" + a + "'");
+        } else {
+            paths.push_back(a);
+        }
+    }
+    if (paths.empty()) return usage("regress wants at least one scenario file or folder");
+    if (!o.out_dir.empty() && !make_dirs(o.out_dir)) {
+        std::cerr << "error: cannot create " << o.out_dir << ": " << std::strerror(errno) << "\n";
+        return 2;
+    }
+    try {
+        const gpuvp::RegressOutput r = gpuvp::run_regress(paths, o);
+        if (!quiet) std::cout << r.table;
+        if (!junit.empty() && !write_file(junit, r.junit)) {
+            std::cerr << "error: cannot write " << junit << "\n";
+            return 2;
+        }
+        if (!csv.empty() && !write_file(csv, r.csv)) {
+            std::cerr << "error: cannot write " << csv << "\n";
+            return 2;
+        }
+        return r.exit_code;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+// gpuvp merge OUT FILE... : the shards' JUnit (.xml) or CSV (.csv) files into one.
+int merge_main(const std::vector<std::string>& args) {
+    if (args.size() < 3) return usage("merge wants an output file and at least one file to merge");
+    const std::string& out = args[1];
+    const bool xml = out.size() > 4 && out.compare(out.size() - 4, 4, ".xml") == 0;
+    const bool csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+    if (!xml && !csv) return usage("merge writes a .xml (JUnit) or a .csv file, not '" + out + "'");
+    std::vector<std::string> texts;
+    for (size_t i = 2; i < args.size(); ++i) {
+        std::ifstream f(args[i], std::ios::binary);
+        if (!f) {
+            std::cerr << "error: cannot read " << args[i] << "\n";
+            return 2;
+        }
+        std::ostringstream s;
+        s << f.rdbuf();
+        texts.push_back(s.str());
+    }
+    try {
+        if (!write_file(out, xml ? gpuvp::merge_junit(texts) : gpuvp::merge_csv(texts))) {
+            std::cerr << "error: cannot write " << out << "\n";
+            return 2;
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int sc_main(int argc, char** argv) {
@@ -64,6 +156,8 @@ int sc_main(int argc, char** argv) {
         return args.empty() ? 2 : 0;
     }
     const std::string command = args[0];
+    if (command == "regress") return regress_main(args);
+    if (command == "merge") return merge_main(args);
     if (command != "run" && command != "validate" && command != "sweep")
         return usage("unknown command '" + command + "'");
     std::string file, out_dir;

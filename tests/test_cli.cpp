@@ -177,3 +177,151 @@ TEST_CASE("gpuvp sweep runs every point of the product of its axes and writes a 
     CHECK(gpuvp("sweep " + kDefault + " --set platform.sms=4,zero").exit_code == 2);
     CHECK(gpuvp("sweep " + kDefault + " --set platform.sms=4").exit_code == 2);  // no axis
 }
+
+// --- gpuvp regress and merge ---------------------------------------------------------------
+
+namespace {
+
+const char* kPassing = "name: passing\nkernels: [{name: k, program: [{op: valu}]}]\n"
+                       "expect:\n  - {kernel: k, metric: blocks, min: 1, max: 1}\n  - {metric: kernels_ok, min: 1}\n";
+const char* kFailing = "name: failing\nkernels: [{name: k, program: [{op: valu}]}]\n"
+                       "expect:\n  - {kernel: k, metric: blocks, min: 1}\n  - {kernel: k, metric: response_ns, max: 1}\n";
+
+// A well-formed XML document: every element closed in order (attributes and text not parsed).
+bool well_formed(const std::string& x) {
+    std::vector<std::string> open;
+    for (size_t at = x.find('<'); at != std::string::npos; at = x.find('<', at + 1)) {
+        const size_t end = x.find('>', at);
+        if (end == std::string::npos) return false;
+        const std::string tag = x.substr(at + 1, end - at - 1);
+        if (tag.empty() || tag[0] == '?') continue;
+        if (tag[0] == '/') {
+            if (open.empty() || open.back() != tag.substr(1)) return false;
+            open.pop_back();
+        } else if (tag.back() != '/') {
+            open.push_back(tag.substr(0, tag.find(' ')));
+        }
+    }
+    return open.empty();
+}
+
+int count(const std::string& s, const std::string& what) {
+    int n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+}
+
+// The summary row that starts with `file`, its spaces squeezed to one.
+std::string row(const std::string& output, const std::string& file) {
+    std::istringstream in(output);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(file + " ", 0) == 0) {
+            std::string squeezed;
+            for (char c : line)
+                if (c != ' ' || squeezed.empty() || squeezed.back() != ' ') squeezed += c;
+            return squeezed;
+        }
+    return "";
+}
+
+// Drops the host times (time="..." in JUnit, the host_seconds column in CSV).
+std::string without_times(std::string s) {
+    for (size_t at = s.find(" time=\""); at != std::string::npos; at = s.find(" time=\"", at + 1))
+        s.erase(at + 7, s.find('"', at + 7) - (at + 7));
+    std::istringstream in(s);
+    std::string line, out;
+    while (std::getline(in, line)) {
+        if (line.find(",pass,") != std::string::npos || line.find(",fail,") != std::string::npos ||
+            line.find(",error,") != std::string::npos) {
+            const size_t last = line.rfind(','), prev = line.rfind(',', last - 1);
+            line.erase(prev + 1, last - prev - 1);
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("gpuvp regress over a folder with a passing and a failing scenario", "[cli][regress]") {
+    const std::string d = temp_dir();
+    std::ofstream(d + "/a-passing.yaml") << kPassing;
+    std::ofstream(d + "/b-failing.yaml") << kFailing;
+    std::ofstream(d + "/notes.txt") << "not a scenario";
+    const std::string out = temp_dir();
+    Result r = gpuvp("regress " + d + " -j 2 --junit " + out + "/j.xml --csv " + out + "/r.csv --out " + out + "/runs");
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(row(r.output, d + "/a-passing.yaml").rfind(d + "/a-passing.yaml pass 2/2 ", 0) == 0);
+    CHECK(row(r.output, d + "/b-failing.yaml").rfind(d + "/b-failing.yaml fail 1/2 ", 0) == 0);
+    CHECK(r.output.find("kernel k response_ns") != std::string::npos);
+    CHECK(r.output.find("2 scenarios: 1 passed, 1 failed, 0 errors") != std::string::npos);
+    const std::string junit = slurp(out + "/j.xml");
+    CHECK(well_formed(junit));
+    CHECK(junit.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ", 0) == 0);
+    CHECK(junit.find("tests=\"2\" failures=\"1\" errors=\"0\"") != std::string::npos);
+    CHECK(count(junit, "<testcase ") == 2);
+    CHECK(count(junit, "<failure ") == 1);
+    CHECK(junit.find("name=\"b-failing\"") != std::string::npos);
+    CHECK(junit.find("message=\"1 of 2 expectations failed\"") != std::string::npos);
+    const std::string csv = slurp(out + "/r.csv");
+    CHECK(csv.rfind("file,name,status,expectations_passed,expectations_failed,sim_end_ns,host_seconds,exit_code\n", 0) == 0);
+    CHECK(csv.find(",passing,pass,2,0,") != std::string::npos);
+    CHECK(csv.find(",failing,fail,1,1,") != std::string::npos);
+    // Each run's results are kept under --out, by file name.
+    auto res = nlohmann::json::parse(slurp(out + "/runs/b-failing/results.json"));
+    CHECK(res["scenario"] == "failing");
+    // Only the passing file: exit 0.
+    CHECK(gpuvp("regress " + d + "/a-passing.yaml --quiet").exit_code == 0);
+}
+
+TEST_CASE("gpuvp regress reports bad input as an error with its file and line and exits 2", "[cli][regress]") {
+    const std::string d = temp_dir();
+    std::ofstream(d + "/a-passing.yaml") << kPassing;
+    std::ofstream(d + "/c-typo.yaml") << "name: typo\nkernels: [{name: k, progam: [{op: valu}]}]\n";
+    Result r = gpuvp("regress " + d + " --junit " + d + "/j.xml");
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(row(r.output, d + "/c-typo.yaml") == d + "/c-typo.yaml error 0/0 - -");
+    CHECK(r.output.find(d + "/c-typo.yaml:2: kernels[0].progam") != std::string::npos);
+    CHECK(r.output.find("1 passed, 0 failed, 1 errors") != std::string::npos);
+    const std::string junit = slurp(d + "/j.xml");
+    CHECK(well_formed(junit));
+    CHECK(count(junit, "<error ") == 1);
+    CHECK(junit.find("errors=\"1\"") != std::string::npos);
+    // Bad arguments.
+    CHECK(gpuvp("regress " + d + "/nothing-here").exit_code == 2);
+    CHECK(gpuvp("regress").exit_code == 2);
+    for (const char* shard : {"0/2", "3/2", "x", "1/", "2"}) {
+        Result bad = gpuvp("regress " + d + " --shard " + shard);
+        CHECK(bad.exit_code == 2);
+        CHECK(bad.output.find("--shard wants K/N") != std::string::npos);
+    }
+}
+
+TEST_CASE("gpuvp regress shards split the list and merge gives the whole run's files", "[cli][regress]") {
+    const std::string d = temp_dir();
+    for (const char* n : {"s1", "s2", "s3", "s4", "s5"}) std::ofstream(d + "/" + n + ".yaml") << kPassing;
+    std::ofstream(d + "/s6.yaml") << kFailing;
+    const std::string o = temp_dir();
+    CHECK(gpuvp("regress " + d + " --quiet --junit " + o + "/all.xml --csv " + o + "/all.csv").exit_code == 1);
+    CHECK(gpuvp("regress " + d + " --quiet --shard 1/2 --junit " + o + "/1.xml --csv " + o + "/1.csv").exit_code == 0);
+    CHECK(gpuvp("regress " + d + " --quiet --shard 2/2 --junit " + o + "/2.xml --csv " + o + "/2.csv").exit_code == 1);
+    // Shard 1 of 2 takes the 1st, 3rd and 5th file; shard 2 the others.
+    const std::string one = slurp(o + "/1.csv");
+    CHECK(one.find("/s1.yaml,") != std::string::npos);
+    CHECK(one.find("/s3.yaml,") != std::string::npos);
+    CHECK(one.find("/s5.yaml,") != std::string::npos);
+    CHECK(one.find("/s2.yaml,") == std::string::npos);
+    REQUIRE(gpuvp("merge " + o + "/m.xml " + o + "/2.xml " + o + "/1.xml").exit_code == 0);
+    REQUIRE(gpuvp("merge " + o + "/m.csv " + o + "/2.csv " + o + "/1.csv").exit_code == 0);
+    CHECK(well_formed(slurp(o + "/m.xml")));
+    CHECK(without_times(slurp(o + "/m.xml")) == without_times(slurp(o + "/all.xml")));
+    CHECK(without_times(slurp(o + "/m.csv")) == without_times(slurp(o + "/all.csv")));
+    // What merge refuses.
+    std::ofstream(o + "/other.csv") << "a,b\n1,2\n";
+    CHECK(gpuvp("merge " + o + "/x.csv " + o + "/1.csv " + o + "/other.csv").exit_code == 2);
+    CHECK(gpuvp("merge " + o + "/x.xml " + o + "/1.csv").exit_code == 2);
+    CHECK(gpuvp("merge " + o + "/x.txt " + o + "/1.csv").exit_code == 2);
+}

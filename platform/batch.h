@@ -1,0 +1,27 @@
+// Scenario runs in child processes of their own (SystemC elaborates once per process), N at a
+// time: what sweeps and regressions share.
+#pragma once
+#include "platform/scenario.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+struct BatchJob {
+    const Scenario* scenario;
+    std::string results_file;  // results.json is written here
+    std::string trace_file;    // and trace.json here; empty: no trace
+};
+
+// Runs every job, `parallel` at a time, and returns each one's exit code: the run's (0 ok, 1 an
+// expectation or a kernel failed) or 2 when it could not run or died. `done(i, code)` is called
+// as each job ends, in the order they end.
+std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
+                           const std::function<void(size_t, int)>& done = {});
+
+// A CSV field: quoted when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& s);
+
+}  // namespace gpuvp

@@ -1,0 +1,52 @@
+// A regression: every scenario under some paths run, each in a process of its own, N at a
+// time, with a summary table, JUnit XML for CI and a CSV; `--shard K/N` runs a deterministic
+// slice of the list so a suite can run as an array job, and merge_* joins the slices' files.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+struct RegressOptions {
+    unsigned jobs = 1;
+    unsigned shard = 1, shards = 1;  // run the scenarios at positions shard-1, shard-1+shards, ...
+    std::string out_dir;             // each scenario's results.json in out_dir/<file stem>/; empty: a temporary folder
+    bool progress = false;           // a line on stderr as each scenario ends
+};
+
+struct RegressCase {
+    std::string file;   // the path as found
+    std::string name;   // the scenario's name ("" if it did not load)
+    std::string status; // pass, fail (an expectation or a kernel or draw failed) or error (bad input, no run)
+    int expectations_passed = 0, expectations_failed = 0;
+    double sim_end_ns = 0, host_seconds = 0;
+    int exit_code = 2;
+    std::vector<std::string> problems;  // what failed, a line each
+};
+
+struct RegressOutput {
+    std::vector<RegressCase> cases;
+    std::string table;  // the summary for people
+    std::string junit;  // JUnit XML
+    std::string csv;    // a row per scenario
+    int exit_code = 0;  // 0 all passed, 1 something failed, 2 bad input somewhere
+};
+
+// The scenario files under the paths: a folder means its *.yaml (not its subfolders), sorted;
+// a file is taken as it is. Each file once. Throws std::runtime_error for a path that does not exist.
+std::vector<std::string> regress_files(const std::vector<std::string>& paths);
+
+// Parses "K/N" (1 <= K <= N). Throws std::invalid_argument with a sentence.
+void parse_shard(const std::string& text, unsigned& shard, unsigned& shards);
+
+RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options);
+
+std::string junit_xml(const std::vector<RegressCase>& cases);
+
+// Joins the JUnit files (or the CSV files) of shards into one: scenarios in file order, as one
+// run over a folder gives them (CSV files that are not regress CSVs keep the order given).
+// Throws std::invalid_argument for a file that is not one of ours or a CSV header that differs.
+std::string merge_junit(const std::vector<std::string>& texts);
+std::string merge_csv(const std::vector<std::string>& texts);
+
+}  // namespace gpuvp
