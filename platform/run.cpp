@@ -462,9 +462,82 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         {"clusters", clusters},
         {"draws", draws}};
 
+    const auto& mc = s.platform.memory;
+
+    json r;
+    r["scenario"] = s.name;
+    out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty();
+    r["status"] = out.ok ? "ok" : "error";
+    r["policy"] = json{{"dispatch", s.policy.dispatch},
+                       {"launch", s.policy.launch},
+                       {"lock", s.policy.lock},
+                       {"scalar", s.policy.scalar},
+                       {"shading", s.policy.shading}};
+    r["sim_end_ns"] = out.sim_end_ns;
+    r["host_seconds"] = out.host_seconds;
+    r["kernels"] = kernels;
+    r["locks"] = locks_json;
+    r["scalar"] = scalar_json;
+    r["usa"] = usa_json;
+    r["sms"] = sms;
+    r["expectations"] = json::array();  // filled below: an expectation may name any field above or below
+    r["queues"] = qj;
+    r["errors"] = errors;
+    const auto& l2 = sys.gpu.l2().stats();
+    r["memory"] = json{{"l2", {{"read_hits", l2.read_hits}, {"read_misses", l2.read_misses}, {"mshr_hits", l2.mshr_hits}, {"writes", l2.writes}}},
+                       {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
+                       {"device_memory", {{"reads", sys.gpu.device_memory().reads()}, {"writes", sys.gpu.device_memory().writes()}}},
+                       {"latency_ns", {{"host", mc.host_latency_ns}, {"link", mc.link_latency_ns}, {"device", mc.device_latency_ns}, {"l2", mc.l2_latency_ns}, {"l1", mc.l1_latency_ns}}}};
+    const auto& kinds = sys.gpu.glc().blocks_by_kind();
+    r["glc"] = json{{"blocks_placed", {{"whole_blocks", kinds[0]}, {"first_sm", kinds[1]}, {"second_sm", kinds[2]}}}};
+    r["trace"] = json{{"events", rec.trace_events()}, {"dropped", rec.trace_dropped()}, {"limit", options.trace_limit}};
+    r["totals"] = json{{"warp_instructions", instructions},
+                       {"warps", rec.warps_finished()},
+                       {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},
+                       {"packets_processed", sys.gpu.cp().packets_processed()},
+                       {"interrupts", sys.host.interrupts()}};
     // Expectations.
     json expectations = json::array();
+    // A path into the results: dot-separated keys; a list's element by its name or index.
+    auto at_path = [](const json& root, const std::string& path) {
+        const json* cur = &root;
+        for (size_t from = 0; from <= path.size();) {
+            size_t dot = path.find('.', from);
+            if (dot == std::string::npos) dot = path.size();
+            const std::string key = path.substr(from, dot - from);
+            from = dot + 1;
+            const json* next = nullptr;
+            if (cur->is_object() && cur->contains(key)) next = &(*cur)[key];
+            if (cur->is_array()) {
+                for (const json& x : *cur)
+                    if (x.is_object() && x.contains("name") && x["name"] == key) next = &x;
+                if (!next && !key.empty() && key.find_first_not_of("0123456789") == std::string::npos &&
+                    key.size() < 9 && std::stoul(key) < cur->size())
+                    next = &(*cur)[std::stoul(key)];
+            }
+            if (!next) return json(nullptr);
+            cur = next;
+        }
+        return *cur;
+    };
+    auto operand = [&](const ExpectOperand& o) {
+        if (!o.path.empty()) return at_path(r, o.path);
+        for (const json& x : o.kernel.empty() ? draws : kernels)
+            if (x["name"] == (o.kernel.empty() ? o.draw : o.kernel) && x.contains(o.metric)) return x[o.metric];
+        return json(nullptr);
+    };
     for (const Expectation& e : s.expect) {
+        if (!e.compare.empty()) {  // A OP F * B
+            const json a = operand(e.lhs), b = operand(e.rhs);
+            bool passed = a.is_number() && b.is_number();
+            if (passed) {
+                const double x = a.get<double>(), y = e.factor * b.get<double>();
+                passed = e.op == "<" ? x < y : e.op == "<=" ? x <= y : e.op == ">" ? x > y : x >= y;
+            }
+            out.expectations_passed &= passed;
+            expectations.push_back(json{{"compare", e.compare}, {"value", json::array({a, b})}, {"passed", passed}, {"line", e.line}});
+            continue;
+        }
         json value = nullptr;
         static const std::map<std::string, std::pair<const char*, const char*>> kPriorityMetric = {
             {"lock_wait_mean_ns", {"wait_ns", "mean"}},       {"lock_wait_max_ns", {"wait_ns", "max"}},
@@ -473,7 +546,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             {"forced_releases", {"forced_releases", nullptr}}, {"hold_limit_releases", {"hold_limit_releases", nullptr}},
             {"redone_instructions", {"redone_instructions", nullptr}}, {"warps", {"warps", nullptr}},
             {"retakes", {"retakes", nullptr}}};
-        if (e.priority) {
+        if (e.metric.find('.') != std::string::npos) {
+            value = at_path(r, e.metric);
+        } else if (e.priority) {
             const std::string p = std::to_string(*e.priority);
             auto m = kPriorityMetric.find(e.metric);
             if (by_priority.contains(p) && m != kPriorityMetric.end())
@@ -520,40 +595,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         expectations.push_back(x);
     }
 
-    const auto& mc = s.platform.memory;
-
-    json r;
-    r["scenario"] = s.name;
-    out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty();
-    r["status"] = out.ok ? "ok" : "error";
-    r["policy"] = json{{"dispatch", s.policy.dispatch},
-                       {"launch", s.policy.launch},
-                       {"lock", s.policy.lock},
-                       {"scalar", s.policy.scalar},
-                       {"shading", s.policy.shading}};
-    r["sim_end_ns"] = out.sim_end_ns;
-    r["host_seconds"] = out.host_seconds;
-    r["kernels"] = kernels;
-    r["locks"] = locks_json;
-    r["scalar"] = scalar_json;
-    r["usa"] = usa_json;
-    r["sms"] = sms;
     r["expectations"] = expectations;
-    r["queues"] = qj;
-    r["errors"] = errors;
-    const auto& l2 = sys.gpu.l2().stats();
-    r["memory"] = json{{"l2", {{"read_hits", l2.read_hits}, {"read_misses", l2.read_misses}, {"mshr_hits", l2.mshr_hits}, {"writes", l2.writes}}},
-                       {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
-                       {"device_memory", {{"reads", sys.gpu.device_memory().reads()}, {"writes", sys.gpu.device_memory().writes()}}},
-                       {"latency_ns", {{"host", mc.host_latency_ns}, {"link", mc.link_latency_ns}, {"device", mc.device_latency_ns}, {"l2", mc.l2_latency_ns}, {"l1", mc.l1_latency_ns}}}};
-    const auto& kinds = sys.gpu.glc().blocks_by_kind();
-    r["glc"] = json{{"blocks_placed", {{"whole_blocks", kinds[0]}, {"first_sm", kinds[1]}, {"second_sm", kinds[2]}}}};
-    r["trace"] = json{{"events", rec.trace_events()}, {"dropped", rec.trace_dropped()}, {"limit", options.trace_limit}};
-    r["totals"] = json{{"warp_instructions", instructions},
-                       {"warps", rec.warps_finished()},
-                       {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},
-                       {"packets_processed", sys.gpu.cp().packets_processed()},
-                       {"interrupts", sys.host.interrupts()}};
     out.results = r.dump(2) + "\n";
     // A failed kernel fails the run, unless the scenario states how many kernels should fail
     // (an expectation on kernels_failed): then the expectations alone decide.

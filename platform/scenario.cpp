@@ -42,6 +42,13 @@ const std::vector<std::string>& scenario_metrics() {
     return m;
 }
 
+const std::vector<std::string>& results_sections() {
+    static const std::vector<std::string> m = {"scenario", "status", "policy", "sim_end_ns", "host_seconds", "kernels",
+                                               "locks",    "scalar", "usa",    "sms",        "queues",       "errors",
+                                               "memory",   "glc",    "trace",  "totals"};
+    return m;
+}
+
 const std::vector<std::string>& draw_metrics() {
     static const std::vector<std::string> m = {"doorbell_ns", "arrived_ns",     "first_task_ns", "vertex_done_ns",
                                                "end_ns",      "complete_ns",    "turnaround_ns", "response_ns"};
@@ -1020,16 +1027,80 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     s.workload.draws = std::move(ds);
 }
 
+// A path into results.json: dot-separated keys, a list's element by its name or index.
+void check_path(const Ctx& c, const Loc& at, const std::string& path) {
+    const std::string first = path.substr(0, path.find('.'));
+    if (!contains(results_sections(), first))
+        c.fail(at, "'" + path + "': " + unknown("section of results.json", first, results_sections()));
+    if (path.back() == '.' || path.find("..") != std::string::npos) c.fail(at, "'" + path + "' has an empty key");
+}
+
+// `name.metric` of a kernel or a draw, or a results path.
+ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text, const Scenario& s) {
+    ExpectOperand o;
+    o.text = text;
+    const auto dot = text.find('.');
+    const std::string head = text.substr(0, dot), rest = dot == std::string::npos ? "" : text.substr(dot + 1);
+    for (const auto& k : s.workload.kernels)
+        if (k.name == head) o.kernel = head;
+    for (const auto& d : s.workload.draws)
+        if (d.name == head) o.draw = head;
+    if (!o.kernel.empty() || !o.draw.empty()) {
+        const auto& own = o.kernel.empty() ? draw_metrics() : kernel_metrics();
+        if (!contains(own, rest))
+            c.fail(at, "'" + text + "': " + unknown(o.kernel.empty() ? "draw metric" : "kernel metric", rest, own));
+        o.metric = rest;
+        return o;
+    }
+    if (dot == std::string::npos || !contains(results_sections(), head)) {
+        std::vector<std::string> names;
+        for (const auto& k : s.workload.kernels) names.push_back(k.name);
+        for (const auto& d : s.workload.draws) names.push_back(d.name);
+        c.fail(at, "'" + text + "' is neither NAME.METRIC of a kernel or a draw nor a path into results.json (" +
+                       unknown("name", head, names) + ")");
+    }
+    check_path(c, at, text);
+    o.path = text;
+    return o;
+}
+
+// `compare: "A OP B"` or `"A OP F * B"`.
+void read_compare(const Ctx& c, const Loc& at, Expectation& e, const Scenario& s) {
+    std::istringstream in(e.compare);
+    std::vector<std::string> t;
+    for (std::string w; in >> w;) t.push_back(w);
+    const char* form = "wants \"A OP B\" or \"A OP F * B\": A and B a kernel's or a draw's NAME.METRIC or a results path, "
+                       "OP one of < <= > >=, F a number";
+    static const std::vector<std::string> ops = {"<", "<=", ">", ">="};
+    if ((t.size() != 3 && t.size() != 5) || !contains(ops, t[1]) || (t.size() == 5 && t[3] != "*"))
+        c.fail(at, "'" + e.compare + "' " + form);
+    if (t.size() == 5) {
+        char* end = nullptr;
+        e.factor = std::strtod(t[2].c_str(), &end);
+        if (*end || t[2].empty() || !std::isfinite(e.factor)) c.fail(at, "'" + t[2] + "' is not a number: " + form);
+    }
+    e.op = t[1];
+    e.lhs = read_operand(c, at, t[0], s);
+    e.rhs = read_operand(c, at, t.back(), s);
+}
+
 void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     using K = Keys<Expectation>;
     static const Schema<Expectation> schema{
         {K::text("kernel", &Expectation::kernel),
          K::text("draw", &Expectation::draw),
          K::integer("priority", [](Expectation& e) -> std::optional<uint32_t>& { return e.priority; }, 0, 255),
-         K::text("metric", &Expectation::metric, true),
+         K::text("metric", &Expectation::metric),
          K::real("min", [](Expectation& e) -> std::optional<double>& { return e.min; }, -kInf, kInf),
-         K::real("max", [](Expectation& e) -> std::optional<double>& { return e.max; }, -kInf, kInf)},
+         K::real("max", [](Expectation& e) -> std::optional<double>& { return e.max; }, -kInf, kInf),
+         K::text("compare", &Expectation::compare)},
         [](const Ctx& c, const YAML::Node& m, const Loc& at, Expectation& e) {
+            if (!e.compare.empty()) {
+                if (!e.metric.empty() || e.min || e.max || !e.kernel.empty() || !e.draw.empty() || e.priority)
+                    c.fail(at, "'compare' stands alone: no 'metric', 'min', 'max', 'kernel', 'draw' or 'priority' with it");
+                return;
+            }
+            if (e.metric.empty()) c.fail(at, "needs 'metric' (with 'min', 'max' or both) or 'compare'");
             if (!e.min && !e.max) c.fail(at, "needs 'min', 'max' or both");
             if (e.min && e.max && *e.min > *e.max)
                 c.fail(key_loc(m, at, "max"), "max " + num(*e.max) + " is below min " + num(*e.min));
@@ -1042,6 +1113,10 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
     for (size_t i = 0; i < es.size(); ++i) {
         Expectation& e = es[i];
         e.line = locs[i].line;
+        if (!e.compare.empty()) {
+            read_compare(c, key_loc(v[i], locs[i], "compare"), e, s);
+            continue;
+        }
         Loc metric_at = key_loc(v[i], locs[i], "metric");
         if (!e.kernel.empty() && !contains(kernels, e.kernel))
             c.fail(key_loc(v[i], locs[i], "kernel"), unknown("kernel", e.kernel, kernels));
@@ -1049,6 +1124,12 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
             c.fail(key_loc(v[i], locs[i], "draw"), unknown("draw", e.draw, draws));
         if (int(!e.kernel.empty()) + int(!e.draw.empty()) + int(bool(e.priority)) > 1)
             c.fail(locs[i], "name one of 'kernel', 'draw' or 'priority', not several");
+        if (e.metric.find('.') != std::string::npos) {  // a path into results.json
+            if (!e.kernel.empty() || !e.draw.empty() || e.priority)
+                c.fail(metric_at, "'" + e.metric + "' is a path into results.json: leave 'kernel', 'draw' and 'priority' out");
+            check_path(c, metric_at, e.metric);
+            continue;
+        }
         const auto& own = e.priority         ? priority_metrics()
                           : !e.draw.empty()   ? draw_metrics()
                           : e.kernel.empty() ? scenario_metrics()

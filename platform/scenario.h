@@ -37,12 +37,25 @@ struct Policies {
     std::string shading = "static";   // static | adaptive | adaptive-depth-first (M4)
 };
 
+// One side of a comparison: a kernel's or a draw's metric, or a path into results.json.
+struct ExpectOperand {
+    std::string kernel, draw;  // with `metric`
+    std::string metric;
+    std::string path;          // or this: `usa.utilization`, `sms.0.busy_fraction`
+    std::string text;          // as written
+};
+
 struct Expectation {
     std::string kernel;               // a kernel's metric; empty: a metric of the whole run
     std::string draw;                 // or a draw's metric (M4)
     std::optional<uint32_t> priority; // or a lock metric of the warps with this priority (M2)
-    std::string metric;
+    std::string metric;               // a metric's name, or a path into results.json (with a '.')
     std::optional<double> min, max;
+    // Or a comparison, `compare: "A OP [F *] B"` with OP one of < <= > >=.
+    std::string compare;
+    ExpectOperand lhs, rhs;
+    std::string op;
+    double factor = 1;
     int line = 0;
 };
 
@@ -93,5 +106,7 @@ const std::vector<std::string>& kernel_metrics();
 const std::vector<std::string>& scenario_metrics();
 const std::vector<std::string>& priority_metrics();  // with `priority:` (M2)
 const std::vector<std::string>& draw_metrics();      // with `draw:` (M4)
+// The sections of results.json a metric path may start with.
+const std::vector<std::string>& results_sections();
 
 }  // namespace gpuvp
