@@ -21,9 +21,19 @@ pid_t start(const BatchJob& job) {
     int code = 2;
     try {
         RunOutput o = run_scenario(*job.scenario, RunOptions{!job.trace_file.empty()});
-        std::ofstream(job.results_file, std::ios::binary) << o.results;
-        if (!job.trace_file.empty()) std::ofstream(job.trace_file, std::ios::binary) << o.trace;
+        std::ofstream results(job.results_file, std::ios::binary);
+        results << o.results;
+        bool written = bool(results.flush());
+        if (!job.trace_file.empty()) {
+            std::ofstream trace(job.trace_file, std::ios::binary);
+            trace << o.trace;
+            written &= bool(trace.flush());
+        }
         code = o.exit_code;
+        if (!written) {
+            std::fprintf(stderr, "gpuvp: %s: cannot write %s\n", job.scenario->file.c_str(), job.results_file.c_str());
+            code = 2;
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), e.what());
     }

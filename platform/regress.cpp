@@ -141,19 +141,28 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     const bool temporary = dir.empty();
     if (temporary && !mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
     if (temporary) dir = tmpl;
-    // out_dir/<stem>/, or <stem>-<n> for the n-th further file of the same stem.
+    // out_dir/<stem>/, or the first free <stem>-<n> when another file took that name.
     std::vector<std::string> dirs;
-    std::map<std::string, int> stems;
+    std::set<std::string> taken;
     for (const auto& f : files) {
-        const int n = stems[stem(f)]++;
-        dirs.push_back(dir + "/" + stem(f) + (n ? "-" + std::to_string(n) : ""));
+        std::string name = stem(f);
+        for (int n = 1; taken.count(name); ++n) name = stem(f) + "-" + std::to_string(n);
+        taken.insert(name);
+        dirs.push_back(dir + "/" + name);
     }
     auto case_dir = [&](size_t i) { return dirs[i]; };
     std::vector<BatchJob> jobs;
     std::vector<size_t> job_case;
     for (size_t i = 0; i < files.size(); ++i) {
         if (!scenarios[i]) continue;
-        mkdir(case_dir(i).c_str(), 0755);
+        std::error_code ec;
+        fs::create_directories(case_dir(i), ec);
+        fs::remove(case_dir(i) + "/results.json", ec);  // a stale one must not stand in for this run's
+        if (!fs::is_directory(case_dir(i), ec)) {
+            out.cases[i].status = "error";
+            out.cases[i].problems.push_back("cannot make the folder " + case_dir(i));
+            continue;
+        }
         jobs.push_back({scenarios[i].get(), case_dir(i) + "/results.json", ""});
         job_case.push_back(i);
     }
@@ -185,6 +194,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         }
     }
     if (temporary) rmdir(dir.c_str());
+    if (files.empty()) throw std::runtime_error("no scenario files (*.yaml) under the paths given");
 
     // The table, the CSV, the JUnit XML, the exit code.
     size_t width = 8;
@@ -208,9 +218,9 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
             << c.expectations_failed << "," << fixed(c.sim_end_ns, 3) << "," << fixed(c.host_seconds, 6) << ","
             << c.exit_code << "\n";
     }
-    t << out.cases.size() << " scenarios";
+    t << out.cases.size() << (out.cases.size() == 1 ? " scenario" : " scenarios");
     if (options.shards > 1) t << " (shard " << options.shard << " of " << options.shards << ", of " << all.size() << ")";
-    t << ": " << passed << " passed, " << failed << " failed, " << errors << " errors\n";
+    t << ": " << passed << " passed, " << failed << " failed, " << errors << (errors == 1 ? " error\n" : " errors\n");
     out.table = t.str();
     out.csv = csv.str();
     out.junit = junit_xml(out.cases);
@@ -234,10 +244,12 @@ std::string junit_xml(const std::vector<RegressCase>& cases) {
         for (const auto& p : c.problems) lines += p + "\n";
         const bool error = c.status == "error";
         (error ? errors : failures)++;
-        const std::string message = error ? (c.problems.empty() ? "did not run" : c.problems.front())
-                                          : std::to_string(c.expectations_failed) + " of " +
-                                                std::to_string(c.expectations_passed + c.expectations_failed) +
-                                                " expectations failed";
+        std::string message = error ? (c.problems.empty() ? "did not run" : c.problems.front())
+                                    : std::to_string(c.expectations_failed) + " of " +
+                                          std::to_string(c.expectations_passed + c.expectations_failed) +
+                                          " expectations failed";
+        if (!error && c.expectations_failed == 0)  // failed by a kernel or a draw no expectation allowed for
+            message = c.problems.empty() ? "failed" : c.problems.front();
         body << ">\n      <" << (error ? "error" : "failure") << " type=\"" << (error ? "error" : "failure")
              << "\" message=\"" << xml(message) << "\">" << xml(lines) << "</" << (error ? "error" : "failure")
              << ">\n    </testcase>\n";
@@ -265,24 +277,24 @@ std::string attribute(const std::string& tag, const std::string& name) {
 
 }  // namespace
 
-std::string merge_junit(const std::vector<std::string>& texts) {
+std::string merge_junit(const std::vector<NamedText>& files) {
     struct Case {
         std::string file, text;
         double time;
         bool failure, error;
     };
     std::vector<Case> cases;
-    for (size_t i = 0; i < texts.size(); ++i) {
-        const std::string& s = texts[i];
+    for (const NamedText& f : files) {
+        const std::string& s = f.text;
         if (s.find("<testsuites name=\"gpuvp regress\"") == std::string::npos || s.find("</testsuites>") == std::string::npos)
-            throw std::invalid_argument("file " + std::to_string(i + 1) + " is not a JUnit file of gpuvp regress");
+            throw std::invalid_argument(f.name + " is not a JUnit file of gpuvp regress");
         for (size_t at = s.find("<testcase "); at != std::string::npos; at = s.find("<testcase ", at + 1)) {
             const auto open_end = s.find('>', at);
-            if (open_end == std::string::npos) throw std::invalid_argument("a testcase is cut short");
+            if (open_end == std::string::npos) throw std::invalid_argument(f.name + ": a testcase is cut short");
             size_t end = open_end + 1;
             if (s[open_end - 1] != '/') {
                 const auto close = s.find("</testcase>", open_end);
-                if (close == std::string::npos) throw std::invalid_argument("a testcase is not closed");
+                if (close == std::string::npos) throw std::invalid_argument(f.name + ": a testcase is not closed");
                 end = close + std::string("</testcase>").size();
             }
             const std::string tag = s.substr(at, open_end + 1 - at);
@@ -292,6 +304,9 @@ std::string merge_junit(const std::vector<std::string>& texts) {
         }
     }
     std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.file < b.file; });
+    for (size_t i = 1; i < cases.size(); ++i)
+        if (cases[i].file == cases[i - 1].file)
+            throw std::invalid_argument("scenario " + cases[i].file + " is in two of the files (a shard given twice?)");
     int failures = 0, errors = 0;
     double time = 0;
     std::string body;
@@ -308,24 +323,26 @@ std::string merge_junit(const std::vector<std::string>& texts) {
            "\">\n" + body + "  </testsuite>\n</testsuites>\n";
 }
 
-std::string merge_csv(const std::vector<std::string>& texts) {
+std::string merge_csv(const std::vector<NamedText>& files) {
     std::string header;
     std::vector<std::string> rows;
-    for (size_t i = 0; i < texts.size(); ++i) {
-        std::istringstream in(texts[i]);
+    for (const NamedText& f : files) {
+        std::istringstream in(f.text);
         std::string first, line;
-        if (!std::getline(in, first) || first.empty()) throw std::invalid_argument("file " + std::to_string(i + 1) + " is empty");
+        if (!std::getline(in, first) || first.empty()) throw std::invalid_argument(f.name + " is empty");
         if (header.empty()) header = first;
         else if (first != header)
-            throw std::invalid_argument("file " + std::to_string(i + 1) + " has another header: '" + first + "' against '" +
-                                        header + "'");
+            throw std::invalid_argument(f.name + " has another header: '" + first + "' against '" + header + "'");
         while (std::getline(in, line))
             if (!line.empty()) rows.push_back(line);
     }
-    if (header.rfind("file,", 0) == 0)  // regress CSVs: in file order, as one run gives them
-        std::stable_sort(rows.begin(), rows.end(), [](const std::string& a, const std::string& b) {
-            return a.substr(0, a.find(',')) < b.substr(0, b.find(','));
-        });
+    if (header.rfind("file,", 0) == 0) {  // regress CSVs: sorted by file, as one run over a folder gives them
+        auto file = [](const std::string& row) { return row.substr(0, row.find(',')); };
+        std::stable_sort(rows.begin(), rows.end(), [&](const std::string& a, const std::string& b) { return file(a) < file(b); });
+        for (size_t i = 1; i < rows.size(); ++i)
+            if (file(rows[i]) == file(rows[i - 1]))
+                throw std::invalid_argument("scenario " + file(rows[i]) + " is in two of the files (a shard given twice?)");
+    }
     std::string out = header + "\n";
     for (const auto& r : rows) out += r + "\n";
     return out;

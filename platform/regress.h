@@ -39,14 +39,20 @@ std::vector<std::string> regress_files(const std::vector<std::string>& paths);
 // Parses "K/N" (1 <= K <= N). Throws std::invalid_argument with a sentence.
 void parse_shard(const std::string& text, unsigned& shard, unsigned& shards);
 
+// Throws std::runtime_error when the paths hold no scenario file.
 RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options);
 
 std::string junit_xml(const std::vector<RegressCase>& cases);
 
-// Joins the JUnit files (or the CSV files) of shards into one: scenarios in file order, as one
-// run over a folder gives them (CSV files that are not regress CSVs keep the order given).
-// Throws std::invalid_argument for a file that is not one of ours or a CSV header that differs.
-std::string merge_junit(const std::vector<std::string>& texts);
-std::string merge_csv(const std::vector<std::string>& texts);
+// Joins the JUnit files (or the CSV files) of shards into one, sorted by file path: what one
+// run over a single folder gives (CSV files that are not regress CSVs keep the order given).
+// Throws std::invalid_argument for a file that is not one of ours, a CSV header that differs,
+// or a scenario in two files.
+struct NamedText {
+    std::string name;  // for errors: the file's path
+    std::string text;
+};
+std::string merge_junit(const std::vector<NamedText>& files);
+std::string merge_csv(const std::vector<NamedText>& files);
 
 }  // namespace gpuvp

@@ -1,7 +1,9 @@
 // gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
 //   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
-//   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace]
+//   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace] [--quiet]
+//   gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]
+//   gpuvp merge OUT.xml|OUT.csv FILE...
 // Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
 #include "platform/regress.h"
 #include "platform/run.h"
@@ -32,7 +34,7 @@ const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 const char* kUsage =
     "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
-    "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace]\n"
+    "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
     "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]\n"
     "       gpuvp merge OUT.xml|OUT.csv FILE...\n"
     "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
@@ -88,6 +90,7 @@ int regress_main(const std::vector<std::string>& args) {
             }
         } else if (a == "--quiet") {
             quiet = true;
+            o.progress = false;
         } else if (!a.empty() && a[0] == '-') {
             return usage("unknown option '" + a + "'");
         } else {
@@ -124,8 +127,11 @@ int merge_main(const std::vector<std::string>& args) {
     const bool xml = out.size() > 4 && out.compare(out.size() - 4, 4, ".xml") == 0;
     const bool csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
     if (!xml && !csv) return usage("merge writes a .xml (JUnit) or a .csv file, not '" + out + "'");
-    std::vector<std::string> texts;
+    std::vector<gpuvp::NamedText> texts;
     for (size_t i = 2; i < args.size(); ++i) {
+        const std::string& in = args[i];
+        if (in.size() < 4 || in.compare(in.size() - 4, 4, xml ? ".xml" : ".csv") != 0)
+            return usage("merge into " + out + " takes " + (xml ? ".xml" : ".csv") + " files, not '" + in + "'");
         std::ifstream f(args[i], std::ios::binary);
         if (!f) {
             std::cerr << "error: cannot read " << args[i] << "\n";
@@ -133,7 +139,7 @@ int merge_main(const std::vector<std::string>& args) {
         }
         std::ostringstream s;
         s << f.rdbuf();
-        texts.push_back(s.str());
+        texts.push_back({in, s.str()});
     }
     try {
         if (!write_file(out, xml ? gpuvp::merge_junit(texts) : gpuvp::merge_csv(texts))) {

@@ -285,13 +285,17 @@ TEST_CASE("gpuvp regress reports bad input as an error with its file and line an
     CHECK(r.exit_code == 2);
     CHECK(row(r.output, d + "/c-typo.yaml") == d + "/c-typo.yaml error 0/0 - -");
     CHECK(r.output.find(d + "/c-typo.yaml:2: kernels[0].progam") != std::string::npos);
-    CHECK(r.output.find("1 passed, 0 failed, 1 errors") != std::string::npos);
+    CHECK(r.output.find("2 scenarios: 1 passed, 0 failed, 1 error\n") != std::string::npos);
     const std::string junit = slurp(d + "/j.xml");
     CHECK(well_formed(junit));
     CHECK(count(junit, "<error ") == 1);
     CHECK(junit.find("errors=\"1\"") != std::string::npos);
-    // Bad arguments.
+    // Bad arguments; a folder without scenarios is bad input, not a pass.
     CHECK(gpuvp("regress " + d + "/nothing-here").exit_code == 2);
+    const std::string empty = temp_dir();
+    Result none = gpuvp("regress " + empty);
+    CHECK(none.exit_code == 2);
+    CHECK(none.output.find("no scenario files") != std::string::npos);
     CHECK(gpuvp("regress").exit_code == 2);
     for (const char* shard : {"0/2", "3/2", "x", "1/", "2"}) {
         Result bad = gpuvp("regress " + d + " --shard " + shard);
@@ -319,9 +323,75 @@ TEST_CASE("gpuvp regress shards split the list and merge gives the whole run's f
     CHECK(well_formed(slurp(o + "/m.xml")));
     CHECK(without_times(slurp(o + "/m.xml")) == without_times(slurp(o + "/all.xml")));
     CHECK(without_times(slurp(o + "/m.csv")) == without_times(slurp(o + "/all.csv")));
-    // What merge refuses.
+    // What merge refuses, naming the file.
     std::ofstream(o + "/other.csv") << "a,b\n1,2\n";
-    CHECK(gpuvp("merge " + o + "/x.csv " + o + "/1.csv " + o + "/other.csv").exit_code == 2);
+    Result header = gpuvp("merge " + o + "/x.csv " + o + "/1.csv " + o + "/other.csv");
+    CHECK(header.exit_code == 2);
+    CHECK(header.output.find(o + "/other.csv has another header") != std::string::npos);
     CHECK(gpuvp("merge " + o + "/x.xml " + o + "/1.csv").exit_code == 2);
     CHECK(gpuvp("merge " + o + "/x.txt " + o + "/1.csv").exit_code == 2);
+    Result twice = gpuvp("merge " + o + "/x.xml " + o + "/1.xml " + o + "/1.xml");
+    CHECK(twice.exit_code == 2);
+    CHECK(twice.output.find("is in two of the files") != std::string::npos);
+}
+
+TEST_CASE("gpuvp regress keeps each file's results apart and never reports stale ones", "[cli][regress]") {
+    // Two files named alike in two folders, and a third named like the second's folder.
+    const std::string a = temp_dir(), b = temp_dir(), c = temp_dir(), o = temp_dir();
+    std::ofstream(a + "/same.yaml") << kPassing;
+    std::ofstream(b + "/same.yaml") << kFailing;
+    std::ofstream(c + "/same-1.yaml") << "name: third\nkernels: [{name: k, program: [{op: valu}]}]\n";
+    Result r = gpuvp("regress " + a + " " + b + " " + c + " --quiet --out " + o);
+    CHECK(r.exit_code == 1);
+    CHECK(nlohmann::json::parse(slurp(o + "/same/results.json"))["scenario"] == "passing");
+    CHECK(nlohmann::json::parse(slurp(o + "/same-1/results.json"))["scenario"] == "failing");
+    CHECK(nlohmann::json::parse(slurp(o + "/same-1-1/results.json"))["scenario"] == "third");
+    // A folder where results cannot be written: an error, not a pass.
+    const std::string blocked = temp_dir();
+    std::ofstream(blocked + "/same") << "a file where the folder should be";
+    Result w = gpuvp("regress " + a + " --quiet --out " + blocked);
+    CHECK(w.exit_code == 2);
+}
+
+TEST_CASE("expectations compare kernels and reach any results field by its path", "[cli][scenario]") {
+    const std::string d = temp_dir();
+    std::ofstream(d + "/c.yaml") << R"(name: compare
+queues: [{name: lo, priority: 2}, {name: hi, priority: 0}]
+kernels:
+  - {name: bg, queue: lo, grid: [8192], block: [256], program: [{op: valu, cycles: 4, repeat: 50}]}
+  - {name: urgent, queue: hi, submit_ns: 2000, program: [{op: valu}]}
+expect:
+  - {compare: "urgent.response_ns < bg.turnaround_ns"}
+  - {compare: "urgent.turnaround_ns < 0.001 * bg.turnaround_ns"}
+  - {compare: "totals.warps >= kernels.bg.warps"}
+  - {metric: sms.0.warps_run, min: 1}
+  - {metric: kernels.urgent.blocks, min: 1, max: 1}
+  - {metric: usa.no_such_field, min: 0}
+)";
+    Result r = gpuvp("run " + d + "/c.yaml --quiet --no-trace --out " + d);
+    CHECK(r.exit_code == 1);
+    auto e = nlohmann::json::parse(slurp(d + "/results.json"))["expectations"];
+    REQUIRE(e.size() == 6);
+    CHECK(e[0]["compare"] == "urgent.response_ns < bg.turnaround_ns");
+    CHECK(e[0]["passed"] == true);
+    CHECK(e[0]["value"][0].get<double>() < e[0]["value"][1].get<double>());
+    CHECK(e[1]["passed"] == false);  // not a thousand times sooner
+    CHECK(e[2]["passed"] == true);
+    CHECK(e[2]["value"][1] == 256);  // 32 blocks of 8 warps
+    CHECK(e[3]["passed"] == true);
+    CHECK(e[4]["value"] == 1);
+    CHECK(e[5]["value"].is_null());  // a path to nothing fails
+    CHECK(e[5]["passed"] == false);
+    // The loader's checks, each naming the line and key.
+    auto bad = [&](const std::string& expect) {
+        std::ofstream(d + "/b.yaml") << "name: x\nkernels: [{name: k, program: [{op: valu}]}]\nexpect:\n  - " << expect << "\n";
+        return gpuvp("validate " + d + "/b.yaml").output;
+    };
+    CHECK(bad("{compare: \"k.respons_ns < k.end_ns\"}").find("b.yaml:4: expect[0].compare: 'k.respons_ns': unknown kernel metric 'respons_ns' (did you mean 'response_ns'?)") != std::string::npos);
+    CHECK(bad("{compare: \"k.response_ns << k.end_ns\"}").find("wants \"A OP B\" or \"A OP F * B\"") != std::string::npos);
+    CHECK(bad("{compare: \"k.response_ns < x * k.end_ns\"}").find("'x' is not a number") != std::string::npos);
+    CHECK(bad("{compare: \"j.response_ns < k.end_ns\"}").find("neither NAME.METRIC") != std::string::npos);
+    CHECK(bad("{metric: usaa.utilization, min: 1}").find("unknown section of results.json 'usaa' (did you mean 'usa'?)") != std::string::npos);
+    CHECK(bad("{compare: \"k.response_ns < k.end_ns\", max: 3}").find("'compare' stands alone") != std::string::npos);
+    CHECK(bad("{kernel: k, metric: usa.utilization, min: 1}").find("is a path into results.json") != std::string::npos);
 }
