@@ -4,6 +4,7 @@
 #include "models/usa/load_flags.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace gpuvp {
@@ -45,6 +46,28 @@ uint32_t Recorder::lane(std::vector<double>& lanes, double start, double end) {
         }
     lanes.push_back(end);
     return uint32_t(lanes.size() - 1);
+}
+
+void Recorder::enable_vcd(const std::vector<std::string>& queues, uint32_t sms) {
+    vcd_on_ = true;
+    vcd_irq_ = vcd_.add("gpu", "irq", 1);
+    for (const std::string& q : queues) {
+        std::string name = "doorbell_";
+        for (char c : q) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        vcd_doorbell_.push_back(vcd_.add("gpu.cp", name, 64, true));  // x until the first doorbell
+    }
+    for (uint32_t i = 0; i < sms; ++i) {
+        vcd_sm_busy_.push_back(vcd_.add("gpu.sm" + std::to_string(i), "busy", 1));
+        vcd_sm_blocks_.push_back(vcd_.add("gpu.sm" + std::to_string(i), "blocks", 16));
+    }
+    sm_blocks_.assign(sms, 0);
+    const char* usa[] = {"idle_vertex_flag", "idle_pixel_flag", "vertex_cores", "busy_vertex", "busy_pixel"};
+    const unsigned width[] = {2, 2, 8, 8, 8};
+    for (size_t i = 0; i < 5; ++i) vcd_usa_[i] = vcd_.add("gpu.usa", usa[i], width[i]);
+}
+
+void Recorder::doorbell(uint32_t queue, uint64_t value, const sc_time& t) {
+    if (vcd_on_ && queue < vcd_doorbell_.size()) vcd_.change(vcd_doorbell_[queue], value, t);
 }
 
 void Recorder::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell,
@@ -102,10 +125,18 @@ void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketChec
 }
 
 void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
+    if (vcd_on_ && sm < sm_blocks_.size()) {
+        vcd_.change(vcd_sm_blocks_[sm], ++sm_blocks_[sm], t);
+        vcd_.change(vcd_sm_busy_[sm], 1, t);
+    }
     if (trace_) block_start_[block_key(slot, block)] = t;
 }
 
 void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
+    if (vcd_on_ && sm < sm_blocks_.size() && sm_blocks_[sm] > 0) {
+        vcd_.change(vcd_sm_blocks_[sm], --sm_blocks_[sm], t);
+        vcd_.change(vcd_sm_busy_[sm], sm_blocks_[sm] > 0, t);
+    }
     if (!trace_) return;
     auto it = block_start_.find(block_key(slot, block));
     if (it == block_start_.end()) return;
@@ -262,6 +293,10 @@ void Recorder::shading_task(const ShadingTask& task) {
 
 // Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
 void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
+    if (vcd_on_) {
+        const uint64_t v[] = {s.flags.idle_vertex, s.flags.idle_pixel, s.vertex_cores, s.busy_vertex, s.busy_pixel};
+        for (size_t i = 0; i < 5; ++i) vcd_.change(vcd_usa_[i], v[i], t);
+    }
     if (!trace_) return;
     const ShadingState* was = last_usa_ ? &*last_usa_ : nullptr;
     usa_seen_ = true;
@@ -296,6 +331,7 @@ void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
+    if (vcd_on_) vcd_.change(vcd_irq_, level, t);
     if (!trace_ || !room()) return;
     TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
     ev.args["level"] = level ? 1 : 0;

@@ -3,6 +3,7 @@
 // is how the host names them too.
 #pragma once
 #include "models/common/observer.h"
+#include "platform/vcd.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,10 @@ public:
     // rest are counted as dropped.
     explicit Recorder(bool trace = true, uint64_t trace_limit = 250'000) : trace_(trace), limit_(trace_limit) {}
     uint64_t trace_events() const { return events_.size(); }
+    // Also record the key signals as a VCD: the irq line, each queue's last doorbell value,
+    // each SM's resident blocks and busy flag, the shading array's flags and cores (M4).
+    void enable_vcd(const std::vector<std::string>& queues, uint32_t sms);
+    std::string vcd_text() const { return vcd_.text(); }
     uint64_t trace_dropped() const { return dropped_; }
 
     struct Kernel {
@@ -76,6 +81,7 @@ public:
                            uint32_t lane);
 
     // Observer
+    void doorbell(uint32_t queue, uint64_t value, const sc_core::sc_time& t) override;
     void kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
                          const sc_core::sc_time& t) override;
     void kernel_stage(uint32_t slot, Stage s, const sc_core::sc_time& t) override;
@@ -120,6 +126,12 @@ private:
     std::vector<double> draw_lanes_;
     bool usa_seen_ = false;
     std::optional<ShadingState> last_usa_;  // the counters' last values
+    // The VCD and its signals (empty without enable_vcd).
+    Vcd vcd_;
+    bool vcd_on_ = false;
+    uint32_t vcd_irq_ = 0;
+    std::vector<uint32_t> vcd_doorbell_, vcd_sm_busy_, vcd_sm_blocks_, sm_blocks_;
+    std::array<uint32_t, 5> vcd_usa_{};  // idle_vertex, idle_pixel, vertex_cores, busy_vertex, busy_pixel
     std::vector<Rejection> rejections_;
     std::vector<LockStall> lock_stalls_;
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;

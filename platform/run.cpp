@@ -149,6 +149,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     RunOutput out;
     const std::vector<double> alone = s.measure_alone ? alone_turnarounds(s) : std::vector<double>{};
     Recorder rec(options.trace, options.trace_limit);
+    if (options.vcd) {
+        std::vector<std::string> names;
+        for (const QueueSpec& q : s.workload.queues) names.push_back(q.name);
+        rec.enable_vcd(names, s.platform.sms);
+    }
     System sys("system", s, &rec);
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -604,6 +609,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         failures_expected |= e.kernel.empty() && (e.metric == "kernels_failed" || e.metric == "draws_failed");
     out.exit_code = out.expectations_passed && (out.ok || failures_expected) ? 0 : 1;
 
+    if (options.vcd) out.vcd = rec.vcd_text();
     if (options.trace) {
         std::vector<std::string> qn;
         for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) qn.push_back(queue_name(q));

@@ -10,11 +10,13 @@ namespace gpuvp {
 struct RunOptions {
     bool trace = true;
     uint64_t trace_limit = 250'000;  // trace events kept at most: about 0.8 GB of host memory at most
+    bool vcd = false;                // also a VCD of the key signals (RunOutput::vcd)
 };
 
 struct RunOutput {
     std::string results;  // results.json text
     std::string trace;    // trace.json text (empty without trace)
+    std::string vcd;      // the key signals as a VCD (empty unless RunOptions::vcd)
     std::string table;    // the launch-latency breakdown for people
     bool ok = false;                 // status "ok"
     bool expectations_passed = true;

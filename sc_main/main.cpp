@@ -1,5 +1,5 @@
 // gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
-//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]
+//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [--quiet]
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
 //   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace] [--quiet]
 //   gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]
@@ -32,7 +32,7 @@ namespace {
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
 const char* kUsage =
-    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--quiet]\n"
+    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
     "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
     "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]\n"
@@ -166,7 +166,7 @@ int sc_main(int argc, char** argv) {
     if (command == "merge") return merge_main(args);
     if (command != "run" && command != "validate" && command != "sweep")
         return usage("unknown command '" + command + "'");
-    std::string file, out_dir;
+    std::string file, out_dir, vcd_file;
     gpuvp::Overrides overrides;
     bool trace = true, quiet = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
@@ -174,11 +174,13 @@ int sc_main(int argc, char** argv) {
     bool sweep_trace = false, jobs_given = false;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j") {
+        if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j" || a == "--vcd") {
             if (i + 1 == args.size()) return usage(a + " needs a value");
             const std::string& v = args[++i];
             if (a == "--out") {
                 out_dir = v;
+            } else if (a == "--vcd") {
+                vcd_file = v;
             } else if (a == "-j") {
                 jobs_given = true;
                 jobs = unsigned(std::strtoul(v.c_str(), nullptr, 10));
@@ -211,6 +213,7 @@ int sc_main(int argc, char** argv) {
     }
     if (file.empty()) return usage("no scenario file given");
     if (command != "sweep" && (sweep_trace || jobs_given)) return usage("-j and --trace are options of sweep");
+    if (command != "run" && !vcd_file.empty()) return usage("--vcd is an option of run");
 
     if (command == "sweep") {
         // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
@@ -257,12 +260,18 @@ int sc_main(int argc, char** argv) {
 
     gpuvp::RunOutput out;
     try {
-        out = gpuvp::run_scenario(scenario, gpuvp::RunOptions{trace && !out_dir.empty(), trace_limit});
+        gpuvp::RunOptions options{trace && !out_dir.empty(), trace_limit};
+        options.vcd = !vcd_file.empty();
+        out = gpuvp::run_scenario(scenario, options);
     } catch (const std::exception& e) {
         std::cerr << "error: " << file << ": " << e.what() << "\n";
         return 2;
     }
     if (!quiet) std::cout << out.table;
+    if (!vcd_file.empty() && !write_file(vcd_file, out.vcd)) {
+        std::cerr << "error: cannot write " << vcd_file << "\n";
+        return 2;
+    }
     if (!out_dir.empty()) {
         if (!make_dirs(out_dir)) {
             std::cerr << "error: cannot create " << out_dir << ": " << std::strerror(errno) << "\n";

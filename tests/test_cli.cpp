@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <vector>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -394,4 +396,61 @@ expect:
     CHECK(bad("{metric: usaa.utilization, min: 1}").find("unknown section of results.json 'usaa' (did you mean 'usa'?)") != std::string::npos);
     CHECK(bad("{compare: \"k.response_ns < k.end_ns\", max: 3}").find("'compare' stands alone") != std::string::npos);
     CHECK(bad("{kernel: k, metric: usa.utilization, min: 1}").find("is a path into results.json") != std::string::npos);
+}
+
+TEST_CASE("gpuvp run --vcd writes the key signals as a value change dump", "[cli][vcd]") {
+    const std::string d = temp_dir();
+    REQUIRE(gpuvp("run " + kDefault + " --quiet --vcd " + d + "/s.vcd").exit_code == 0);
+    const std::string v = slurp(d + "/s.vcd");
+    CHECK(v.rfind("$version gpuvp $end\n$timescale 1ps $end\n", 0) == 0);
+    // Declarations: the irq, a doorbell per queue, busy and blocks per SM, the shading array.
+    std::map<std::string, std::string> id;  // name in its scope -> identifier
+    std::istringstream in(v);
+    std::string line, scope;
+    while (std::getline(in, line) && line != "$enddefinitions $end") {
+        std::istringstream w(line);
+        std::string kw, kind, width, ident, name;
+        w >> kw;
+        if (kw == "$scope") w >> kind >> scope;
+        if (kw == "$var") {
+            w >> kind >> width >> ident >> name;
+            id[scope + "." + name] = ident;
+        }
+    }
+    REQUIRE(id.count("gpu.irq"));
+    REQUIRE(id.count("cp.doorbell_low"));
+    REQUIRE(id.count("cp.doorbell_high"));
+    REQUIRE(id.count("sm0.busy"));
+    REQUIRE(id.count("sm7.blocks"));
+    REQUIRE(id.count("usa.idle_vertex_flag"));
+    // Changes: times strictly increasing; the irq rises and falls; SM 0 is busy and then idle;
+    // the high queue's doorbell carries its packet indices.
+    uint64_t last = 0;
+    bool first_time = true, increasing = true;
+    std::vector<std::string> irq, busy0, doorbell_high;
+    while (std::getline(in, line)) {
+        if (line[0] == '#') {
+            const uint64_t t = std::stoull(line.substr(1));
+            if (!first_time && t <= last) increasing = false;
+            first_time = false;
+            last = t;
+        } else if (line.size() > 1 && (line[0] == '0' || line[0] == '1') && line.substr(1) == id["gpu.irq"]) {
+            irq.push_back(line.substr(0, 1));
+        } else if (line.substr(1) == id["sm0.busy"]) {
+            busy0.push_back(line.substr(0, 1));
+        } else if (line[0] == 'b' && line.substr(line.find(' ') + 1) == id["cp.doorbell_high"]) {
+            doorbell_high.push_back(line.substr(1, line.find(' ') - 1));
+        }
+    }
+    CHECK(increasing);
+    REQUIRE(irq.size() >= 3);  // 0 at time 0, then up and down
+    CHECK(irq[1] == "1");
+    CHECK(irq[2] == "0");
+    REQUIRE(busy0.size() >= 3);
+    CHECK(busy0[1] == "1");
+    CHECK(busy0.back() == "0");
+    REQUIRE_FALSE(doorbell_high.empty());
+    CHECK(doorbell_high.front() == "x");  // unknown until the first doorbell
+    CHECK(doorbell_high.size() >= 2);
+    CHECK(gpuvp("validate " + kDefault + " --vcd " + d + "/x.vcd").exit_code == 2);  // an option of run
 }
