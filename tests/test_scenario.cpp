@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 using namespace gpuvp;
 using Catch::Matchers::Contains;
 using Catch::Matchers::Equals;
@@ -848,4 +851,74 @@ kernels:
     e = error_of("name: x\nkernels:\n  - name: k\n    packet: {grid_sise_x: 2}\n    program: [{op: valu}]\n");
     CHECK(e.line() == 4);
     CHECK_THAT(e.what(), Contains("did you mean 'grid_size_x'"));
+}
+
+// The reference must name every key the loader accepts. The loader itself lists them: an
+// unknown key at a place makes its error name every key accepted there.
+TEST_CASE("docs: every key the loader accepts appears in docs/scenario.md", "[scenario][docs]") {
+    std::ifstream f(std::string(GPUVP_SOURCE_DIR) + "/docs/scenario.md");
+    REQUIRE(f);
+    std::stringstream text;
+    text << f.rdbuf();
+    const std::string doc = text.str();
+    auto listed = [](const std::string& yaml) {
+        std::vector<std::string> keys;
+        try {
+            parse_scenario(yaml, "probe.yaml");
+        } catch (const ScenarioError& e) {
+            const std::string w = e.what();
+            const auto a = w.find("(expected one of: ");
+            if (a == std::string::npos) return keys;
+            const auto b = w.find(')', a);
+            std::istringstream in(w.substr(a + 18, b - a - 18));
+            for (std::string k; std::getline(in, k, ',');) keys.push_back(k.substr(k.find_first_not_of(' ')));
+        }
+        return keys;
+    };
+    const std::string z = "zzzzzzzzzzzzzzzz: 1";
+    std::vector<std::pair<std::string, std::string>> places = {
+        {"top level", "name: x\n" + z + "\n"},
+        {"platform", "name: x\nplatform: {" + z + "}\n"},
+        {"platform.sm", "name: x\nplatform: {sm: {" + z + "}}\n"},
+        {"platform.sm.scalar_quota", "name: x\nplatform: {sm: {scalar_quota: {" + z + "}}}\n"},
+        {"platform.memory", "name: x\nplatform: {memory: {" + z + "}}\n"},
+        {"platform.cp", "name: x\nplatform: {cp: {" + z + "}}\n"},
+        {"platform.wlm", "name: x\nplatform: {wlm: {" + z + "}}\n"},
+        {"platform.glc", "name: x\nplatform: {glc: {" + z + "}}\n"},
+        {"platform.usa", "name: x\nplatform: {usa: {" + z + "}}\n"},
+        {"policy", "name: x\npolicy: {" + z + "}\n"},
+        {"host", "name: x\nhost: {" + z + "}\n"},
+        {"queues[]", "name: x\nqueues: [{name: q, " + z + "}]\n"},
+        {"kernels[]", "name: x\nkernels: [{name: k, program: [{op: valu}], " + z + "}]\n"},
+        {"kernels[].scalars", "name: x\nkernels: [{name: k, program: [{op: valu}], scalars: {" + z + "}}]\n"},
+        {"kernels[].packet", "name: x\nkernels: [{name: k, program: [{op: valu}], packet: {" + z + "}}]\n"},
+        {"draws[]", "name: x\ndraws: [{name: d, " + z + "}]\n"},
+        {"draws[].packet", "name: x\ndraws: [{name: d, packet: {" + z + "}}]\n"},
+        {"expect[]", "name: x\nexpect: [{metric: sim_end_ns, max: 1, " + z + "}]\n"},
+    };
+    // Each op of a program step, and the keys of each.
+    const auto ops = listed("name: x\nkernels: [{name: k, program: [{op: zzzzzzzzzzzzzzzz}]}]\n");
+    CHECK(ops.size() >= 11);
+    for (const std::string& op : ops)
+        places.push_back({"program op " + op, "name: x\nkernels: [{name: k, program: [{op: " + op + ", " + z + "}]}]\n"});
+    int checked = 0;
+    for (const auto& [where, yaml] : places) {
+        const auto keys = listed(yaml);
+        INFO(where);
+        CHECK_FALSE(keys.empty());  // the probe reached the place
+        for (const std::string& k : keys) {
+            INFO("key " << k);  // as `key` or as the end of a path, `usa.key`
+            CHECK((doc.find("`" + k + "`") != std::string::npos || doc.find("." + k + "`") != std::string::npos));
+            ++checked;
+        }
+    }
+    for (const std::string& op : ops) CHECK(doc.find("`" + op + "`") != std::string::npos);
+    // Every value of every policy key.
+    for (const char* key : {"dispatch", "launch", "lock", "scalar", "shading"})
+        for (const std::string& v : listed(std::string("name: x\npolicy: {") + key + ": zzzzzzzzzzzzzzzz}\n")) {
+            INFO("policy." << key << " value " << v);
+            CHECK(doc.find("`" + v + "`") != std::string::npos);
+            ++checked;
+        }
+    CHECK(checked > 150);
 }
