@@ -1,10 +1,13 @@
 // The scenario loader: defaults, every class of input error (file, line and dotted key),
 // --set overrides and the decoding of programs into instructions.
 #include "platform/scenario.h"
+#include "support.h"
 
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <functional>
+#include <set>
 #include <sstream>
 
 using namespace gpuvp;
@@ -921,4 +924,60 @@ TEST_CASE("docs: every key the loader accepts appears in docs/scenario.md", "[sc
             ++checked;
         }
     CHECK(checked > 150);
+}
+
+// And the results reference names every field a run writes (keys that are names the scenario
+// chose, such as a kernel's name in `vregs_per_thread`, excepted).
+TEST_CASE("docs: every field of results.json appears in docs/results.md", "[scenario][docs]") {
+    std::ifstream f(std::string(GPUVP_SOURCE_DIR) + "/docs/results.md");
+    REQUIRE(f);
+    std::stringstream text;
+    text << f.rdbuf();
+    const std::string doc = text.str();
+    // A run that fills every section: locks with priorities, multilevel scalars, a draw, a
+    // malformed packet (errors[]), a kernel run alone.
+    const auto run = test::run_yaml(R"(name: all-sections
+platform: {sms: 2, usa: {cores: 8, vertex_cores: 4}}
+policy: {lock: priority, scalar: multilevel, shading: adaptive}
+measure_alone: true
+queues: [{name: q}, {name: bad}]
+kernels:
+  - name: k
+    queue: q
+    block: [128]
+    shared_bytes: 16
+    warp_priorities: [0, 1, 1, 1]
+    scalars: {kernel: 1, workgroup: 1, warp: 1}
+    program:
+      - {op: salu, level: warp, write: true}
+      - {op: lock, id: 0}
+      - {op: valu, cycles: 8}
+      - {op: unlock, id: 0}
+  - {name: broken, queue: bad, packet: {workgroup_size_x: 0}, program: [{op: valu}]}
+draws:
+  - {name: d, queue: q, vertex_tasks: 8, pixel_tasks_per_vertex_task: 2}
+expect:
+  - {metric: kernels_failed, min: 1, max: 1}
+)");
+    std::set<std::string> keys;
+    std::function<void(const nlohmann::json&, const std::string&)> walk = [&](const nlohmann::json& j, const std::string& parent) {
+        if (j.is_array())
+            for (const auto& x : j) walk(x, parent);
+        if (!j.is_object()) return;
+        for (const auto& [k, v] : j.items()) {
+            // Keys the scenario or the data chose: kernel names, warp priorities, flag pairs.
+            const bool chosen = parent == "vregs_per_thread" || parent == "by_priority" || parent == "flags_time_ns";
+            if (!chosen) keys.insert(k);
+            walk(v, k);
+        }
+    };
+    walk(run.results, "");
+    CHECK(keys.count("by_priority"));
+    CHECK(keys.count("draws"));
+    CHECK(keys.count("errors"));
+    CHECK(keys.size() > 120);
+    for (const std::string& k : keys) {
+        INFO("results field " << k);
+        CHECK((doc.find("`" + k + "`") != std::string::npos || doc.find("." + k + "`") != std::string::npos));
+    }
 }
