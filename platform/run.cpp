@@ -157,7 +157,37 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     System sys("system", s, &rec);
 
     const auto t0 = std::chrono::steady_clock::now();
-    sc_core::sc_start(sc_time(s.max_sim_ns, sc_core::SC_NS), sc_core::SC_EXIT_ON_STARVATION);
+    const sc_time limit(s.max_sim_ns, sc_core::SC_NS);
+    if (!options.progress) {
+        sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+    } else {
+        // Slices of simulated time sized so that each takes a few tens of ms of host time.
+        using clock = std::chrono::steady_clock;
+        auto report = [&] {
+            Progress p;
+            p.sim_ns = ns_of(sc_core::sc_time_stamp());
+            for (const LaunchRecord& l : sys.host.launches()) {
+                (l.draw ? p.draws : p.kernels)++;
+                if (l.done) (l.draw ? p.draws_done : p.kernels_done)++;
+            }
+            options.progress(p);
+        };
+        sc_time slice(1, sc_core::SC_US);
+        auto reported = clock::now();
+        while (sc_core::sc_time_stamp() < limit) {
+            const auto start = clock::now();
+            sc_core::sc_start(std::min(slice, limit - sc_core::sc_time_stamp()), sc_core::SC_EXIT_ON_STARVATION);
+            const double took = std::chrono::duration<double>(clock::now() - start).count();
+            if (took < 0.02) slice = slice * 2;
+            else if (took > 0.1 && slice > sc_time(1, sc_core::SC_NS)) slice = slice / 2;
+            if (!sc_core::sc_pending_activity()) break;
+            if (std::chrono::duration<double>(clock::now() - reported).count() >= options.progress_seconds) {
+                report();
+                reported = clock::now();
+            }
+        }
+        report();
+    }
     out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const sc_time end = sc_core::sc_time_stamp();
     const bool starved = !sc_core::sc_pending_activity();  // else max_sim_ns stopped it

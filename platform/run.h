@@ -3,14 +3,25 @@
 #pragma once
 #include "platform/scenario.h"
 
+#include <functional>
 #include <string>
 
 namespace gpuvp {
+
+// How far a run has come, for a progress line.
+struct Progress {
+    double sim_ns = 0;
+    size_t kernels_done = 0, kernels = 0, draws_done = 0, draws = 0;
+};
 
 struct RunOptions {
     bool trace = true;
     uint64_t trace_limit = 250'000;  // trace events kept at most: about 0.8 GB of host memory at most
     bool vcd = false;                // also a VCD of the key signals (RunOutput::vcd)
+    // Called about every `progress_seconds` of host time while the run goes on, and once at its
+    // end. The run then goes in slices of simulated time; the results are the same.
+    std::function<void(const Progress&)> progress;
+    double progress_seconds = 0.25;
 };
 
 struct RunOutput {

@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -262,11 +263,19 @@ int sc_main(int argc, char** argv) {
     try {
         gpuvp::RunOptions options{trace && !out_dir.empty(), trace_limit};
         options.vcd = !vcd_file.empty();
+        if (!quiet && isatty(2))  // a progress line on a terminal, rewritten in place
+            options.progress = [](const gpuvp::Progress& p) {
+                std::fprintf(stderr, "\r  simulated %.1f us, kernels %zu/%zu done", p.sim_ns / 1000, p.kernels_done,
+                             p.kernels);
+                if (p.draws) std::fprintf(stderr, ", draws %zu/%zu", p.draws_done, p.draws);
+                std::fprintf(stderr, "   ");
+            };
         out = gpuvp::run_scenario(scenario, options);
     } catch (const std::exception& e) {
         std::cerr << "error: " << file << ": " << e.what() << "\n";
         return 2;
     }
+    if (!quiet && isatty(2)) std::fprintf(stderr, "\n");
     if (!quiet) std::cout << out.table;
     if (!vcd_file.empty() && !write_file(vcd_file, out.vcd)) {
         std::cerr << "error: cannot write " << vcd_file << "\n";
