@@ -59,7 +59,8 @@ std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
         if (pid < 0) break;
         auto it = running.find(pid);
         if (it == running.end()) continue;
-        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+        // Killed by a signal: 128 + the signal, as a shell reports it.
+        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2;
         if (done) done(it->second, codes[it->second]);
         running.erase(it);
     }

@@ -16,7 +16,7 @@ struct BatchJob {
 };
 
 // Runs every job, `parallel` at a time, and returns each one's exit code: the run's (0 ok, 1 an
-// expectation or a kernel failed) or 2 when it could not run or died. `done(i, code)` is called
+// expectation or a kernel failed), 2 when it could not run, 128 + N when signal N killed it. `done(i, code)` is called
 // as each job ends, in the order they end.
 std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
                            const std::function<void(size_t, int)>& done = {});

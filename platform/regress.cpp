@@ -97,12 +97,16 @@ std::vector<std::string> problems_of(const nlohmann::json& r, int& passed, int& 
         }
         ++failed;
         std::string what = "expectation (line " + std::to_string(e.value("line", 0)) + "): ";
+        if (e.contains("compare")) {
+            out.push_back(what + "compare " + e["compare"].get<std::string>() + ": values " + e.value("value", nlohmann::json()).dump());
+            continue;
+        }
         if (e.contains("kernel")) what += "kernel " + e["kernel"].get<std::string>() + " ";
         if (e.contains("draw")) what += "draw " + e["draw"].get<std::string>() + " ";
         if (e.contains("priority")) what += "priority " + e["priority"].dump() + " ";
-        what += e.value("metric", "?") + " = " + e["value"].dump() + ", wanted";
-        if (e["min"].is_number()) what += " >= " + e["min"].dump();
-        if (e["max"].is_number()) what += " <= " + e["max"].dump();
+        what += e.value("metric", "?") + " = " + e.value("value", nlohmann::json()).dump() + ", wanted";
+        if (e.value("min", nlohmann::json()).is_number()) what += " >= " + e["min"].dump();
+        if (e.value("max", nlohmann::json()).is_number()) what += " <= " + e["max"].dump();
         out.push_back(what);
     }
     for (const auto& k : r.value("kernels", nlohmann::json::array()))
@@ -187,14 +191,16 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         c.sim_end_ns = r.value("sim_end_ns", 0.0);
         c.host_seconds = r.value("host_seconds", 0.0);
         c.status = c.exit_code == 0 ? "pass" : c.exit_code == 1 ? "fail" : "error";
-        if (c.status == "error" && !r.contains("scenario")) c.problems.push_back("the run did not finish (exit " + std::to_string(c.exit_code) + ")");
+        if (c.status == "error" && !r.contains("scenario"))
+            c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
+                                                    : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
         if (temporary) {
             std::remove(jobs[j].results_file.c_str());
             rmdir(case_dir(job_case[j]).c_str());
         }
     }
     if (temporary) rmdir(dir.c_str());
-    if (files.empty()) throw std::runtime_error("no scenario files (*.yaml) under the paths given");
+    if (all.empty()) throw std::runtime_error("no scenario files (*.yaml) under the paths given");
 
     // The table, the CSV, the JUnit XML, the exit code.
     size_t width = 8;

@@ -174,13 +174,16 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         };
         sc_time slice(1, sc_core::SC_US);
         auto reported = clock::now();
-        while (sc_core::sc_time_stamp() < limit) {
+        // Until nothing is pending, or nothing is pending up to the limit (as one sc_start(limit)
+        // would stop: at the last event before it). Time 0 first: it elaborates and starts.
+        sc_core::sc_start(sc_core::SC_ZERO_TIME);
+        while (sc_core::sc_pending_activity() &&
+               sc_core::sc_time_to_pending_activity() <= limit - sc_core::sc_time_stamp()) {
             const auto start = clock::now();
             sc_core::sc_start(std::min(slice, limit - sc_core::sc_time_stamp()), sc_core::SC_EXIT_ON_STARVATION);
             const double took = std::chrono::duration<double>(clock::now() - start).count();
             if (took < 0.02) slice = slice * 2;
             else if (took > 0.1 && slice > sc_time(1, sc_core::SC_NS)) slice = slice / 2;
-            if (!sc_core::sc_pending_activity()) break;
             if (std::chrono::duration<double>(clock::now() - reported).count() >= options.progress_seconds) {
                 report();
                 reported = clock::now();

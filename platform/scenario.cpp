@@ -1047,10 +1047,14 @@ ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text,
         if (d.name == head) o.draw = head;
     if (!o.kernel.empty() || !o.draw.empty()) {
         const auto& own = o.kernel.empty() ? draw_metrics() : kernel_metrics();
-        if (!contains(own, rest))
+        if (contains(own, rest)) {
+            o.metric = rest;
+            return o;
+        }
+        if (!contains(results_sections(), head))  // else a results path whose section shares the name
             c.fail(at, "'" + text + "': " + unknown(o.kernel.empty() ? "draw metric" : "kernel metric", rest, own));
-        o.metric = rest;
-        return o;
+        o.kernel.clear();
+        o.draw.clear();
     }
     if (dot == std::string::npos || !contains(results_sections(), head)) {
         std::vector<std::string> names;

@@ -30,7 +30,14 @@ std::string value_text(uint64_t v, unsigned width, const std::string& id) {
 }  // namespace
 
 uint32_t Vcd::add(const std::string& scope, const std::string& name, unsigned width, bool unknown) {
-    signals_.push_back({scope, name, identifier(signals_.size()), width, unknown, 0, !unknown});
+    Signal s;
+    s.scope = scope;
+    s.name = name;
+    s.id = identifier(signals_.size());
+    s.width = width;
+    s.unknown = unknown;
+    s.known = !unknown;
+    signals_.push_back(s);
     return uint32_t(signals_.size() - 1);
 }
 
@@ -38,9 +45,19 @@ void Vcd::change(uint32_t signal, uint64_t value, const sc_core::sc_time& t) {
     Signal& s = signals_.at(signal);
     if (s.width < 64) value &= (uint64_t(1) << s.width) - 1;
     if (s.known && value == s.value) return;
+    const uint64_t ps = uint64_t(std::llround(to_ns(t) * 1000));
+    if (s.last != SIZE_MAX && changes_[s.last].ps == ps) {  // one value per signal and timestamp
+        Change& c = changes_[s.last];
+        c.value = value;
+        c.dropped = s.known_before_last && value == s.before_last;
+    } else {
+        s.before_last = s.value;
+        s.known_before_last = s.known;
+        s.last = changes_.size();
+        changes_.push_back({ps, signal, value});
+    }
     s.value = value;
     s.known = true;
-    changes_.push_back({uint64_t(std::llround(to_ns(t) * 1000)), signal, value});
 }
 
 std::string Vcd::text() const {
@@ -80,6 +97,7 @@ std::string Vcd::text() const {
     std::stable_sort(c.begin(), c.end(), [](const Change& a, const Change& b) { return a.ps < b.ps; });
     uint64_t at = 0;
     for (const Change& x : c) {
+        if (x.dropped) continue;
         if (x.ps != at) o << "#" << x.ps << "\n";
         at = x.ps;
         o << value_text(x.value, signals_[x.signal].width, signals_[x.signal].id) << "\n";

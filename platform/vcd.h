@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,15 @@ private:
         bool unknown;        // x at time 0
         uint64_t value = 0;  // the last recorded
         bool known = false;  // a value has been recorded (or it starts at 0)
+        size_t last = SIZE_MAX;  // its last change in changes_
+        uint64_t before_last = 0;
+        bool known_before_last = false;
     };
     struct Change {
         uint64_t ps;
         uint32_t signal;
         uint64_t value;
+        bool dropped = false;  // undone within its own timestamp
     };
     std::vector<Signal> signals_;
     std::vector<Change> changes_;

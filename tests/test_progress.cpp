@@ -12,16 +12,23 @@
 #include <string>
 #include <vector>
 
-TEST_CASE("a run reporting its progress goes in slices and gives the same results", "[cli][progress]") {
-    const std::string yaml = std::string(GPUVP_SOURCE_DIR) + "/scenarios/lock-contention.yaml";
-    // The run without progress, in a child (one elaboration per process).
+namespace {
+
+// The results without progress (in a child: one elaboration per process), then with progress
+// reported after every slice; returns both and the reports.
+struct Both {
+    nlohmann::json plain, sliced;
+    std::vector<gpuvp::Progress> seen;
+};
+
+Both run_both(const gpuvp::Scenario& s) {
     int fd[2];
     REQUIRE(pipe(fd) == 0);
     std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
-        const std::string r = gpuvp::run_scenario(gpuvp::load_scenario(yaml), gpuvp::RunOptions{false}).results;
+        const std::string r = gpuvp::run_scenario(s, gpuvp::RunOptions{false}).results;
         _exit(write(fd[1], r.data(), r.size()) == ssize_t(r.size()) ? 0 : 1);
     }
     close(fd[1]);
@@ -32,19 +39,38 @@ TEST_CASE("a run reporting its progress goes in slices and gives the same result
     int status = 0;
     waitpid(pid, &status, 0);
     REQUIRE(WIFEXITED(status));
-    // With progress reported after every slice.
-    std::vector<gpuvp::Progress> seen;
+    Both b;
     gpuvp::RunOptions o{false};
-    o.progress = [&](const gpuvp::Progress& p) { seen.push_back(p); };
+    o.progress = [&](const gpuvp::Progress& p) { b.seen.push_back(p); };
     o.progress_seconds = 0;
-    const std::string sliced = gpuvp::run_scenario(gpuvp::load_scenario(yaml), o).results;
-    auto a = nlohmann::json::parse(plain), b = nlohmann::json::parse(sliced);
-    a.erase("host_seconds");
-    b.erase("host_seconds");
-    CHECK(a.dump() == b.dump());
-    REQUIRE(seen.size() >= 3);
-    for (size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].sim_ns >= seen[i - 1].sim_ns);
-    CHECK(seen.front().kernels_done == 0);
-    CHECK(seen.back().kernels_done == seen.back().kernels);
-    CHECK(seen.back().sim_ns == b["sim_end_ns"].get<double>());
+    b.sliced = nlohmann::json::parse(gpuvp::run_scenario(s, o).results);
+    b.plain = nlohmann::json::parse(plain);
+    b.plain.erase("host_seconds");
+    b.sliced.erase("host_seconds");
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("a run reporting its progress goes in slices and gives the same results", "[cli][progress]") {
+    const Both b = run_both(gpuvp::load_scenario(std::string(GPUVP_SOURCE_DIR) + "/scenarios/lock-contention.yaml"));
+    CHECK(b.plain.dump() == b.sliced.dump());
+    REQUIRE(b.seen.size() >= 3);
+    for (size_t i = 1; i < b.seen.size(); ++i) CHECK(b.seen[i].sim_ns >= b.seen[i - 1].sim_ns);
+    CHECK(b.seen.front().kernels_done == 0);
+    CHECK(b.seen.back().kernels_done == b.seen.back().kernels);
+    CHECK(b.seen.back().sim_ns == b.sliced["sim_end_ns"].get<double>());
+}
+
+TEST_CASE("a run stopped by max_sim_ns ends the same with progress reports", "[cli][progress]") {
+    // Work beyond the limit: the run stops at its last event before it (once, a hang).
+    const gpuvp::Scenario s = gpuvp::parse_scenario(
+        "name: cut\nmax_sim_ns: 20000.5\nkernels: [{name: k, grid: [16777216], block: [256], "
+        "program: [{op: valu, cycles: 4, repeat: 100}]}]\n",
+        "cut.yaml");
+    const Both b = run_both(s);
+    CHECK(b.plain.dump() == b.sliced.dump());
+    CHECK(b.sliced["kernels"][0]["status"] == "did not complete by max_sim_ns");
+    CHECK(b.sliced["sim_end_ns"].get<double>() <= 20000.5);
+    CHECK(b.seen.back().kernels_done == 0);
 }
