@@ -10,6 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
 #include <string>
 
 namespace gpuvp::test {
@@ -45,6 +50,30 @@ platform:
   bus_cycles: 2
   memory: {host_latency_ns: 200, link_latency_ns: 600, device_latency_ns: 300, l2_latency_ns: 100, l1_latency_ns: 20}
 )";
+
+// Runs `f` in a child process (SystemC elaborates once per process) and returns the bytes it
+// returned; checks that the child exited 0.
+inline std::string in_child(const std::function<std::string()>& f) {
+    int fd[2];
+    REQUIRE(pipe(fd) == 0);
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        const std::string r = f();
+        _exit(write(fd[1], r.data(), r.size()) == ssize_t(r.size()) ? 0 : 1);
+    }
+    close(fd[1]);
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    return out;
+}
 
 // Reads the GPU's registers and tables with transport_dbg while a run goes on: bind `bus` to
 // the System's bus before sc_start; offsets are from the GPU's mmio base.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <fstream>
 #include <map>
@@ -233,28 +234,14 @@ struct ArrayBench {
     }
 };
 
-// Runs `f` in a child process (SystemC elaborates once per process) and returns what it
-// returned; an empty vector if the child failed.
+// `f` in a child process (one elaboration per process); its numbers, none if it failed.
 std::vector<double> in_child(const std::function<std::vector<double>()>& f) {
-    int fd[2];
-    REQUIRE(pipe(fd) == 0);
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
+    const std::string bytes = test::in_child([&] {
         const std::vector<double> v = f();
-        const ssize_t n = ssize_t(v.size() * sizeof(double));
-        _exit(write(fd[1], v.data(), size_t(n)) == n ? 0 : 1);
-    }
-    close(fd[1]);
-    std::vector<double> v;
-    double x;
-    while (read(fd[0], &x, sizeof x) == sizeof x) v.push_back(x);
-    close(fd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) v.clear();
+        return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+    });
+    std::vector<double> v(bytes.size() / sizeof(double));
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(double));
     return v;
 }
 

@@ -1,6 +1,7 @@
 // Progress reports during a run (what `gpuvp run` shows on a terminal).
 #include "platform/run.h"
 #include "platform/scenario.h"
+#include "support.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -22,23 +23,8 @@ struct Both {
 };
 
 Both run_both(const gpuvp::Scenario& s) {
-    int fd[2];
-    REQUIRE(pipe(fd) == 0);
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        const std::string r = gpuvp::run_scenario(s, gpuvp::RunOptions{false}).results;
-        _exit(write(fd[1], r.data(), r.size()) == ssize_t(r.size()) ? 0 : 1);
-    }
-    close(fd[1]);
-    std::string plain;
-    char buf[4096];
-    for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) plain.append(buf, size_t(n));
-    close(fd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    REQUIRE(WIFEXITED(status));
+    const std::string plain =
+        gpuvp::test::in_child([&] { return gpuvp::run_scenario(s, gpuvp::RunOptions{false}).results; });
     Both b;
     gpuvp::RunOptions o{false};
     o.progress = [&](const gpuvp::Progress& p) { b.seen.push_back(p); };

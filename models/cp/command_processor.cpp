@@ -228,11 +228,8 @@ bool CommandProcessor::can_proceed(uint32_t qi) const {
     switch (p->wait) {
     case Wait::none: return true;
     case Wait::barrier_bit: return q.outstanding == 0;
-    case Wait::kernel_slot:
-    case Wait::draw_slot:
-        for (const Slot& s : p->wait == Wait::kernel_slot ? slots_ : draw_slots_)
-            if (!s.used) return true;
-        return false;
+    case Wait::kernel_slot: return free_slot(slots_) >= 0;
+    case Wait::draw_slot: return free_slot(draw_slots_) >= 0;
     case Wait::signals: return false;
     }
     return false;
@@ -324,14 +321,21 @@ bool CommandProcessor::fetch(uint32_t qi) {
     return true;
 }
 
+// The first unused slot, or -1.
+int CommandProcessor::free_slot(const std::vector<Slot>& slots) {
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (!slots[i].used) return int(i);
+    return -1;
+}
+
 void CommandProcessor::launch(uint32_t qi) {
     Pending& p = *pending_[qi];
-    uint32_t slot = 0;
-    while (slot < slots_.size() && slots_[slot].used) ++slot;
-    if (slot == slots_.size()) {
+    const int free = free_slot(slots_);
+    if (free < 0) {
         p.wait = Wait::kernel_slot;
         return;
     }
+    const uint32_t slot = uint32_t(free);
     const auto k = from_bytes<hsa_kernel_dispatch_packet_t>(p.bytes.data());
     Queue& q = queues_[qi];
     slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope};
@@ -367,12 +371,12 @@ void CommandProcessor::launch(uint32_t qi) {
 // M4: a draw goes to the unified shading array when the array has a free draw slot.
 void CommandProcessor::draw(uint32_t qi) {
     Pending& p = *pending_[qi];
-    uint32_t slot = 0;
-    while (slot < draw_slots_.size() && draw_slots_[slot].used) ++slot;
-    if (slot == draw_slots_.size()) {
+    const int free = free_slot(draw_slots_);
+    if (free < 0) {
         p.wait = Wait::draw_slot;
         return;
     }
+    const uint32_t slot = uint32_t(free);
     const auto d = from_bytes<DrawPacket>(p.bytes.data());
     draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope};
     ++queues_[qi].outstanding;

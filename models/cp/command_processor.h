@@ -88,6 +88,7 @@ private:
     bool can_proceed(uint32_t q) const;
     void serve(uint32_t q);
     bool fetch(uint32_t q);
+    static int free_slot(const std::vector<Slot>& slots);
     void launch(uint32_t q);
     void draw(uint32_t q);
     void barrier(uint32_t q);
