@@ -161,13 +161,16 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         if (!scenarios[i]) continue;
         std::error_code ec;
         fs::create_directories(case_dir(i), ec);
-        fs::remove(case_dir(i) + "/results.json", ec);  // a stale one must not stand in for this run's
+        // Stale files must not stand in for this run's.
+        fs::remove(case_dir(i) + "/results.json", ec);
+        fs::remove(case_dir(i) + "/trace.json", ec);
         if (!fs::is_directory(case_dir(i), ec)) {
             out.cases[i].status = "error";
             out.cases[i].problems.push_back("cannot make the folder " + case_dir(i));
             continue;
         }
-        jobs.push_back({scenarios[i].get(), case_dir(i) + "/results.json", ""});
+        // A kept folder holds what `gpuvp run --out` writes; a temporary one only the results.
+        jobs.push_back({scenarios[i].get(), case_dir(i) + "/results.json", temporary ? "" : case_dir(i) + "/trace.json"});
         job_case.push_back(i);
     }
     size_t ended = 0;

@@ -274,6 +274,9 @@ TEST_CASE("gpuvp regress over a folder with a passing and a failing scenario", "
     // Each run's results are kept under --out, by file name.
     auto res = nlohmann::json::parse(slurp(out + "/runs/b-failing/results.json"));
     CHECK(res["scenario"] == "failing");
+    // And its trace, as `gpuvp run --out` writes it.
+    auto trace = nlohmann::json::parse(slurp(out + "/runs/b-failing/trace.json"));
+    CHECK(trace["traceEvents"].size() > 10);
     // Only the passing file: exit 0.
     CHECK(gpuvp("regress " + d + "/a-passing.yaml --quiet").exit_code == 0);
 }
