@@ -1,4 +1,5 @@
 #include "platform/regress.h"
+#include "platform/report.h"
 #include "platform/batch.h"
 #include "platform/scenario.h"
 
@@ -164,6 +165,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         // Stale files must not stand in for this run's.
         fs::remove(case_dir(i) + "/results.json", ec);
         fs::remove(case_dir(i) + "/trace.json", ec);
+        fs::remove(case_dir(i) + "/report.html", ec);
         if (!fs::is_directory(case_dir(i), ec)) {
             out.cases[i].status = "error";
             out.cases[i].problems.push_back("cannot make the folder " + case_dir(i));
@@ -197,6 +199,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         if (c.status == "error" && !r.contains("scenario"))
             c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
                                                     : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
+        if (!temporary && r.contains("scenario")) write_report(case_dir(job_case[j]));
         if (temporary) {
             std::remove(jobs[j].results_file.c_str());
             rmdir(case_dir(job_case[j]).c_str());

@@ -6,6 +6,7 @@
 //   gpuvp merge OUT.xml|OUT.csv FILE...
 // Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
 #include "platform/regress.h"
+#include "platform/report.h"
 #include "platform/run.h"
 #include "platform/scenario.h"
 #include "platform/sweep.h"
@@ -261,7 +262,9 @@ int sc_main(int argc, char** argv) {
 
     gpuvp::RunOutput out;
     try {
-        gpuvp::RunOptions options{trace && !out_dir.empty(), trace_limit};
+        gpuvp::RunOptions options;
+        options.trace = trace && !out_dir.empty();
+        options.trace_limit = trace_limit;
         options.vcd = !vcd_file.empty();
         if (!quiet && isatty(2))  // a progress line on a terminal, rewritten in place
             options.progress = [](const gpuvp::Progress& p) {
@@ -289,6 +292,11 @@ int sc_main(int argc, char** argv) {
         if (!write_file(out_dir + "/results.json", out.results) ||
             (!out.trace.empty() && !write_file(out_dir + "/trace.json", out.trace))) {
             std::cerr << "error: cannot write into " << out_dir << "\n";
+            return 2;
+        }
+        std::string error;
+        if (!gpuvp::write_report(out_dir, &error)) {
+            std::cerr << "error: " << error << "\n";
             return 2;
         }
     }

@@ -1,0 +1,22 @@
+// report.html: one self-contained page (no network) that shows a run at a glance: the
+// timeline per SM, the launch stages per kernel, lock waits by priority, the scalar pools,
+// the shading array's core types over time, and for a scenario with variants the A/B
+// comparison side by side. Built from what a run writes: results.json and trace.json.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+// The page for `results` (results.json, with its `variants` when the scenario has them).
+// `traces[i]` is variant i's trace.json (traces[0] the run's own without variants); a null
+// pointer, or fewer traces than variants, where a run has no trace.
+std::string render_report(const nlohmann::json& results, const std::vector<const nlohmann::json*>& traces);
+
+// Reads DIR/results.json, DIR/trace.json and DIR/variants/<name>/trace.json (those present)
+// and writes DIR/report.html. False, with `error` set, when it cannot.
+bool write_report(const std::string& dir, std::string* error = nullptr);
+
+}  // namespace gpuvp
