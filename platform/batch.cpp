@@ -20,18 +20,20 @@ pid_t start(const BatchJob& job) {
     if (pid != 0) return pid;
     int code = 2;
     try {
-        RunOutput o = run_scenario(*job.scenario, RunOptions{!job.trace_file.empty()});
-        std::ofstream results(job.results_file, std::ios::binary);
-        results << o.results;
-        bool written = bool(results.flush());
-        if (!job.trace_file.empty()) {
-            std::ofstream trace(job.trace_file, std::ios::binary);
-            trace << o.trace;
-            written &= bool(trace.flush());
+        RunOptions options;
+        options.trace = job.trace;
+        options.trace_limit = job.trace_limit;
+        RunOutput o = run_variants(*job.scenario, options, 1);
+        std::string error;
+        bool written = write_run_output(job.dir, o, job.report, &error);
+        if (written && job.table) {
+            std::ofstream table(job.dir + "/table.txt", std::ios::binary);
+            written = bool(table << o.table);
+            if (!written) error = "cannot write " + job.dir + "/table.txt";
         }
         code = o.exit_code;
         if (!written) {
-            std::fprintf(stderr, "gpuvp: %s: cannot write %s\n", job.scenario->file.c_str(), job.results_file.c_str());
+            std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), error.c_str());
             code = 2;
         }
     } catch (const std::exception& e) {

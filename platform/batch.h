@@ -1,5 +1,5 @@
 // Scenario runs in child processes of their own (SystemC elaborates once per process), N at a
-// time: what sweeps and regressions share.
+// time: what sweeps, regressions and a scenario's variants share.
 #pragma once
 #include "platform/scenario.h"
 
@@ -11,8 +11,11 @@ namespace gpuvp {
 
 struct BatchJob {
     const Scenario* scenario;
-    std::string results_file;  // results.json is written here
-    std::string trace_file;    // and trace.json here; empty: no trace
+    std::string dir;      // the run's output goes here, as `gpuvp run --out` writes it
+    bool trace = false;   // with trace.json
+    bool report = false;  // with report.html
+    bool table = false;   // with table.txt: the breakdown `gpuvp run` prints
+    uint64_t trace_limit = 250'000;  // as RunOptions::trace_limit
 };
 
 // Runs every job, `parallel` at a time, and returns each one's exit code: the run's (0 ok, 1 an

@@ -1,5 +1,4 @@
 #include "platform/regress.h"
-#include "platform/report.h"
 #include "platform/batch.h"
 #include "platform/scenario.h"
 
@@ -172,7 +171,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
             continue;
         }
         // A kept folder holds what `gpuvp run --out` writes; a temporary one only the results.
-        jobs.push_back({scenarios[i].get(), case_dir(i) + "/results.json", temporary ? "" : case_dir(i) + "/trace.json"});
+        jobs.push_back({scenarios[i].get(), case_dir(i), !temporary, !temporary, false});
         job_case.push_back(i);
     }
     size_t ended = 0;
@@ -185,7 +184,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         RegressCase& c = out.cases[job_case[j]];
         c.exit_code = codes[j];
         nlohmann::json r;
-        std::ifstream f(jobs[j].results_file);
+        std::ifstream f(jobs[j].dir + "/results.json");
         try {
             r = nlohmann::json::parse(f);
         } catch (...) {
@@ -199,10 +198,9 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         if (c.status == "error" && !r.contains("scenario"))
             c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
                                                     : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
-        if (!temporary && r.contains("scenario")) write_report(case_dir(job_case[j]));
         if (temporary) {
-            std::remove(jobs[j].results_file.c_str());
-            rmdir(case_dir(job_case[j]).c_str());
+            std::error_code ec;
+            fs::remove_all(jobs[j].dir, ec);
         }
     }
     if (temporary) rmdir(dir.c_str());

@@ -122,7 +122,9 @@ std::vector<double> alone_turnarounds(const Scenario& s) {
             alone.workload.draws.clear();
             double v = NAN;
             try {
-                RunOutput o = run_scenario(alone, RunOptions{false});
+                RunOptions quiet;
+                quiet.trace = false;
+                RunOutput o = run_scenario(alone, quiet);
                 auto r = nlohmann::json::parse(o.results);
                 if (r["kernels"][0]["turnaround_ns"].is_number()) v = r["kernels"][0]["turnaround_ns"].get<double>();
             } catch (...) {
@@ -144,6 +146,39 @@ std::vector<double> alone_turnarounds(const Scenario& s) {
 }
 
 }  // namespace
+
+json results_value(const json& results, const ExpectOperand& o) {
+    if (o.path.empty()) {  // NAME.METRIC of a kernel or a draw
+        const json* list = nullptr;
+        if (!o.kernel.empty() && results.contains("kernels")) list = &results["kernels"];
+        if (!o.draw.empty() && results.contains("usa") && results["usa"].contains("draws")) list = &results["usa"]["draws"];
+        if (list && list->is_array())
+            for (const json& x : *list)
+                if (x.value("name", std::string()) == (o.kernel.empty() ? o.draw : o.kernel) && x.contains(o.metric))
+                    return x[o.metric];
+        return json(nullptr);
+    }
+    // A path: dot-separated keys; a list's element by its name or index.
+    const json* cur = &results;
+    for (size_t from = 0; from <= o.path.size();) {
+        size_t dot = o.path.find('.', from);
+        if (dot == std::string::npos) dot = o.path.size();
+        const std::string key = o.path.substr(from, dot - from);
+        from = dot + 1;
+        const json* next = nullptr;
+        if (cur->is_object() && cur->contains(key)) next = &(*cur)[key];
+        if (cur->is_array()) {
+            for (const json& x : *cur)
+                if (x.is_object() && x.contains("name") && x["name"] == key) next = &x;
+            if (!next && !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 9 &&
+                std::stoul(key) < cur->size())
+                next = &(*cur)[std::stoul(key)];
+        }
+        if (!next) return json(nullptr);
+        cur = next;
+    }
+    return *cur;
+}
 
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     RunOutput out;
@@ -504,6 +539,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     json r;
     r["scenario"] = s.name;
+    if (!s.variant.empty()) {  // one variant of a scenario with `variants:`
+        json set = json::object();
+        for (const auto& [key, value] : s.variant_set) set[key] = value;
+        r["variant"] = json{{"name", s.variant}, {"set", set}};
+    }
     out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty();
     r["status"] = out.ok ? "ok" : "error";
     r["policy"] = json{{"dispatch", s.policy.dispatch},
@@ -536,34 +576,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                        {"interrupts", sys.host.interrupts()}};
     // Expectations.
     json expectations = json::array();
-    // A path into the results: dot-separated keys; a list's element by its name or index.
-    auto at_path = [](const json& root, const std::string& path) {
-        const json* cur = &root;
-        for (size_t from = 0; from <= path.size();) {
-            size_t dot = path.find('.', from);
-            if (dot == std::string::npos) dot = path.size();
-            const std::string key = path.substr(from, dot - from);
-            from = dot + 1;
-            const json* next = nullptr;
-            if (cur->is_object() && cur->contains(key)) next = &(*cur)[key];
-            if (cur->is_array()) {
-                for (const json& x : *cur)
-                    if (x.is_object() && x.contains("name") && x["name"] == key) next = &x;
-                if (!next && !key.empty() && key.find_first_not_of("0123456789") == std::string::npos &&
-                    key.size() < 9 && std::stoul(key) < cur->size())
-                    next = &(*cur)[std::stoul(key)];
-            }
-            if (!next) return json(nullptr);
-            cur = next;
-        }
-        return *cur;
-    };
-    auto operand = [&](const ExpectOperand& o) {
-        if (!o.path.empty()) return at_path(r, o.path);
-        for (const json& x : o.kernel.empty() ? draws : kernels)
-            if (x["name"] == (o.kernel.empty() ? o.draw : o.kernel) && x.contains(o.metric)) return x[o.metric];
-        return json(nullptr);
-    };
+    auto operand = [&](const ExpectOperand& o) { return results_value(r, o); };
     for (const Expectation& e : s.expect) {
         if (!e.compare.empty()) {  // A OP F * B
             const json a = operand(e.lhs), b = operand(e.rhs);
@@ -585,7 +598,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             {"redone_instructions", {"redone_instructions", nullptr}}, {"warps", {"warps", nullptr}},
             {"retakes", {"retakes", nullptr}}};
         if (e.metric.find('.') != std::string::npos) {
-            value = at_path(r, e.metric);
+            ExpectOperand path;
+            path.path = e.metric;
+            value = results_value(r, path);
         } else if (e.priority) {
             const std::string p = std::to_string(*e.priority);
             auto m = kPriorityMetric.find(e.metric);

@@ -3,8 +3,11 @@
 #pragma once
 #include "platform/scenario.h"
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gpuvp {
 
@@ -15,6 +18,7 @@ struct Progress {
 };
 
 struct RunOptions {
+    RunOptions(bool trace_events = true) : trace(trace_events) {}
     bool trace = true;
     uint64_t trace_limit = 250'000;  // trace events kept at most: about 0.8 GB of host memory at most
     bool vcd = false;                // also a VCD of the key signals (RunOutput::vcd)
@@ -24,8 +28,15 @@ struct RunOptions {
     double progress_seconds = 0.25;
 };
 
+// A variant's own output, in a run of a scenario with `variants:`.
+struct VariantOutput {
+    std::string name;
+    std::string results;  // its results.json text
+    std::string trace;    // its trace.json text (empty without trace)
+};
+
 struct RunOutput {
-    std::string results;  // results.json text
+    std::string results;  // results.json text (with variants: the first's, with every variant's)
     std::string trace;    // trace.json text (empty without trace)
     std::string vcd;      // the key signals as a VCD (empty unless RunOptions::vcd)
     std::string table;    // the launch-latency breakdown for people
@@ -38,8 +49,24 @@ struct RunOutput {
     uint64_t kernels = 0;
     uint64_t lock_acquisitions = 0;  // M2
     uint64_t shading_tasks = 0;      // M4: vertex and pixel tasks the shading array ran
+    std::vector<VariantOutput> variants;  // with `variants:`, each variant's, in file order
 };
 
+// One run of one scenario, in this process. A scenario with variants: see run_variants.
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+// A scenario's run whatever it holds: with `variants:`, each variant runs in a child process
+// (`parallel` at a time) and their results are joined, with the comparisons across variants
+// checked; otherwise run_scenario.
+RunOutput run_variants(const Scenario& scenario, const RunOptions& options = {}, unsigned parallel = 1);
+
+// What `--out DIR` holds: results.json, trace.json (when traced), variants/NAME/ with each
+// variant's results.json and trace.json, and report.html when `report`. False, with `error`
+// set, when something cannot be written.
+bool write_run_output(const std::string& dir, const RunOutput& output, bool report, std::string* error);
+
+// A value an expectation names: an operand of a comparison, read from a results.json.
+// null when the results have no such number.
+nlohmann::ordered_json results_value(const nlohmann::ordered_json& results, const ExpectOperand& operand);
 
 }  // namespace gpuvp

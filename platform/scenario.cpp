@@ -169,21 +169,33 @@ bool under(const std::string& key, const std::string& prefix) {
            (key.size() == prefix.size() || key[prefix.size()] == '.' || key[prefix.size()] == '[');
 }
 
+// The variant a scenario is being read as (`variants:`).
+struct VariantCtx {
+    std::string name;                          // empty: the scenario has no variants
+    std::vector<std::string> names;            // every variant's
+    std::vector<std::pair<std::string, Loc>> set;  // the keys its `set:` changed, and where they are written
+};
+
 class Ctx {
 public:
-    Ctx(std::string file, std::vector<std::string> overridden)
-        : file_(std::move(file)), overridden_(std::move(overridden)) {}
+    Ctx(std::string file, std::vector<std::string> overridden, VariantCtx variant = {})
+        : file_(std::move(file)), overridden_(std::move(overridden)), variant_(std::move(variant)) {}
 
-    // A value that came from --set is blamed on --set, not on a line of the file.
+    // A value that came from --set is blamed on --set, one from a variant's `set:` on that
+    // line, not on a line of the file.
     [[noreturn]] void fail(const Loc& at, const std::string& msg) const {
         for (const auto& o : overridden_)
             if (under(at.key, o)) throw ScenarioError("--set", 0, at.key, msg);
+        for (const auto& [key, where] : variant_.set)
+            if (under(at.key, key)) throw ScenarioError(file_, where.line, where.key, msg);
         throw ScenarioError(file_, at.line, at.key, msg);
     }
+    const VariantCtx& variant() const { return variant_; }
 
 private:
     std::string file_;
     std::vector<std::string> overridden_;
+    VariantCtx variant_;
 };
 
 // ---- Scalars
@@ -1084,8 +1096,31 @@ void read_compare(const Ctx& c, const Loc& at, Expectation& e, const Scenario& s
         if (*end || t[2].empty() || !std::isfinite(e.factor)) c.fail(at, "'" + t[2] + "' is not a number: " + form);
     }
     e.op = t[1];
-    e.lhs = read_operand(c, at, t[0], s);
-    e.rhs = read_operand(c, at, t.back(), s);
+    const VariantCtx& v = c.variant();
+    if (v.name.empty()) {
+        e.lhs = read_operand(c, at, t[0], s);
+        e.rhs = read_operand(c, at, t.back(), s);
+        return;
+    }
+    // With variants, "fifo:hi.response_ns" reads variant fifo's results. An operand of the
+    // variant being read is checked now; the other variant's when that one is read.
+    auto operand = [&](const std::string& text) {
+        const auto colon = text.find(':');
+        if (colon == std::string::npos) return read_operand(c, at, text, s);
+        const std::string name = text.substr(0, colon);
+        if (!contains(v.names, name)) c.fail(at, "'" + text + "': " + unknown("variant", name, v.names));
+        ExpectOperand o;
+        if (name == v.name) o = read_operand(c, at, text.substr(colon + 1), s);
+        o.variant = name;
+        o.text = text;
+        return o;
+    };
+    e.lhs = operand(t[0]);
+    e.rhs = operand(t.back());
+    if (e.lhs.variant.empty() != e.rhs.variant.empty())
+        c.fail(at, "'" + e.compare + "': name a variant on both sides (\"fifo:hi.response_ns < 2 * prio:hi.response_ns\") or on neither");
+    if (!e.lhs.variant.empty() && !e.variant.empty())
+        c.fail(at, "'" + e.compare + "' compares variants: leave 'variant' out");
 }
 
 void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
@@ -1097,8 +1132,13 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
          K::text("metric", &Expectation::metric),
          K::real("min", [](Expectation& e) -> std::optional<double>& { return e.min; }, -kInf, kInf),
          K::real("max", [](Expectation& e) -> std::optional<double>& { return e.max; }, -kInf, kInf),
-         K::text("compare", &Expectation::compare)},
+         K::text("compare", &Expectation::compare),
+         K::text("variant", &Expectation::variant)},
         [](const Ctx& c, const YAML::Node& m, const Loc& at, Expectation& e) {
+            if (!e.variant.empty() && c.variant().name.empty())
+                c.fail(key_loc(m, at, "variant"), "names a variant, but the scenario has no 'variants'");
+            if (!e.variant.empty() && !contains(c.variant().names, e.variant))
+                c.fail(key_loc(m, at, "variant"), unknown("variant", e.variant, c.variant().names));
             if (!e.compare.empty()) {
                 if (!e.metric.empty() || e.min || e.max || !e.kernel.empty() || !e.draw.empty() || e.priority)
                     c.fail(at, "'compare' stands alone: no 'metric', 'min', 'max', 'kernel', 'draw' or 'priority' with it");
@@ -1114,13 +1154,17 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
     std::vector<std::string> kernels, draws;
     for (const auto& k : s.workload.kernels) kernels.push_back(k.name);
     for (const auto& d : s.workload.draws) draws.push_back(d.name);
+    std::vector<Expectation> kept;  // those of the variant being read
     for (size_t i = 0; i < es.size(); ++i) {
         Expectation& e = es[i];
         e.line = locs[i].line;
+        if (!e.variant.empty() && e.variant != c.variant().name) continue;  // checked when its variant is read
         if (!e.compare.empty()) {
             read_compare(c, key_loc(v[i], locs[i], "compare"), e, s);
+            (e.lhs.variant.empty() ? kept : s.cross_expect).push_back(e);
             continue;
         }
+        kept.push_back(e);
         Loc metric_at = key_loc(v[i], locs[i], "metric");
         if (!e.kernel.empty() && !contains(kernels, e.kernel))
             c.fail(key_loc(v[i], locs[i], "kernel"), unknown("kernel", e.kernel, kernels));
@@ -1153,7 +1197,7 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
         if ((e.metric == "slowdown" || e.metric == "alone_turnaround_ns") && !s.measure_alone)
             c.fail(metric_at, "'" + e.metric + "' needs 'measure_alone: true' (each kernel also run alone)");
     }
-    s.expect = std::move(es);
+    s.expect = std::move(kept);
 }
 
 const Schema<Scenario>& scenario_schema() {
@@ -1173,6 +1217,8 @@ const Schema<Scenario>& scenario_schema() {
         K::custom("kernels", read_kernels),
         K::custom("draws", read_draws),
         K::custom("expect", read_expect),
+        // Read before the rest, by parse_scenario: each variant is the file with its `set`.
+        K::custom("variants", [](const Ctx&, const YAML::Node&, const Loc&, Scenario&) {}),
     }};
     return s;
 }
@@ -1180,9 +1226,9 @@ const Schema<Scenario>& scenario_schema() {
 // ---- --set KEY=VALUE
 
 // Applies one override to the document; returns the key's canonical dotted path
-// (kernels.NAME becomes kernels[i]).
-std::string apply_override(YAML::Node& root, const std::string& key, const std::string& value) {
-    auto bad = [&](const std::string& msg) { return ScenarioError("--set", 0, key, msg); };
+// (kernels.NAME becomes kernels[i]). `bad` makes the error that names where the override is.
+std::string apply_override(YAML::Node& root, const std::string& key, const YAML::Node& val,
+                           const std::function<ScenarioError(const std::string&)>& bad) {
     std::vector<std::variant<std::string, size_t>> path;  // names and [indices]
     for (size_t i = 0; i < key.size();) {
         if (key[i] == '[') {
@@ -1204,12 +1250,6 @@ std::string apply_override(YAML::Node& root, const std::string& key, const std::
         }
     }
     if (path.empty()) throw bad("empty key");
-    YAML::Node val;
-    try {
-        val = YAML::Load(value);
-    } catch (const YAML::Exception& e) {
-        throw bad("bad value '" + value + "': " + e.msg);
-    }
     YAML::Node cur = root;
     std::string canon;
     for (size_t i = 0; i < path.size(); ++i) {
@@ -1257,12 +1297,109 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
     }
     if (root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
     std::vector<std::string> overridden;
-    for (const auto& [key, value] : overrides) overridden.push_back(apply_override(root, key, value));
-    const Ctx c(file, std::move(overridden));
-    Scenario s;
-    s.file = file;
-    s.workload.queues.emplace_back().name = "q0";
-    read_map(c, root, Loc{"", line_of(root, 1)}, scenario_schema(), s);
+    auto apply_set = [&](YAML::Node& doc) {  // the --set overrides
+        overridden.clear();
+        for (const auto& [key, value] : overrides) {
+            auto bad = [&, key = key](const std::string& msg) { return ScenarioError("--set", 0, key, msg); };
+            YAML::Node val;
+            try {
+                val = YAML::Load(value);
+            } catch (const YAML::Exception& e) {
+                throw bad("bad value '" + value + "': " + e.msg);
+            }
+            overridden.push_back(apply_override(doc, key, val, bad));
+        }
+    };
+    apply_set(root);
+    auto read = [&](const YAML::Node& doc, VariantCtx variant) {
+        const Ctx c(file, overridden, std::move(variant));
+        Scenario s;
+        s.file = file;
+        s.workload.queues.emplace_back().name = "q0";
+        read_map(c, doc, Loc{"", line_of(doc, 1)}, scenario_schema(), s);
+        return s;
+    };
+    if (!root.IsMap() || !root["variants"]) return read(root, {});
+
+    // variants: [{name, set: {KEY: VALUE, ...}}, ...]: each variant is the file with its `set`
+    // applied as --set would, read and checked as a whole scenario of its own.
+    const Ctx top(file, overridden);
+    const YAML::Node list = root["variants"];
+    const Loc at = key_loc(root, Loc{"", 1}, "variants");
+    if (!list.IsSequence() || list.size() < 1 || list.size() > 32)
+        top.fail(at, "expected a list of 1 to 32 variants ({name: NAME, set: {KEY: VALUE}}), got " + got(list));
+    struct Spec {
+        std::string name;
+        std::vector<std::tuple<std::string, YAML::Node, Loc>> set;
+    };
+    std::vector<Spec> specs;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const YAML::Node item = list[i];
+        const Loc here = at.item(i, line_of(item, at.line));
+        if (!item.IsMap()) top.fail(here, "expected a map {name: NAME, set: {KEY: VALUE}}, got " + got(item));
+        Spec spec;
+        for (const auto& kv : item) {
+            const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+            const Loc key = here.field(k, line_of(kv.first, here.line));
+            if (k == "name") {
+                if (!kv.second.IsScalar()) top.fail(key, "expected a name, got " + got(kv.second));
+                spec.name = kv.second.Scalar();
+                if (spec.name.empty() || spec.name.size() > 64 ||
+                    spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                        std::string::npos)
+                    top.fail(key, "'" + spec.name + "': a variant's name is 1 to 64 letters, digits, '_' and '-'");
+                if (contains(names, spec.name)) top.fail(key, "a second variant named '" + spec.name + "'");
+            } else if (k == "set") {
+                if (!kv.second.IsMap()) top.fail(key, "expected a map of KEY: VALUE as --set takes them, got " + got(kv.second));
+                for (const auto& o : kv.second) {
+                    const std::string path = o.first.IsScalar() ? o.first.Scalar() : "?";
+                    const Loc where = key.field(path, line_of(o.first, key.line));
+                    const std::string first = path.substr(0, path.find_first_of(".["));
+                    if (first == "variants" || first == "expect" || first == "name")
+                        top.fail(where, "a variant cannot change '" + first + "'");
+                    spec.set.emplace_back(path, o.second, where);
+                }
+            } else {
+                top.fail(key, unknown("key", k, {"name", "set"}));
+            }
+        }
+        if (spec.name.empty()) top.fail(here, "missing required key 'name'");
+        names.push_back(spec.name);
+        specs.push_back(std::move(spec));
+    }
+    std::vector<Scenario> built;
+    for (const Spec& spec : specs) {
+        // Read afresh, not cloned: a clone loses the lines errors name.
+        YAML::Node doc = YAML::Load(yaml_text);
+        if (doc.IsNull()) doc.reset(YAML::Node(YAML::NodeType::Map));
+        apply_set(doc);
+        doc.remove("variants");
+        VariantCtx v{spec.name, names, {}};
+        Overrides set;
+        for (const auto& [path, value, where] : spec.set) {
+            auto bad = [&, where = where](const std::string& msg) { return ScenarioError(file, where.line, where.key, msg); };
+            v.set.emplace_back(apply_override(doc, path, YAML::Clone(value), bad), where);
+            YAML::Emitter text;
+            text << YAML::Flow << value;
+            set.emplace_back(path, text.c_str());
+        }
+        built.push_back(read(doc, std::move(v)));
+        built.back().variant = spec.name;
+        built.back().variant_set = std::move(set);
+    }
+    // Each variant's reading kept the comparisons across variants, in file order, with its own
+    // operands checked: each side comes from the reading of the variant it names.
+    Scenario s = built.front();
+    for (size_t j = 0; j < s.cross_expect.size(); ++j) {
+        Expectation& e = s.cross_expect[j];
+        for (const Scenario& b : built) {
+            if (b.variant == e.lhs.variant) e.lhs = b.cross_expect[j].lhs;
+            if (b.variant == e.rhs.variant) e.rhs = b.cross_expect[j].rhs;
+        }
+    }
+    for (Scenario& b : built) b.cross_expect.clear();
+    s.variants = std::move(built);
     return s;
 }
 

@@ -39,6 +39,7 @@ struct Policies {
 
 // One side of a comparison: a kernel's or a draw's metric, or a path into results.json.
 struct ExpectOperand {
+    std::string variant;       // with `variants:`, "fifo:hi.response_ns": the variant whose results it reads
     std::string kernel, draw;  // with `metric`
     std::string metric;
     std::string path;          // or this: `usa.utilization`, `sms.0.busy_fraction`
@@ -46,6 +47,7 @@ struct ExpectOperand {
 };
 
 struct Expectation {
+    std::string variant;              // with `variants:`: checked in this variant only; empty: in each
     std::string kernel;               // a kernel's metric; empty: a metric of the whole run
     std::string draw;                 // or a draw's metric (M4)
     std::optional<uint32_t> priority; // or a lock metric of the warps with this priority (M2)
@@ -59,6 +61,9 @@ struct Expectation {
     int line = 0;
 };
 
+// `--set KEY=VALUE` overrides, applied to the YAML before it is checked.
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
 struct Scenario {
     std::string name;
     std::string file;
@@ -68,6 +73,12 @@ struct Scenario {
     std::vector<Expectation> expect;
     double max_sim_ns = 1e9;  // a run that has not finished by then stops with an error
     bool measure_alone = false;  // also run every kernel alone, for its slowdown
+
+    // `variants:`: the same scenario run several ways (A/B), each a full scenario of its own.
+    std::string variant;                    // the variant this is; empty: the file as written
+    Overrides variant_set;                  // its `set:` overrides, as written
+    std::vector<Scenario> variants;         // every variant in file order; this scenario is the first
+    std::vector<Expectation> cross_expect;  // comparisons across variants ("fifo:x < 2 * prio:x")
 };
 
 // Bad input: names the file, the line and the key. Exit code 2.
@@ -92,8 +103,6 @@ private:
     std::string key_;
 };
 
-// `--set KEY=VALUE` overrides, applied to the YAML before it is checked.
-using Overrides = std::vector<std::pair<std::string, std::string>>;
 
 // Reads and checks a scenario file. Throws ScenarioError on any bad input.
 Scenario load_scenario(const std::string& path, const Overrides& overrides = {});

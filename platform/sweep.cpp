@@ -83,7 +83,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     std::vector<BatchJob> jobs;
     for (size_t i = 0; i < points.size(); ++i) {
         mkdir(point_dir(i).c_str(), 0755);
-        jobs.push_back({&scenarios[i], point_dir(i) + "/results.json", options.trace ? point_dir(i) + "/trace.json" : ""});
+        jobs.push_back({&scenarios[i], point_dir(i), options.trace, false, false});
     }
     const std::vector<int> codes = run_batch(jobs, options.jobs);
 

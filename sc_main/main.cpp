@@ -1,5 +1,5 @@
 // gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
-//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [--quiet]
+//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--quiet]
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
 //   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace] [--quiet]
 //   gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]
@@ -34,7 +34,7 @@ namespace {
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
 const char* kUsage =
-    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [--quiet]\n"
+    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
     "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
     "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]\n"
@@ -214,7 +214,8 @@ int sc_main(int argc, char** argv) {
         }
     }
     if (file.empty()) return usage("no scenario file given");
-    if (command != "sweep" && (sweep_trace || jobs_given)) return usage("-j and --trace are options of sweep");
+    if (command != "sweep" && sweep_trace) return usage("--trace is an option of sweep");
+    if (command == "validate" && jobs_given) return usage("-j is an option of run and sweep");
     if (command != "run" && !vcd_file.empty()) return usage("--vcd is an option of run");
 
     if (command == "sweep") {
@@ -254,9 +255,13 @@ int sc_main(int argc, char** argv) {
         std::cerr << "error: " << e.what() << "\n";
         return 2;
     }
+    if (!vcd_file.empty() && !scenario.variants.empty())
+        return usage("--vcd records one run: pick a variant with --set, or drop 'variants'");
     if (command == "validate") {
         std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels, "
-                  << scenario.workload.draws.size() << " draws, " << scenario.workload.queues.size() << " queues)\n";
+                  << scenario.workload.draws.size() << " draws, " << scenario.workload.queues.size() << " queues"
+                  << (scenario.variants.empty() ? "" : ", " + std::to_string(scenario.variants.size()) + " variants")
+                  << ")\n";
         return 0;
     }
 
@@ -273,7 +278,7 @@ int sc_main(int argc, char** argv) {
                 if (p.draws) std::fprintf(stderr, ", draws %zu/%zu", p.draws_done, p.draws);
                 std::fprintf(stderr, "   ");
             };
-        out = gpuvp::run_scenario(scenario, options);
+        out = gpuvp::run_variants(scenario, options, jobs);
     } catch (const std::exception& e) {
         std::cerr << "error: " << file << ": " << e.what() << "\n";
         return 2;
@@ -289,13 +294,8 @@ int sc_main(int argc, char** argv) {
             std::cerr << "error: cannot create " << out_dir << ": " << std::strerror(errno) << "\n";
             return 2;
         }
-        if (!write_file(out_dir + "/results.json", out.results) ||
-            (!out.trace.empty() && !write_file(out_dir + "/trace.json", out.trace))) {
-            std::cerr << "error: cannot write into " << out_dir << "\n";
-            return 2;
-        }
         std::string error;
-        if (!gpuvp::write_report(out_dir, &error)) {
+        if (!gpuvp::write_run_output(out_dir, out, true, &error)) {
             std::cerr << "error: " << error << "\n";
             return 2;
         }

@@ -457,3 +457,43 @@ TEST_CASE("gpuvp run --vcd writes the key signals as a value change dump", "[cli
     CHECK(doorbell_high.size() >= 2);
     CHECK(gpuvp("validate " + kDefault + " --vcd " + d + "/x.vcd").exit_code == 2);  // an option of run
 }
+
+TEST_CASE("gpuvp run and regress take a scenario with variants as one A/B case", "[cli][variants]") {
+    const std::string d = temp_dir();
+    std::ofstream(d + "/ab.yaml") << R"(name: ab
+platform: {sms: 2, sm: {warp_slots: 16}}
+queues: [{name: bg, priority: 3}, {name: rt, priority: 0}]
+kernels:
+  - {name: bg, queue: bg, grid: [8192], block: [256], program: [{op: valu, cycles: 8, repeat: 200}]}
+  - {name: hi, queue: rt, submit_ns: 3000, grid: [256], block: [256], program: [{op: valu, cycles: 4, repeat: 10}]}
+variants:
+  - {name: prio, set: {policy.dispatch: priority-warp}}
+  - {name: fifo, set: {policy.dispatch: fifo}}
+expect:
+  - {metric: kernels_ok, min: 2}
+  - {compare: "prio:hi.response_ns < 0.5 * fifo:hi.response_ns"}
+)";
+    const std::string o = temp_dir();
+    Result r = gpuvp("run " + d + "/ab.yaml -j 2 --out " + o + "/run");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("== variant prio: policy.dispatch=priority-warp") != std::string::npos);
+    CHECK(r.output.find("  pass  prio:hi.response_ns < 0.5 * fifo:hi.response_ns") != std::string::npos);
+    for (const char* f : {"results.json", "trace.json", "report.html", "variants/prio/results.json",
+                          "variants/fifo/results.json", "variants/fifo/trace.json"}) {
+        INFO(f);
+        CHECK(std::ifstream(o + "/run/" + f).good());
+    }
+    CHECK(nlohmann::json::parse(slurp(o + "/run/variants/fifo/results.json"))["policy"]["dispatch"] == "fifo");
+    CHECK(gpuvp("validate " + d + "/ab.yaml").output.find("2 variants") != std::string::npos);
+    CHECK(gpuvp("run " + d + "/ab.yaml --vcd " + o + "/x.vcd").exit_code == 2);
+    // A comparison that fails fails the run, and regress counts every variant's expectations
+    // and the comparison: 2 + 2 + 1.
+    Result bad = gpuvp("run " + d + "/ab.yaml --quiet --set variants[1].set.policy.dispatch=priority-warp");
+    CHECK(bad.exit_code == 1);
+    Result g = gpuvp("regress " + d + " --out " + o + "/reg --junit " + o + "/j.xml");
+    CHECK(g.exit_code == 0);
+    CHECK(row(g.output, d + "/ab.yaml").rfind(d + "/ab.yaml pass 3/3 ", 0) == 0);
+    CHECK(std::ifstream(o + "/reg/ab/variants/fifo/trace.json").good());
+    CHECK(std::ifstream(o + "/reg/ab/report.html").good());
+}

@@ -898,6 +898,7 @@ TEST_CASE("docs: every key the loader accepts appears in docs/scenario.md", "[sc
         {"draws[]", "name: x\ndraws: [{name: d, " + z + "}]\n"},
         {"draws[].packet", "name: x\ndraws: [{name: d, packet: {" + z + "}}]\n"},
         {"expect[]", "name: x\nexpect: [{metric: sim_end_ns, max: 1, " + z + "}]\n"},
+        {"variants[]", "name: x\nvariants: [{name: a, " + z + "}]\n"},
     };
     // Each op of a program step, and the keys of each.
     const auto ops = listed("name: x\nkernels: [{name: k, program: [{op: zzzzzzzzzzzzzzzz}]}]\n");
