@@ -97,6 +97,7 @@ std::vector<std::string> problems_of(const nlohmann::json& r, int& passed, int& 
         }
         ++failed;
         std::string what = "expectation (line " + std::to_string(e.value("line", 0)) + "): ";
+        if (e.contains("variant")) what += "variant " + e["variant"].get<std::string>() + ": ";
         if (e.contains("compare")) {
             out.push_back(what + "compare " + e["compare"].get<std::string>() + ": values " + e.value("value", nlohmann::json()).dump());
             continue;
@@ -109,11 +110,23 @@ std::vector<std::string> problems_of(const nlohmann::json& r, int& passed, int& 
         if (e.value("max", nlohmann::json()).is_number()) what += " <= " + e["max"].dump();
         out.push_back(what);
     }
-    for (const auto& k : r.value("kernels", nlohmann::json::array()))
-        if (k.value("status", "ok") != "ok") out.push_back("kernel " + k.value("name", "?") + ": " + k["status"].get<std::string>());
-    if (r.contains("usa"))
-        for (const auto& d : r["usa"].value("draws", nlohmann::json::array()))
-            if (d.value("status", "ok") != "ok") out.push_back("draw " + d.value("name", "?") + ": " + d["status"].get<std::string>());
+    // Failed kernels and draws: of each variant, named, when the scenario has variants.
+    std::vector<std::pair<std::string, const nlohmann::json*>> runs;
+    if (r.contains("variants"))
+        for (const auto& v : r["variants"]) runs.emplace_back("variant " + v.value("name", "?") + ": ", &v["results"]);
+    else
+        runs.emplace_back("", &r);
+    for (const auto& [who, run] : runs) {
+        for (const auto& k : run->value("kernels", nlohmann::json::array()))
+            if (k.value("status", "ok") != "ok")
+                out.push_back(who + "kernel " + k.value("name", "?") + ": " + k["status"].get<std::string>());
+        if (run->contains("usa"))
+            for (const auto& d : (*run)["usa"].value("draws", nlohmann::json::array()))
+                if (d.value("status", "ok") != "ok")
+                    out.push_back(who + "draw " + d.value("name", "?") + ": " + d["status"].get<std::string>());
+        if (run->value("unfinished", false))
+            out.push_back(who + "the run did not finish (exit " + std::to_string(run->value("exit_code", 2)) + ")");
+    }
     return out;
 }
 

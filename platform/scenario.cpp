@@ -184,10 +184,10 @@ public:
     // A value that came from --set is blamed on --set, one from a variant's `set:` on that
     // line, not on a line of the file.
     [[noreturn]] void fail(const Loc& at, const std::string& msg) const {
+        for (const auto& [key, where] : variant_.set)  // applied after --set
+            if (under(at.key, key)) throw ScenarioError(file_, where.line, where.key, msg);
         for (const auto& o : overridden_)
             if (under(at.key, o)) throw ScenarioError("--set", 0, at.key, msg);
-        for (const auto& [key, where] : variant_.set)
-            if (under(at.key, key)) throw ScenarioError(file_, where.line, where.key, msg);
         throw ScenarioError(file_, at.line, at.key, msg);
     }
     const VariantCtx& variant() const { return variant_; }
@@ -1368,6 +1368,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
         names.push_back(spec.name);
         specs.push_back(std::move(spec));
     }
+    // A --set on a key a variant sets would be overridden by the variant: say so.
+    for (size_t i = 0; i < specs.size(); ++i)
+        for (const auto& [path, value, where] : specs[i].set)
+            for (size_t k = 0; k < overrides.size(); ++k)
+                if (under(overridden[k], path) || under(path, overridden[k]))
+                    throw ScenarioError("--set", 0, overrides[k].first,
+                                        "variant '" + specs[i].name + "' sets '" + path + "' (" + file + ":" +
+                                            std::to_string(where.line) + "), which wins: change it there, or with --set variants[" +
+                                            std::to_string(i) + "].set." + path);
     std::vector<Scenario> built;
     for (const Spec& spec : specs) {
         // Read afresh, not cloned: a clone loses the lines errors name.

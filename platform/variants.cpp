@@ -141,7 +141,7 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     const std::vector<int> codes = run_batch(jobs, parallel, [&](size_t i, int code) {
         if (options.progress)
             std::fprintf(stderr, "  variant %s done (%zu/%zu)%s\n", s.variants[i].variant.c_str(), ++ended, jobs.size(),
-                         code == 0 ? "" : code == 1 ? ": an expectation failed" : ": error");
+                         code == 0 ? "" : code == 1 ? ": failed" : ": error");
     });
 
     RunOutput out;
@@ -155,10 +155,13 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
         try {
             r = json::parse(slurp(jobs[i].dir + "/results.json"));
         } catch (...) {  // the child died before it wrote its results
+            json set = json::object();
+            for (const auto& [k, x] : v.variant_set) set[k] = x;
             r = json{{"scenario", v.name},
-                     {"variant", {{"name", v.variant}}},
+                     {"variant", {{"name", v.variant}, {"set", set}}},
                      {"status", "error"},
-                     {"errors", json::array({"the variant's run did not finish (exit " + std::to_string(codes[i]) + ")"})},
+                     {"unfinished", true},
+                     {"exit_code", codes[i]},
                      {"expectations", json::array()}};
         }
         out.variants.push_back({v.variant, r.dump(2) + "\n", slurp(jobs[i].dir + "/trace.json")});

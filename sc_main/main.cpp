@@ -256,7 +256,7 @@ int sc_main(int argc, char** argv) {
         return 2;
     }
     if (!vcd_file.empty() && !scenario.variants.empty())
-        return usage("--vcd records one run: pick a variant with --set, or drop 'variants'");
+        return usage("--vcd records one run: it takes a scenario without 'variants'");
     if (command == "validate") {
         std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels, "
                   << scenario.workload.draws.size() << " draws, " << scenario.workload.queues.size() << " queues"

@@ -91,13 +91,18 @@ TEST_CASE("variants: each is the file with its set applied and checked as a whol
     CHECK(plain.variant.empty());
 }
 
-TEST_CASE("variants: the command line's set comes first and a variant's set after it", "[variants]") {
-    const Scenario s = parse_scenario(kWorkload + kVariants, "ab.yaml",
-                                      {{"policy.dispatch", "priority-block"}, {"platform.sms", "4"}});
+TEST_CASE("variants: the command line's set applies to every variant but not to a key a variant sets", "[variants]") {
+    const Scenario s = parse_scenario(kWorkload + kVariants, "ab.yaml", {{"platform.sms", "4"}});
     CHECK(s.variants[0].policy.dispatch == "priority-warp");
     CHECK(s.variants[1].policy.dispatch == "fifo");
     CHECK(s.variants[0].platform.sms == 4);
     CHECK(s.variants[1].platform.sms == 4);
+    // The variant's set would win, so a --set of the same key is refused rather than ignored.
+    CHECK(error_of(kWorkload + kVariants, {{"policy.dispatch", "fifo"}}) ==
+          "--set: policy.dispatch: variant 'prio' sets 'policy.dispatch' (ab.yaml:10), which wins: change it there, "
+          "or with --set variants[0].set.policy.dispatch");
+    CHECK(error_of(kWorkload + kVariants, {{"policy", "{dispatch: fifo}"}}).find("variant 'prio' sets 'policy.dispatch'") !=
+          std::string::npos);
     // --set reaches into the list itself.
     const Scenario t = parse_scenario(kWorkload + kVariants, "ab.yaml", {{"variants[1].set.policy.dispatch", "priority-block"}});
     CHECK(t.variants[1].policy.dispatch == "priority-block");
