@@ -1060,6 +1060,8 @@ ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text,
     if (!o.kernel.empty() || !o.draw.empty()) {
         const auto& own = o.kernel.empty() ? draw_metrics() : kernel_metrics();
         if (contains(own, rest)) {
+            if ((rest == "slowdown" || rest == "alone_turnaround_ns") && !s.measure_alone)
+                c.fail(at, "'" + text + "' needs 'measure_alone: true' (each kernel also run alone)");
             o.metric = rest;
             return o;
         }
@@ -1068,7 +1070,7 @@ ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text,
         o.kernel.clear();
         o.draw.clear();
     }
-    if (dot == std::string::npos || !contains(results_sections(), head)) {
+    if (!contains(results_sections(), head)) {  // a whole section is a path too: `sim_end_ns`
         std::vector<std::string> names;
         for (const auto& k : s.workload.kernels) names.push_back(k.name);
         for (const auto& d : s.workload.draws) names.push_back(d.name);
@@ -1372,7 +1374,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
     for (size_t i = 0; i < specs.size(); ++i)
         for (const auto& [path, value, where] : specs[i].set)
             for (size_t k = 0; k < overrides.size(); ++k)
-                if (under(overridden[k], path) || under(path, overridden[k]))
+                if (under(overridden[k], path) || under(path, overridden[k]) || under(overrides[k].first, path) ||
+                    under(path, overrides[k].first))
                     throw ScenarioError("--set", 0, overrides[k].first,
                                         "variant '" + specs[i].name + "' sets '" + path + "' (" + file + ":" +
                                             std::to_string(where.line) + "), which wins: change it there, or with --set variants[" +

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -181,12 +182,8 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
         if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
     } else {
-        for (size_t i = 0; i < points.size(); ++i) {
-            std::remove((point_dir(i) + "/results.json").c_str());
-            std::remove((point_dir(i) + "/trace.json").c_str());
-            rmdir(point_dir(i).c_str());
-        }
-        rmdir(dir.c_str());
+        std::error_code ec;  // a point of a scenario with variants also wrote variants/
+        std::filesystem::remove_all(dir, ec);
     }
     return out;
 }

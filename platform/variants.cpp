@@ -96,7 +96,10 @@ std::string comparison_table(const std::vector<std::string>& names, const std::v
     row("scalar allocation_stalls", [](const json& r) { return r.at("scalar").at("allocation_stalls"); }, true);
     if (first.contains("usa") && !first["usa"].value("draws", json::array()).empty()) {
         row("usa utilization", [](const json& r) { return r.at("usa").at("utilization"); });
-        row("last draw complete_ns", [](const json& r) { return r.at("usa").at("draws").back().at("complete_ns"); });
+        row("last draw complete_ns", [](const json& r) {
+            const json& d = r.at("usa").at("draws");
+            return d.empty() ? json(nullptr) : d.back().at("complete_ns");
+        });
     }
     size_t label_w = 10, col_w = 12;
     for (const auto& [label, values] : rows) label_w = std::max(label_w, label.size());
@@ -164,7 +167,12 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
                      {"exit_code", codes[i]},
                      {"expectations", json::array()}};
         }
-        out.variants.push_back({v.variant, r.dump(2) + "\n", slurp(jobs[i].dir + "/trace.json")});
+        // A child that failed (2, or killed) may have left a trace half written: none then.
+        out.variants.push_back({v.variant, r.dump(2) + "\n", codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : ""});
+        if (codes[i] > 1)
+            std::fprintf(stderr, "gpuvp: %s: variant %s %s\n", s.file.c_str(), v.variant.c_str(),
+                         codes[i] >= 128 ? ("was killed by signal " + std::to_string(codes[i] - 128)).c_str()
+                                         : "could not run (exit 2)");
         table << "== variant " << v.variant;
         for (size_t k = 0; k < v.variant_set.size(); ++k)
             table << (k ? ", " : ": ") << v.variant_set[k].first << "=" << v.variant_set[k].second;
@@ -221,10 +229,9 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     out.trace = out.variants.front().trace;
     out.ok = ok;
     out.expectations_passed = passed;
-    out.exit_code = 0;
-    for (int c : codes)
-        if (c != 0 && (out.exit_code == 0 || out.exit_code == 1)) out.exit_code = c;
-    if (out.exit_code == 0 && !passed) out.exit_code = 1;
+    // 0, 1 an expectation (or a kernel) failed, 2 a variant could not run or was killed.
+    out.exit_code = passed ? 0 : 1;
+    for (int c : codes) out.exit_code = std::max(out.exit_code, std::min(c, 2));
     out.host_seconds = all["host_seconds"].get<double>();
     out.sim_end_ns = all.value("sim_end_ns", 0.0);
     table << comparison_table(names, results);
@@ -243,7 +250,7 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
     // What an earlier run left must not stand in for this one's.
     fs::remove(dir + "/trace.json", ec);
     fs::remove(dir + "/report.html", ec);
-    fs::remove_all(dir + "/variants", ec);
+    for (const VariantOutput& v : o.variants) fs::remove_all(dir + "/variants/" + v.name, ec);
     if (!write_text(dir + "/results.json", o.results)) return fail(dir + "/results.json");
     if (!o.trace.empty() && !write_text(dir + "/trace.json", o.trace)) return fail(dir + "/trace.json");
     for (const VariantOutput& v : o.variants) {

@@ -224,8 +224,10 @@ TEST_CASE("variants: --out holds each variant's results and trace and no stale f
     char tmpl[] = "/tmp/gpuvp-test-XXXXXX";
     REQUIRE(mkdtemp(tmpl));
     const std::string dir = tmpl;
-    std::filesystem::create_directories(dir + "/variants/old");
-    std::ofstream(dir + "/variants/old/results.json") << "{}";
+    std::filesystem::create_directories(dir + "/variants/fifo");
+    std::filesystem::create_directories(dir + "/variants/notes");
+    std::ofstream(dir + "/variants/fifo/stale.json") << "{}";
+    std::ofstream(dir + "/variants/notes/mine.txt") << "a user's file";
     std::string error;
     REQUIRE(write_run_output(dir, out, true, &error));
     auto read = [](const std::string& p) {
@@ -240,7 +242,9 @@ TEST_CASE("variants: --out holds each variant's results and trace and no stale f
     CHECK(read(dir + "/variants/fifo/results.json") == out.variants[1].results);
     CHECK(read(dir + "/variants/fifo/trace.json") == out.variants[1].trace);
     CHECK(std::filesystem::exists(dir + "/report.html"));
-    CHECK_FALSE(std::filesystem::exists(dir + "/variants/old"));
+    // The folders of this run's variants are its own; nothing else there is touched.
+    CHECK_FALSE(std::filesystem::exists(dir + "/variants/fifo/stale.json"));
+    CHECK(std::filesystem::exists(dir + "/variants/notes/mine.txt"));
     // A later run without a trace leaves none of the earlier one's behind.
     const RunOutput untraced = run_variants(s, RunOptions{false}, 2);
     REQUIRE(write_run_output(dir, untraced, false, &error));
@@ -249,4 +253,27 @@ TEST_CASE("variants: --out holds each variant's results and trace and no stale f
     CHECK(std::filesystem::exists(dir + "/variants/fifo/results.json"));
     CHECK_FALSE(std::filesystem::exists(dir + "/variants/fifo/trace.json"));
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("variants: a variant without the first's draws and a comparison of whole sections", "[variants]") {
+    const Scenario s = parse_scenario(R"(name: mixed
+kernels: [{name: k, program: [{op: valu}]}]
+draws: [{name: d, vertex_tasks: 4, vertex_cycles: 10, pixel_tasks_per_vertex_task: 1, pixel_cycles: 10}]
+variants:
+  - {name: both}
+  - {name: compute, set: {draws: []}}
+expect:
+  - {compare: "compute:sim_end_ns <= both:sim_end_ns"}
+  - {compare: "both:d.end_ns > compute:k.end_ns"}
+)", "mixed.yaml");
+    CHECK(s.cross_expect[0].lhs.path == "sim_end_ns");
+    const RunOutput out = run_variants(s, RunOptions{false}, 2);
+    CHECK(out.exit_code == 0);
+    const auto r = nlohmann::json::parse(out.results);
+    CHECK(r["variants"][1]["results"]["usa"]["draws"].empty());
+    CHECK(r["expectations"][0]["passed"] == true);
+    CHECK(out.table.find("last draw complete_ns") != std::string::npos);
+    // An operand that could never have a value is refused on load.
+    CHECK(error_of(kWorkload + kVariants + "expect:\n  - {compare: \"prio:hi.slowdown < fifo:hi.slowdown\"}\n") ==
+          "ab.yaml:13: expect[0].compare: 'hi.slowdown' needs 'measure_alone: true' (each kernel also run alone)");
 }
