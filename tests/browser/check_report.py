@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Opens a run's report.html in headless Chromium and checks what a reader would get.
+
+    check_report.py GPUVP SCENARIO [--chromium PATH] [--keep DIR]
+
+Runs `GPUVP run SCENARIO --out <tmp>`, then
+  (a) --dump-dom: the DOM Chromium built holds every section, an SVG timeline per SM that ran
+      warps with a bar per warp of the trace, and a launch-stage bar for every kernel of
+      results.json (and the other sections' charts or their empty-state text);
+  (b) --screenshot at 1400x3000: the picture is not blank (many colours, much of it not white,
+      coloured chart areas);
+  (c) with the network made unusable and a net log: the page made no http/https/ws request
+      and its DOM is still complete; the net-log check is first shown to catch the requests
+      of a page that does make them; and a static scan of report.html for external references.
+Exit 0 when every check holds, 1 otherwise (each failure is printed).
+"""
+import argparse
+import html.parser
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT = 60  # seconds, per Chromium run
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+# --- a DOM tree from Chromium's serialized DOM ---------------------------------------------
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.children, self.text = tag, dict(attrs), parent, [], []
+
+    def classes(self):
+        return (self.attrs.get("class") or "").split()
+
+    def walk(self):
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+    def find_all(self, tag=None, cls=None, **attrs):
+        out = []
+        for n in self.walk():
+            if tag and n.tag != tag:
+                continue
+            if cls and cls not in n.classes():
+                continue
+            if any(n.attrs.get(k.replace("_", "-")) != v for k, v in attrs.items()):
+                continue
+            out.append(n)
+        return out
+
+    def all_text(self):
+        return "".join(t for n in self.walk() for t in n.text)
+
+
+class TreeBuilder(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", [], None)
+        self.cur = self.root
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, attrs, self.cur)
+        self.cur.children.append(node)
+        if tag not in VOID:
+            self.cur = node
+
+    def handle_startendtag(self, tag, attrs):
+        self.cur.children.append(Node(tag, attrs, self.cur))
+
+    def handle_endtag(self, tag):
+        n = self.cur
+        while n is not None and n.tag != tag:
+            n = n.parent
+        if n is not None and n.parent is not None:
+            self.cur = n.parent
+
+    def handle_data(self, data):
+        self.cur.text.append(data)
+
+
+def parse_dom(text):
+    b = TreeBuilder()
+    b.feed(text)
+    b.close()
+    return b.root
+
+
+# --- Chromium ------------------------------------------------------------------------------
+
+def chromium(binary, work, name, url, *flags):
+    profile = os.path.join(work, "profile-" + name)
+    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=" + profile, *flags, url]
+    try:
+        r = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: chromium finished within %d s" % (name, TIMEOUT))
+        return None
+    if r.returncode != 0:
+        print(r.stderr.decode(errors="replace")[-2000:])  # Chromium's stderr is mostly noise
+    check(r.returncode == 0, "%s: chromium exited 0 (got %d)" % (name, r.returncode))
+    return r.stdout.decode(errors="replace")
+
+
+# --- (a) the DOM ---------------------------------------------------------------------------
+
+def check_warps(label, svgs, trace, names):
+    """`svgs`: the per-SM warp charts of one run; they hold every warp of its trace."""
+    warp_sms, warps = set(), 0
+    for e in (trace or {}).get("traceEvents", []):
+        if e.get("cat") == "warp" and e.get("ph") == "X":
+            warp_sms.add(e["pid"] - 100)
+            warps += 1
+    check(sorted(int(s.attrs["data-sm"]) for s in svgs) == sorted(warp_sms),
+          "%s: a timeline SVG per SM that ran warps (%d)" % (label, len(warp_sms)))
+    bars = [r for s in svgs for r in s.find_all("rect", cls="warp")]
+    drawn = sum(int(r.attrs.get("data-count", "1")) for r in bars)
+    check(drawn == warps, "%s: the timeline bars hold every warp of the trace (%d, in %d bars)" % (label, warps, len(bars)))
+    check(all(r.attrs.get("data-kernel") in names | {"several kernels"} for r in bars),
+          "%s: every warp bar names a kernel of results.json" % label)
+    check(all(len(s.find_all("g", cls="legend")) == 1 and len(s.find_all("g", cls="x-axis")) == 1 for s in svgs),
+          "%s: every timeline has a legend and a time axis" % label)
+    check(all("simulated time (" in s.all_text() for s in svgs), "%s: the time axis names its unit" % label)
+    return len(bars)
+
+
+def check_dom(label, dom_text, results, trace, variant_traces=None):
+    dom = parse_dom(dom_text)
+    check(len(dom_text) > 5000, "%s: the DOM is not empty (%d bytes)" % (label, len(dom_text)))
+    sections = {n.attrs.get("id"): n for n in dom.find_all("section")}
+    for sid in ("timeline", "launch-stages", "locks", "scalar", "shading"):
+        s = sections.get(sid)
+        if check(s is not None, "%s: section #%s is there" % (label, sid)):
+            check(len(s.find_all("h2")) == 1, "%s: section #%s has its heading" % (label, sid))
+    header = dom.find_all("header", id="summary")
+    if check(len(header) == 1, "%s: the header is there" % label):
+        check(header[0].find_all("span", id="scenario-name")[0].all_text() == results["scenario"],
+              "%s: the header names the scenario" % label)
+        check(results["status"] in header[0].find_all("td", id="status")[0].all_text(), "%s: the header shows the status" % label)
+        check(len(dom.find_all("tr", cls="expectation")) == len(results["expectations"]),
+              "%s: a row per expectation (%d)" % (label, len(results["expectations"])))
+
+    # The timeline: an SVG per SM that ran warps, a bar per warp, inside it (with variants: per
+    # variant, in the variants section).
+    timeline, variants = sections.get("timeline"), sections.get("variants")
+    if "variants" in results and variants is not None:
+        vs = results["variants"]
+        cols = variants.find_all("th", cls="variant-col")
+        check([c.attrs.get("data-variant") for c in cols] == [v["name"] for v in vs],
+              "%s: a column per variant in the variants table (%d)" % (label, len(vs)))
+        bars = 0
+        for v, vt in zip(vs, variant_traces or []):
+            names = {k["name"] for k in v["results"].get("kernels", [])}
+            svgs = variants.find_all("svg", cls="variant-timeline", data_variant=v["name"])
+            bars += check_warps("%s, variant %s" % (label, v["name"]), svgs, vt, names)
+            if names and timeline is not None:
+                check(len(timeline.find_all("svg", cls="kernel-spans", data_variant=v["name"])) == 1,
+                      "%s: the timeline has variant %s's kernels" % (label, v["name"]))
+        check(bars <= 20000, "%s: at most 20000 warp bars" % label)
+        if any(v["results"].get("kernels") for v in vs):
+            check(len(variants.find_all("svg", cls="variant-chart", data_metric="response_ns")) == 1,
+                  "%s: the response_ns chart of the variants" % label)
+    elif timeline is not None:
+        names = {k["name"] for k in results["kernels"]}
+        bars = check_warps(label, timeline.find_all("svg", cls="sm-timeline"), trace, names)
+        check(bars <= 20000, "%s: at most 20000 warp bars" % label)
+
+    # Launch stages: a bar per kernel, with its stages.
+    stages = sections.get("launch-stages")
+    if stages is not None:
+        for k in results["kernels"]:
+            g = stages.find_all("g", cls="stage-bar", data_kernel=k["name"])
+            if check(len(g) == 1, "%s: a launch-stage bar for kernel %s" % (label, k["name"])):
+                check(len(g[0].find_all("rect", cls="stage")) == len(k["stages"]),
+                      "%s: kernel %s's bar has its %d stages" % (label, k["name"], len(k["stages"])))
+        if results["kernels"]:
+            check(len(stages.find_all("table", id="stage-table")) == 1, "%s: the launch-stage table" % label)
+        else:
+            check("no kernels in this run" in stages.all_text(), "%s: the launch stages say there are no kernels" % label)
+
+    locks = sections.get("locks")
+    if locks is not None:
+        by_priority = results["locks"]["by_priority"]
+        if by_priority:
+            for p in by_priority:
+                check(len(locks.find_all("tr", data_priority=p)) == 1, "%s: a lock row for priority %s" % (label, p))
+            check(len(locks.find_all("svg", id="lock-wait-chart")) == 1, "%s: the lock wait chart" % label)
+        else:
+            check("no locks in this run" in locks.all_text(), "%s: the locks section says there are none" % label)
+
+    scalar = sections.get("scalar")
+    if scalar is not None:
+        charts = scalar.find_all("svg", cls="scalar-chart")
+        check(bool(charts) or "no scalar pool" in scalar.all_text() or "without a trace" in scalar.all_text(),
+              "%s: the scalar section has charts or says why not" % label)
+
+    shading = sections.get("shading")
+    if shading is not None:
+        if results["usa"]["draws"]:
+            check(len(shading.find_all("svg", id="shading-chart")) == 1, "%s: the cores-by-type chart" % label)
+        else:
+            check("no draws in this run" in shading.all_text(), "%s: the shading section says there are no draws" % label)
+    check(("variants" in results) == ("variants" in sections), "%s: a variants section only with variants" % label)
+
+
+# --- (b) the screenshot --------------------------------------------------------------------
+
+def check_screenshot(png):
+    from PIL import Image  # python3-pil
+    im = Image.open(png).convert("RGB")
+    w, h = im.size
+    check((w, h) == (1400, 3000), "screenshot: 1400x3000 (got %dx%d)" % (w, h))
+    colours = im.getcolors(maxcolors=1 << 24)
+    total = w * h
+    non_white = sum(c for c, rgb in colours if min(rgb) < 240) / total
+    saturated = sum(c for c, rgb in colours if max(rgb) - min(rgb) > 60) / total
+    print("      %d colours, %.1f %% not white, %.1f %% saturated" % (len(colours), non_white * 100, saturated * 100))
+    check(len(colours) >= 200, "screenshot: many distinct colours (%d)" % len(colours))
+    check(non_white >= 0.08, "screenshot: a substantial part is not white (%.1f %%)" % (non_white * 100))
+    check(saturated >= 0.03, "screenshot: coloured chart areas (%.1f %% saturated pixels)" % (saturated * 100))
+
+
+# --- (c) the network -----------------------------------------------------------------------
+
+NO_NETWORK = ["--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCHEMES = re.compile(r"^(https?|wss?)://", re.I)
+
+
+def page_requests(netlog_path):
+    """The http/https/ws/wss requests a page made, from a Chromium net log; the browser's own
+    background requests (updates, accounts: no initiator, no file:// isolation key) are left out."""
+    with open(netlog_path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    try:
+        log = json.loads(text)
+    except ValueError:  # cut short: close it
+        log = json.loads(text.rstrip().rstrip(",") + "]}")
+    names = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+    urls, internal = [], []
+    for e in log.get("events", []):
+        p = e.get("params") or {}
+        url = p.get("url", "")
+        if not SCHEMES.match(url) or names.get(e.get("type")) != "URL_REQUEST_START_JOB":
+            continue
+        from_page = p.get("initiator") != "not an origin" or "file://" in p.get("network_isolation_key", "")
+        (urls if from_page else internal).append(url)
+    return urls, internal
+
+
+def check_network(binary, work, report, results, trace, variant_traces):
+    # The detector first: a page that loads an image, a style sheet and a web socket.
+    bad = os.path.join(work, "bad.html")
+    with open(bad, "w") as f:
+        f.write('<!DOCTYPE html><html><body><img src="http://example.com/x.png">'
+                '<link rel="stylesheet" href="https://cdn.example.org/a.css">'
+                '<script>try { new WebSocket("ws://example.net/s") } catch (e) {}</script><p>x</p></body></html>')
+    log = os.path.join(work, "bad-netlog.json")
+    chromium(binary, work, "net-detector", "file://" + bad, *NO_NETWORK, "--log-net-log=" + log, "--dump-dom")
+    seen, _ = page_requests(log) if os.path.exists(log) else ([], [])
+    check(any(u.startswith("http://example.com") for u in seen) and any(u.startswith("https://cdn.example.org") for u in seen)
+          and any(u.startswith("ws://example.net") for u in seen),
+          "no network: the net-log check sees a page's http, https and ws requests (%d seen)" % len(seen))
+    check(bool(static_references(open(bad).read())), "no network: the static scan flags that page")
+
+    log = os.path.join(work, "netlog.json")
+    dom = chromium(binary, work, "no-network", "file://" + report, *NO_NETWORK, "--log-net-log=" + log, "--dump-dom")
+    if check(os.path.exists(log), "no network: chromium wrote its net log"):
+        urls, internal = page_requests(log)
+        check(not urls, "no network: the report made no http/https/ws request (%s)" % (", ".join(urls[:5]) or "none")
+              + "; the browser's own background requests, not the page's: %d" % len(internal))
+    if dom is not None:
+        check_dom("no network", dom, results, trace, variant_traces)
+
+
+def static_references(text):
+    """Every external reference in an HTML text (an empty list for a self-contained page)."""
+    found = []
+    patterns = [r"(?<![\w-])(?:src|srcset|href|xlink:href|action|poster|data)\s*=\s*(?:\"(?!#)|'(?!#)|(?![\"'#]))[^\s\"'>]*",
+                r"url\s*\(", r"@import", r"(?:https?|wss?|ftp)://", r"<\s*(?:script|link|iframe|img|object|embed|base)\b"]
+    for p in patterns:
+        for m in re.finditer(p, text, re.I):
+            found.append(m.group(0)[:80])
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("gpuvp")
+    ap.add_argument("scenario")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser") or "chromium")
+    ap.add_argument("--keep", help="copy the run, the DOM and the screenshot into this folder")
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="gpuvp-browser-")
+    try:
+        out = os.path.join(work, "out")
+        env = dict(os.environ, SC_COPYRIGHT_MESSAGE="DISABLE")
+        r = subprocess.run([args.gpuvp, "run", args.scenario, "--quiet", "--out", out], capture_output=True, env=env, timeout=600)
+        print(r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace"), end="")
+        report = os.path.join(out, "report.html")
+        if not check(r.returncode == 0 and os.path.exists(report), "gpuvp run %s wrote report.html" % args.scenario):
+            return 1
+        with open(os.path.join(out, "results.json")) as f:
+            results = json.load(f)
+        trace = None
+        if os.path.exists(os.path.join(out, "trace.json")):
+            with open(os.path.join(out, "trace.json")) as f:
+                trace = json.load(f)
+        variant_traces = []
+        for v in results.get("variants", []):
+            path = os.path.join(out, "variants", v["name"], "trace.json")
+            with open(path) as f:
+                variant_traces.append(json.load(f))
+        with open(report, encoding="utf-8") as f:
+            text = f.read()
+
+        refs = static_references(text)
+        check(not refs, "static scan: no external reference in report.html (%s)" % (", ".join(refs[:5]) or "none"))
+
+        dom = chromium(args.chromium, work, "dom", "file://" + report, "--dump-dom")
+        if dom is not None:
+            check_dom("dom", dom, results, trace, variant_traces)
+            with open(os.path.join(work, "dom.html"), "w") as f:
+                f.write(dom)
+
+        png = os.path.join(work, "screenshot.png")
+        chromium(args.chromium, work, "screenshot", "file://" + report, "--hide-scrollbars", "--window-size=1400,3000",
+                 "--screenshot=" + png)
+        if check(os.path.exists(png), "screenshot: chromium wrote it"):
+            check_screenshot(png)
+
+        check_network(args.chromium, work, report, results, trace, variant_traces)
+
+        if args.keep:
+            os.makedirs(args.keep, exist_ok=True)
+            for name in ("out/report.html", "dom.html", "screenshot.png"):
+                if os.path.exists(os.path.join(work, name)):
+                    shutil.copy(os.path.join(work, name), args.keep)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d check(s) failed" % len(failures) if failures else "all checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
