@@ -1,6 +1,7 @@
 // The command line as users run it: determinism, output files, bad input. These start the
 // real `gpuvp` program.
 #include <catch2/catch.hpp>
+#include "tests/files.h"
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -15,12 +16,15 @@
 
 namespace {
 
+using gpuvp::test::slurp;
+using gpuvp::test::temp_dir;
+
 struct Result {
     int exit_code;
     std::string output;  // stdout and stderr
 };
 
-Result gpuvp(const std::string& args) {
+Result cli(const std::string& args) {
     std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " 2>&1";
     Result r{-1, ""};
     FILE* p = popen(cmd.c_str(), "r");
@@ -31,19 +35,6 @@ Result gpuvp(const std::string& args) {
     int st = pclose(p);
     r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return r;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-std::string temp_dir() {
-    char tmpl[] = "/tmp/gpuvp-test-XXXXXX";
-    REQUIRE(mkdtemp(tmpl));
-    return tmpl;
 }
 
 std::string write_temp(const std::string& text) {
@@ -61,10 +52,10 @@ TEST_CASE("two runs of a scenario give byte-identical results but for host_secon
     const std::string file = std::string(GPUVP_SOURCE_DIR) + "/scenarios/" +
                              GENERATE(as<std::string>{}, "default.yaml", "shading-phase-changing.yaml");
     std::string a = temp_dir(), b = temp_dir();
-    const Result first = gpuvp("run " + file + " --quiet --out " + a);
+    const Result first = cli("run " + file + " --quiet --out " + a);
     INFO(first.output);
     REQUIRE(first.exit_code == 0);
-    REQUIRE(gpuvp("run " + file + " --quiet --out " + b).exit_code == 0);
+    REQUIRE(cli("run " + file + " --quiet --out " + b).exit_code == 0);
     auto ra = nlohmann::ordered_json::parse(slurp(a + "/results.json"));
     auto rb = nlohmann::ordered_json::parse(slurp(b + "/results.json"));
     CHECK(ra["host_seconds"].get<double>() > 0);
@@ -86,7 +77,7 @@ TEST_CASE("two runs of a scenario give byte-identical results but for host_secon
 
 TEST_CASE("gpuvp run prints the launch breakdown and writes contract-complete files", "[cli]") {
     std::string d = temp_dir();
-    Result r = gpuvp("run " + kDefault + " --out " + d);
+    Result r = cli("run " + kDefault + " --out " + d);
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("Launch latency breakdown") != std::string::npos);
     CHECK(r.output.find("doorbell_to_fetch") != std::string::npos);
@@ -105,7 +96,7 @@ TEST_CASE("gpuvp run prints the launch breakdown and writes contract-complete fi
 
 TEST_CASE("a typo in a scenario is exit code 2 with file, line and key", "[cli][errors]") {
     std::string path = write_temp("name: t\nplatform:\n  sms: 4\n  sm: {warp_slotz: 8}\nkernels:\n  - {name: k, program: [{op: end}]}\n");
-    Result r = gpuvp("run " + path);
+    Result r = cli("run " + path);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find(path + ":4:") != std::string::npos);
     CHECK(r.output.find("platform.sm.warp_slotz") != std::string::npos);
@@ -113,9 +104,9 @@ TEST_CASE("a typo in a scenario is exit code 2 with file, line and key", "[cli][
 }
 
 TEST_CASE("gpuvp validate checks a file without running it", "[cli]") {
-    CHECK(gpuvp("validate " + kDefault).exit_code == 0);
+    CHECK(cli("validate " + kDefault).exit_code == 0);
     std::string bad = write_temp("name: t\nkernels:\n  - {name: k, vregs: 1000, program: [{op: end}]}\n");
-    Result r = gpuvp("validate " + bad);
+    Result r = cli("validate " + bad);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find(":3:") != std::string::npos);
     CHECK(r.output.find("vregs") != std::string::npos);
@@ -123,20 +114,20 @@ TEST_CASE("gpuvp validate checks a file without running it", "[cli]") {
 
 TEST_CASE("the set option overrides a key and a bad one is bad input", "[cli]") {
     std::string d = temp_dir();
-    REQUIRE(gpuvp("run " + kDefault + " --quiet --no-trace --out " + d + " --set platform.memory.host_latency_ns=1000").exit_code == 0);
+    REQUIRE(cli("run " + kDefault + " --quiet --no-trace --out " + d + " --set platform.memory.host_latency_ns=1000").exit_code == 0);
     auto res = nlohmann::json::parse(slurp(d + "/results.json"));
     CHECK(res["memory"]["latency_ns"]["host"].get<double>() == 1000);
-    CHECK(gpuvp("run " + kDefault + " --set platform.sms=zero").exit_code == 2);
-    CHECK(gpuvp("run " + kDefault + " --set nonsense").exit_code == 2);
-    CHECK(gpuvp("run /nonexistent.yaml").exit_code == 2);
-    CHECK(gpuvp("frobnicate").exit_code == 2);
+    CHECK(cli("run " + kDefault + " --set platform.sms=zero").exit_code == 2);
+    CHECK(cli("run " + kDefault + " --set nonsense").exit_code == 2);
+    CHECK(cli("run /nonexistent.yaml").exit_code == 2);
+    CHECK(cli("frobnicate").exit_code == 2);
 }
 
 TEST_CASE("a failed expectation is exit code 1 and is marked in the results", "[cli]") {
     std::string d = temp_dir();
     std::string path = write_temp(
         "name: t\nkernels:\n  - {name: k, program: [{op: kernarg_load}]}\nexpect:\n  - {kernel: k, metric: response_ns, max: 1}\n");
-    Result r = gpuvp("run " + path + " --quiet --out " + d);
+    Result r = cli("run " + path + " --quiet --out " + d);
     CHECK(r.exit_code == 1);
     auto res = nlohmann::json::parse(slurp(d + "/results.json"));
     CHECK(res["expectations"][0]["passed"] == false);
@@ -145,18 +136,18 @@ TEST_CASE("a failed expectation is exit code 1 and is marked in the results", "[
 
 TEST_CASE("the trace keeps at most trace-limit events and says how many it dropped", "[cli][trace]") {
     std::string d = temp_dir();
-    REQUIRE(gpuvp("run " + kDefault + " --quiet --trace-limit 100 --out " + d).exit_code == 0);
+    REQUIRE(cli("run " + kDefault + " --quiet --trace-limit 100 --out " + d).exit_code == 0);
     auto res = nlohmann::json::parse(slurp(d + "/results.json"));
     CHECK(res["trace"]["events"].get<int>() == 100);
     CHECK(res["trace"]["dropped"].get<int>() > 0);
     auto trace = nlohmann::json::parse(slurp(d + "/trace.json"));
     CHECK(trace["otherData"]["note"].get<std::string>().find("events dropped") != std::string::npos);
-    CHECK(gpuvp("run " + kDefault + " --trace-limit lots").exit_code == 2);
+    CHECK(cli("run " + kDefault + " --trace-limit lots").exit_code == 2);
 }
 
 TEST_CASE("gpuvp sweep runs every point of the product of its axes and writes a CSV", "[cli][sweep]") {
     std::string d = temp_dir();
-    Result r = gpuvp("sweep " + kDefault +
+    Result r = cli("sweep " + kDefault +
                      " --set policy.launch=serial,prefetch --set platform.memory.host_latency_ns=200,1000 -j 2 --out " + d);
     REQUIRE(r.exit_code == 0);
     const std::string csv = slurp(d + "/sweep.csv");
@@ -176,8 +167,8 @@ TEST_CASE("gpuvp sweep runs every point of the product of its axes and writes a 
     CHECK(p3["policy"]["launch"] == "prefetch");
     CHECK(p3["memory"]["latency_ns"]["host"].get<double>() == 1000);
     // A bad value in any point is bad input before anything runs.
-    CHECK(gpuvp("sweep " + kDefault + " --set platform.sms=4,zero").exit_code == 2);
-    CHECK(gpuvp("sweep " + kDefault + " --set platform.sms=4").exit_code == 2);  // no axis
+    CHECK(cli("sweep " + kDefault + " --set platform.sms=4,zero").exit_code == 2);
+    CHECK(cli("sweep " + kDefault + " --set platform.sms=4").exit_code == 2);  // no axis
 }
 
 // --- gpuvp regress and merge ---------------------------------------------------------------
@@ -252,7 +243,7 @@ TEST_CASE("gpuvp regress over a folder with a passing and a failing scenario", "
     std::ofstream(d + "/b-failing.yaml") << kFailing;
     std::ofstream(d + "/notes.txt") << "not a scenario";
     const std::string out = temp_dir();
-    Result r = gpuvp("regress " + d + " -j 2 --junit " + out + "/j.xml --csv " + out + "/r.csv --out " + out + "/runs");
+    Result r = cli("regress " + d + " -j 2 --junit " + out + "/j.xml --csv " + out + "/r.csv --out " + out + "/runs");
     INFO(r.output);
     CHECK(r.exit_code == 1);
     CHECK(row(r.output, d + "/a-passing.yaml").rfind(d + "/a-passing.yaml pass 2/2 ", 0) == 0);
@@ -278,14 +269,14 @@ TEST_CASE("gpuvp regress over a folder with a passing and a failing scenario", "
     auto trace = nlohmann::json::parse(slurp(out + "/runs/b-failing/trace.json"));
     CHECK(trace["traceEvents"].size() > 10);
     // Only the passing file: exit 0.
-    CHECK(gpuvp("regress " + d + "/a-passing.yaml --quiet").exit_code == 0);
+    CHECK(cli("regress " + d + "/a-passing.yaml --quiet").exit_code == 0);
 }
 
 TEST_CASE("gpuvp regress reports bad input as an error with its file and line and exits 2", "[cli][regress]") {
     const std::string d = temp_dir();
     std::ofstream(d + "/a-passing.yaml") << kPassing;
     std::ofstream(d + "/c-typo.yaml") << "name: typo\nkernels: [{name: k, progam: [{op: valu}]}]\n";
-    Result r = gpuvp("regress " + d + " --junit " + d + "/j.xml");
+    Result r = cli("regress " + d + " --junit " + d + "/j.xml");
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK(row(r.output, d + "/c-typo.yaml") == d + "/c-typo.yaml error 0/0 - -");
@@ -296,14 +287,14 @@ TEST_CASE("gpuvp regress reports bad input as an error with its file and line an
     CHECK(count(junit, "<error ") == 1);
     CHECK(junit.find("errors=\"1\"") != std::string::npos);
     // Bad arguments; a folder without scenarios is bad input, not a pass.
-    CHECK(gpuvp("regress " + d + "/nothing-here").exit_code == 2);
+    CHECK(cli("regress " + d + "/nothing-here").exit_code == 2);
     const std::string empty = temp_dir();
-    Result none = gpuvp("regress " + empty);
+    Result none = cli("regress " + empty);
     CHECK(none.exit_code == 2);
     CHECK(none.output.find("no scenario files") != std::string::npos);
-    CHECK(gpuvp("regress").exit_code == 2);
+    CHECK(cli("regress").exit_code == 2);
     for (const char* shard : {"0/2", "3/2", "x", "1/", "2"}) {
-        Result bad = gpuvp("regress " + d + " --shard " + shard);
+        Result bad = cli("regress " + d + " --shard " + shard);
         CHECK(bad.exit_code == 2);
         CHECK(bad.output.find("--shard wants K/N") != std::string::npos);
     }
@@ -314,28 +305,28 @@ TEST_CASE("gpuvp regress shards split the list and merge gives the whole run's f
     for (const char* n : {"s1", "s2", "s3", "s4", "s5"}) std::ofstream(d + "/" + n + ".yaml") << kPassing;
     std::ofstream(d + "/s6.yaml") << kFailing;
     const std::string o = temp_dir();
-    CHECK(gpuvp("regress " + d + " --quiet --junit " + o + "/all.xml --csv " + o + "/all.csv").exit_code == 1);
-    CHECK(gpuvp("regress " + d + " --quiet --shard 1/2 --junit " + o + "/1.xml --csv " + o + "/1.csv").exit_code == 0);
-    CHECK(gpuvp("regress " + d + " --quiet --shard 2/2 --junit " + o + "/2.xml --csv " + o + "/2.csv").exit_code == 1);
+    CHECK(cli("regress " + d + " --quiet --junit " + o + "/all.xml --csv " + o + "/all.csv").exit_code == 1);
+    CHECK(cli("regress " + d + " --quiet --shard 1/2 --junit " + o + "/1.xml --csv " + o + "/1.csv").exit_code == 0);
+    CHECK(cli("regress " + d + " --quiet --shard 2/2 --junit " + o + "/2.xml --csv " + o + "/2.csv").exit_code == 1);
     // Shard 1 of 2 takes the 1st, 3rd and 5th file; shard 2 the others.
     const std::string one = slurp(o + "/1.csv");
     CHECK(one.find("/s1.yaml,") != std::string::npos);
     CHECK(one.find("/s3.yaml,") != std::string::npos);
     CHECK(one.find("/s5.yaml,") != std::string::npos);
     CHECK(one.find("/s2.yaml,") == std::string::npos);
-    REQUIRE(gpuvp("merge " + o + "/m.xml " + o + "/2.xml " + o + "/1.xml").exit_code == 0);
-    REQUIRE(gpuvp("merge " + o + "/m.csv " + o + "/2.csv " + o + "/1.csv").exit_code == 0);
+    REQUIRE(cli("merge " + o + "/m.xml " + o + "/2.xml " + o + "/1.xml").exit_code == 0);
+    REQUIRE(cli("merge " + o + "/m.csv " + o + "/2.csv " + o + "/1.csv").exit_code == 0);
     CHECK(well_formed(slurp(o + "/m.xml")));
     CHECK(without_times(slurp(o + "/m.xml")) == without_times(slurp(o + "/all.xml")));
     CHECK(without_times(slurp(o + "/m.csv")) == without_times(slurp(o + "/all.csv")));
     // What merge refuses, naming the file.
     std::ofstream(o + "/other.csv") << "a,b\n1,2\n";
-    Result header = gpuvp("merge " + o + "/x.csv " + o + "/1.csv " + o + "/other.csv");
+    Result header = cli("merge " + o + "/x.csv " + o + "/1.csv " + o + "/other.csv");
     CHECK(header.exit_code == 2);
     CHECK(header.output.find(o + "/other.csv has another header") != std::string::npos);
-    CHECK(gpuvp("merge " + o + "/x.xml " + o + "/1.csv").exit_code == 2);
-    CHECK(gpuvp("merge " + o + "/x.txt " + o + "/1.csv").exit_code == 2);
-    Result twice = gpuvp("merge " + o + "/x.xml " + o + "/1.xml " + o + "/1.xml");
+    CHECK(cli("merge " + o + "/x.xml " + o + "/1.csv").exit_code == 2);
+    CHECK(cli("merge " + o + "/x.txt " + o + "/1.csv").exit_code == 2);
+    Result twice = cli("merge " + o + "/x.xml " + o + "/1.xml " + o + "/1.xml");
     CHECK(twice.exit_code == 2);
     CHECK(twice.output.find("is in two of the files") != std::string::npos);
 }
@@ -346,7 +337,7 @@ TEST_CASE("gpuvp regress keeps each file's results apart and never reports stale
     std::ofstream(a + "/same.yaml") << kPassing;
     std::ofstream(b + "/same.yaml") << kFailing;
     std::ofstream(c + "/same-1.yaml") << "name: third\nkernels: [{name: k, program: [{op: valu}]}]\n";
-    Result r = gpuvp("regress " + a + " " + b + " " + c + " --quiet --out " + o);
+    Result r = cli("regress " + a + " " + b + " " + c + " --quiet --out " + o);
     CHECK(r.exit_code == 1);
     CHECK(nlohmann::json::parse(slurp(o + "/same/results.json"))["scenario"] == "passing");
     CHECK(nlohmann::json::parse(slurp(o + "/same-1/results.json"))["scenario"] == "failing");
@@ -354,7 +345,7 @@ TEST_CASE("gpuvp regress keeps each file's results apart and never reports stale
     // A folder where results cannot be written: an error, not a pass.
     const std::string blocked = temp_dir();
     std::ofstream(blocked + "/same") << "a file where the folder should be";
-    Result w = gpuvp("regress " + a + " --quiet --out " + blocked);
+    Result w = cli("regress " + a + " --quiet --out " + blocked);
     CHECK(w.exit_code == 2);
 }
 
@@ -373,7 +364,7 @@ expect:
   - {metric: kernels.urgent.blocks, min: 1, max: 1}
   - {metric: usa.no_such_field, min: 0}
 )";
-    Result r = gpuvp("run " + d + "/c.yaml --quiet --no-trace --out " + d);
+    Result r = cli("run " + d + "/c.yaml --quiet --no-trace --out " + d);
     CHECK(r.exit_code == 1);
     auto e = nlohmann::json::parse(slurp(d + "/results.json"))["expectations"];
     REQUIRE(e.size() == 6);
@@ -390,7 +381,7 @@ expect:
     // The loader's checks, each naming the line and key.
     auto bad = [&](const std::string& expect) {
         std::ofstream(d + "/b.yaml") << "name: x\nkernels: [{name: k, program: [{op: valu}]}]\nexpect:\n  - " << expect << "\n";
-        return gpuvp("validate " + d + "/b.yaml").output;
+        return cli("validate " + d + "/b.yaml").output;
     };
     CHECK(bad("{compare: \"k.respons_ns < k.end_ns\"}").find("b.yaml:4: expect[0].compare: 'k.respons_ns': unknown kernel metric 'respons_ns' (did you mean 'response_ns'?)") != std::string::npos);
     CHECK(bad("{compare: \"k.response_ns << k.end_ns\"}").find("wants \"A OP B\" or \"A OP F * B\"") != std::string::npos);
@@ -403,7 +394,7 @@ expect:
 
 TEST_CASE("gpuvp run --vcd writes the key signals as a value change dump", "[cli][vcd]") {
     const std::string d = temp_dir();
-    REQUIRE(gpuvp("run " + kDefault + " --quiet --vcd " + d + "/s.vcd").exit_code == 0);
+    REQUIRE(cli("run " + kDefault + " --quiet --vcd " + d + "/s.vcd").exit_code == 0);
     const std::string v = slurp(d + "/s.vcd");
     CHECK(v.rfind("$version gpuvp $end\n$timescale 1ps $end\n", 0) == 0);
     // Declarations: the irq, a doorbell per queue, busy and blocks per SM, the shading array.
@@ -455,7 +446,7 @@ TEST_CASE("gpuvp run --vcd writes the key signals as a value change dump", "[cli
     REQUIRE_FALSE(doorbell_high.empty());
     CHECK(doorbell_high.front() == "x");  // unknown until the first doorbell
     CHECK(doorbell_high.size() >= 2);
-    CHECK(gpuvp("validate " + kDefault + " --vcd " + d + "/x.vcd").exit_code == 2);  // an option of run
+    CHECK(cli("validate " + kDefault + " --vcd " + d + "/x.vcd").exit_code == 2);  // an option of run
 }
 
 TEST_CASE("gpuvp run and regress take a scenario with variants as one A/B case", "[cli][variants]") {
@@ -474,7 +465,7 @@ expect:
   - {compare: "prio:hi.response_ns < 0.5 * fifo:hi.response_ns"}
 )";
     const std::string o = temp_dir();
-    Result r = gpuvp("run " + d + "/ab.yaml -j 2 --out " + o + "/run");
+    Result r = cli("run " + d + "/ab.yaml -j 2 --out " + o + "/run");
     INFO(r.output);
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("== variant prio: policy.dispatch=priority-warp") != std::string::npos);
@@ -485,13 +476,13 @@ expect:
         CHECK(std::ifstream(o + "/run/" + f).good());
     }
     CHECK(nlohmann::json::parse(slurp(o + "/run/variants/fifo/results.json"))["policy"]["dispatch"] == "fifo");
-    CHECK(gpuvp("validate " + d + "/ab.yaml").output.find("2 variants") != std::string::npos);
-    CHECK(gpuvp("run " + d + "/ab.yaml --vcd " + o + "/x.vcd").exit_code == 2);
+    CHECK(cli("validate " + d + "/ab.yaml").output.find("2 variants") != std::string::npos);
+    CHECK(cli("run " + d + "/ab.yaml --vcd " + o + "/x.vcd").exit_code == 2);
     // A comparison that fails fails the run, and regress counts every variant's expectations
     // and the comparison: 2 + 2 + 1.
-    Result bad = gpuvp("run " + d + "/ab.yaml --quiet --set variants[1].set.policy.dispatch=priority-warp");
+    Result bad = cli("run " + d + "/ab.yaml --quiet --set variants[1].set.policy.dispatch=priority-warp");
     CHECK(bad.exit_code == 1);
-    Result g = gpuvp("regress " + d + " --out " + o + "/reg --junit " + o + "/j.xml");
+    Result g = cli("regress " + d + " --out " + o + "/reg --junit " + o + "/j.xml");
     CHECK(g.exit_code == 0);
     CHECK(row(g.output, d + "/ab.yaml").rfind(d + "/ab.yaml pass 3/3 ", 0) == 0);
     CHECK(std::ifstream(o + "/reg/ab/variants/fifo/trace.json").good());

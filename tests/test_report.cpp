@@ -1,5 +1,6 @@
 // report.html (platform/report.cpp): the page render_report builds from results.json and
 // trace.json, on hand-built inputs and on real runs of the `gpuvp` program.
+#include "tests/files.h"
 #include "platform/report.h"
 
 #include <catch2/catch.hpp>
@@ -19,6 +20,9 @@ using nlohmann::json;
 
 namespace {
 
+using gpuvp::test::slurp;
+using gpuvp::test::temp_dir;
+
 size_t count(const std::string& text, const std::string& what) {
     size_t n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
@@ -30,19 +34,6 @@ std::string section(const std::string& html, const std::string& id) {
     const size_t from = html.find("<section id=\"" + id + "\"");
     if (from == std::string::npos) return "";
     return html.substr(from, html.find("</section>", from) - from);
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-std::string temp_dir() {
-    char tmpl[] = "/tmp/gpuvp-report-XXXXXX";
-    REQUIRE(mkdtemp(tmpl));
-    return tmpl;
 }
 
 // Runs the real program (as tests/test_cli.cpp does) and returns its exit code.

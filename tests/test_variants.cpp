@@ -2,6 +2,7 @@
 // variants, and run_variants, which runs each variant in a child process of its own.
 #include "platform/run.h"
 #include "platform/scenario.h"
+#include "tests/files.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -221,21 +222,14 @@ TEST_CASE("variants: the same scenario gives the same results byte for byte", "[
 TEST_CASE("variants: --out holds each variant's results and trace and no stale file", "[variants]") {
     const Scenario s = parse_scenario(kWorkload + kVariants, "ab.yaml");
     const RunOutput out = run_variants(s, RunOptions{true}, 2);
-    char tmpl[] = "/tmp/gpuvp-test-XXXXXX";
-    REQUIRE(mkdtemp(tmpl));
-    const std::string dir = tmpl;
+    const std::string dir = gpuvp::test::temp_dir();
     std::filesystem::create_directories(dir + "/variants/fifo");
     std::filesystem::create_directories(dir + "/variants/notes");
     std::ofstream(dir + "/variants/fifo/stale.json") << "{}";
     std::ofstream(dir + "/variants/notes/mine.txt") << "a user's file";
     std::string error;
     REQUIRE(write_run_output(dir, out, true, &error));
-    auto read = [](const std::string& p) {
-        std::ifstream f(p);
-        std::stringstream t;
-        t << f.rdbuf();
-        return t.str();
-    };
+    auto read = gpuvp::test::slurp;
     CHECK(read(dir + "/results.json") == out.results);
     CHECK(read(dir + "/trace.json") == out.variants[0].trace);
     CHECK(read(dir + "/variants/prio/results.json") == out.variants[0].results);
