@@ -764,3 +764,39 @@ TEST_CASE("router: transport_dbg and DMI are translated and invalidations reach 
     sc_core::sc_start();
     CHECK(init.finished);
 }
+
+TEST_CASE("router: remapping a range invalidates the DMI pointers into its old addresses", "[memory]") {
+    Initiator init("init");
+    Initiator init2("init2");
+    Router router("router");
+    Memory mem("mem", 0x1000, t_ns(10));
+    init.socket.bind(router.in);
+    init2.socket.bind(router.in);
+    router.map(0x10000, 0x1000, 0x0, "mem");
+    router.out.bind(mem.socket);
+    init.body = [&] {
+        tlm::tlm_dmi dmi;
+        REQUIRE(init.dmi(0x10100, dmi));
+        CHECK(dmi.get_start_address() == 0x10000);
+        CHECK(init.invalidations.empty());
+        // The window moves to 0x40000 and shows only the memory's upper half.
+        router.remap(0, 0x40000, 0x800, 0x800);
+        const std::vector<std::pair<uint64_t, uint64_t>> dropped = {{0x10000, 0x10fff}};
+        CHECK(init.invalidations == dropped);
+        CHECK(init2.invalidations == dropped);
+        CHECK_FALSE(init.dmi(0x10100, dmi));  // the old addresses decode nowhere now
+        REQUIRE(init.dmi(0x40010, dmi));
+        CHECK(dmi.get_start_address() == 0x40000);
+        CHECK(dmi.get_end_address() == 0x407ff);
+        CHECK(dmi.get_dmi_ptr() == mem.data() + 0x800);
+        uint32_t word = 0x5a5a5a5a;
+        sc_time delay = sc_core::SC_ZERO_TIME;
+        CHECK(init.write(0x40010, &word, 4, delay) == tlm::TLM_OK_RESPONSE);
+        CHECK(std::memcmp(mem.data() + 0x810, &word, 4) == 0);
+        CHECK(init.write(0x10010, &word, 4, delay) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK_THROWS_AS(router.remap(1, 0, 1), std::logic_error);
+        CHECK_THROWS_AS(router.remap(0, 0, 0), std::logic_error);
+    };
+    sc_core::sc_start();
+    CHECK(init.finished);
+}

@@ -21,6 +21,21 @@ void Router::map(uint64_t base, uint64_t size, uint64_t target_base, std::string
     ranges_.push_back({base, size, target_base, std::move(what)});
 }
 
+void Router::remap(unsigned port, uint64_t base, uint64_t size, uint64_t target_base) {
+    if (port >= ranges_.size()) throw std::logic_error(std::string(name()) + ": no range " + std::to_string(port));
+    Range moved = ranges_[port];
+    if (size == 0 || base + (size - 1) < base)
+        throw std::logic_error(std::string(name()) + ": range " + moved.what + " is empty or wraps around");
+    for (unsigned i = 0; i < ranges_.size(); ++i) {
+        const Range& r = ranges_[i];
+        if (i != port && base <= r.base + (r.size - 1) && r.base <= base + (size - 1))
+            throw std::logic_error(std::string(name()) + ": range " + moved.what + " would overlap " + r.what);
+    }
+    const Range old = moved;
+    ranges_[port] = {base, size, target_base, moved.what};
+    for (unsigned i = 0; i < in.size(); ++i) in[i]->invalidate_direct_mem_ptr(old.base, old.base + (old.size - 1));
+}
+
 const Router::Range* Router::decode(uint64_t a, unsigned length, unsigned& port) const {
     for (unsigned i = 0; i < ranges_.size(); ++i) {
         const Range& r = ranges_[i];

@@ -22,6 +22,11 @@ public:
 
     // The next `out` binding serves [base, base + size), seen there from target_base on.
     void map(uint64_t base, uint64_t size, uint64_t target_base = 0, std::string what = "");
+    // Moves the range of `out` port `port` while the simulation runs (a BAR reprogrammed, a
+    // window moved). Every initiator is first told to drop its DMI pointers into the old
+    // addresses (invalidate_direct_mem_ptr on each `in` binding); later accesses and DMI
+    // requests decode with the new range.
+    void remap(unsigned port, uint64_t base, uint64_t size, uint64_t target_base = 0);
 
 private:
     struct Range {
