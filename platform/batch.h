@@ -16,6 +16,7 @@ struct BatchJob {
     bool report = false;  // with report.html
     bool table = false;   // with table.txt: the breakdown `gpuvp run` prints
     uint64_t trace_limit = 250'000;  // as RunOptions::trace_limit
+    bool check_protocol = false;     // as RunOptions::check_protocol
 };
 
 // Runs every job, `parallel` at a time, and returns each one's exit code: the run's (0 ok, 1 an

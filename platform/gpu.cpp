@@ -8,8 +8,8 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
-Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer)
-    : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config),
+Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer, ProtocolLog* protocol)
+    : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config), connect_(protocol),
       clock_(config.platform.clock_mhz),
       inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
       to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter"),
@@ -46,26 +46,26 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
 
     // The fabric: system memory below kDeviceBase (through the link), device memory above.
     fabric_->map(0, map::kDeviceBase, 0, "system memory");
-    fabric_->out.bind(link_->in);
+    connect_(fabric_->out, link_->in);
     fabric_->map(map::kDeviceBase, p.memory.device_bytes, 0, "device memory");
-    fabric_->out.bind(l2_->upstream);
-    l2_->downstream.bind(device_memory_->socket);
-    link_->out.bind(sysmem);
+    connect_(fabric_->out, l2_->upstream);
+    connect_(l2_->downstream, device_memory_->socket);
+    connect_(link_->out, sysmem);
 
     // Control paths.
-    to_cp_.bind(cp_->mmio);
-    to_bar_.bind(fabric_->in);
-    debug_glc_.bind(glc_->regs);
-    cp_->mem.bind(fabric_->in);
-    cp_->to_wlm.bind(wlm_->regs);
+    connect_(to_cp_, cp_->mmio);
+    connect_(to_bar_, fabric_->in);
+    connect_(debug_glc_, glc_->regs);
+    connect_(cp_->mem, fabric_->in);
+    connect_(cp_->to_wlm, wlm_->regs);
     cp_->irq.bind(irq);
-    cp_->to_usa.bind(usa_->regs);
-    usa_->to_cp.bind(cp_->internal);
-    debug_usa_.bind(usa_->regs);
-    wlm_->mem.bind(fabric_->in);
-    wlm_->to_glc.bind(glc_->regs);
-    wlm_->to_cp.bind(cp_->internal);
-    glc_->to_cp.bind(cp_->internal);
+    connect_(cp_->to_usa, usa_->regs);
+    connect_(usa_->to_cp, cp_->internal);
+    connect_(debug_usa_, usa_->regs);
+    connect_(wlm_->mem, fabric_->in);
+    connect_(wlm_->to_glc, glc_->regs);
+    connect_(wlm_->to_cp, cp_->internal);
+    connect_(glc_->to_cp, cp_->internal);
     const double l1 = p.memory.l1_latency_ns;
     for (uint32_t i = 0; i < p.sms; ++i) {
         const std::string n = "sm[" + std::to_string(i) + "]";
@@ -80,17 +80,17 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         auto l1d = std::make_unique<Cache>(("l1d[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1d_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto arbiter = std::make_unique<LockArbiter>(("arbiter[" + std::to_string(i) + "]").c_str(), i,
                                                      2 * p.sm.warp_slots, clock_, bus, p.sm.arbiter_cycles, observer);
-        glc_->to_sm.bind(sm->regs);
-        sm->to_arbiter.bind(arbiter->regs);
-        arbiter->to_sm.bind(sm->regs);
-        debug_arbiter_.bind(arbiter->regs);
-        wlm_->to_isu.bind(sm->regs);
-        sm->to_glc.bind(glc_->regs);
-        debug_sm_.bind(sm->regs);
-        sm->to_l1i.bind(l1i->upstream);
-        sm->to_l1d.bind(l1d->upstream);
-        l1i->downstream.bind(fabric_->in);
-        l1d->downstream.bind(fabric_->in);
+        connect_(glc_->to_sm, sm->regs);
+        connect_(sm->to_arbiter, arbiter->regs);
+        connect_(arbiter->to_sm, sm->regs);
+        connect_(debug_arbiter_, arbiter->regs);
+        connect_(wlm_->to_isu, sm->regs);
+        connect_(sm->to_glc, glc_->regs);
+        connect_(debug_sm_, sm->regs);
+        connect_(sm->to_l1i, l1i->upstream);
+        connect_(sm->to_l1d, l1d->upstream);
+        connect_(l1i->downstream, fabric_->in);
+        connect_(l1d->downstream, fabric_->in);
         sms_.push_back(std::move(sm));
         l1i_.push_back(std::move(l1i));
         l1d_.push_back(std::move(l1d));

@@ -6,6 +6,7 @@
 // L1I/L1D and a lock arbiter), the unified shading array, the memory fabric, L2, device memory
 // and the device-host link.
 #pragma once
+#include "models/checker/checked_bindings.h"
 #include "models/common/observer.h"
 #include "models/cp/command_processor.h"
 #include "models/glc/global_logic_controller.h"
@@ -45,7 +46,10 @@ public:
     tlm::tlm_initiator_socket<> sysmem;
     sc_core::sc_out<bool> irq;
 
-    Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer = nullptr);
+    // `protocol`: put a TLM-2.0 base-protocol checker on every internal connection, reporting
+    // there (models/checker/protocol_checker.h); null: none.
+    Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer = nullptr,
+        ProtocolLog* protocol = nullptr);
 
     // Read-only views for results and tests (a real SoC reaches the GPU through its ports).
     const CommandProcessor& cp() const { return *cp_; }
@@ -67,6 +71,7 @@ private:
     unsigned debug_aperture(tlm::tlm_generic_payload& gp);
 
     GpuConfig cfg_;
+    CheckedBindings connect_;  // the checkers between the blocks (declared first: destroyed last)
     Clock clock_;
     sc_core::sc_time inbound_;  // host -> GPU crossing of the link (one way)
     tlm_utils::simple_initiator_socket<Gpu> to_cp_, to_bar_;

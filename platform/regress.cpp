@@ -124,6 +124,10 @@ std::vector<std::string> problems_of(const nlohmann::json& r, int& passed, int& 
             for (const auto& d : (*run)["usa"].value("draws", nlohmann::json::array()))
                 if (d.value("status", "ok") != "ok")
                     out.push_back(who + "draw " + d.value("name", "?") + ": " + d["status"].get<std::string>());
+        if (run->contains("protocol") && (*run)["protocol"].value("violation_count", 0) > 0)
+            for (const auto& v : (*run)["protocol"]["violations"])
+                out.push_back(who + "protocol: " + v.value("checker", "?") + ": " + v.value("rule", "?") + ": " +
+                              v.value("detail", ""));
         if (run->value("unfinished", false))
             out.push_back(who + "the run did not finish (exit " + std::to_string(run->value("exit_code", 2)) + ")");
     }
@@ -184,7 +188,9 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
             continue;
         }
         // A kept folder holds what `gpuvp run --out` writes; a temporary one only the results.
-        jobs.push_back({scenarios[i].get(), case_dir(i), !temporary, !temporary, false});
+        BatchJob job{scenarios[i].get(), case_dir(i), !temporary, !temporary, false};
+        job.check_protocol = options.check_protocol;
+        jobs.push_back(job);
         job_case.push_back(i);
     }
     size_t ended = 0;

@@ -12,6 +12,7 @@ struct RegressOptions {
     unsigned shard = 1, shards = 1;  // run the scenarios at positions shard-1, shard-1+shards, ...
     std::string out_dir;             // each scenario's results.json in out_dir/<file stem>/; empty: a temporary folder
     bool progress = false;           // a line on stderr as each scenario ends
+    bool check_protocol = false;     // a TLM-2.0 base-protocol checker on every connection of each run
 };
 
 struct RegressCase {

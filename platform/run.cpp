@@ -189,7 +189,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         for (const QueueSpec& q : s.workload.queues) names.push_back(q.name);
         rec.enable_vcd(names, s.platform.sms);
     }
-    System sys("system", s, &rec);
+    ProtocolLog protocol;
+    protocol.set_warnings(false);  // reported in the results instead
+    System sys("system", s, &rec, options.check_protocol ? &protocol : nullptr);
 
     const auto t0 = std::chrono::steady_clock::now();
     const sc_time limit(s.max_sim_ns, sc_core::SC_NS);
@@ -544,7 +546,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         for (const auto& [key, value] : s.variant_set) set[key] = value;
         r["variant"] = json{{"name", s.variant}, {"set", set}};
     }
-    out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty();
+    out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty() && protocol.clean();
     r["status"] = out.ok ? "ok" : "error";
     r["policy"] = json{{"dispatch", s.policy.dispatch},
                        {"launch", s.policy.launch},
@@ -569,6 +571,19 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     const auto& kinds = sys.gpu.glc().blocks_by_kind();
     r["glc"] = json{{"blocks_placed", {{"whole_blocks", kinds[0]}, {"first_sm", kinds[1]}, {"second_sm", kinds[2]}}}};
     r["trace"] = json{{"events", rec.trace_events()}, {"dropped", rec.trace_dropped()}, {"limit", options.trace_limit}};
+    if (options.check_protocol) {
+        json violations = json::array();
+        for (const ProtocolViolation& v : protocol.violations())
+            violations.push_back(json{{"checker", v.checker}, {"rule", v.rule}, {"detail", v.detail}, {"at_ns", v.at.to_seconds() * 1e9}});
+        r["protocol"] = json{{"checkers", protocol.checkers()},
+                             {"transactions", protocol.transactions()},
+                             {"debug_transactions", protocol.debug_transactions()},
+                             {"dmi_requests", protocol.dmi_requests()},
+                             {"dmi_grants", protocol.dmi_grants()},
+                             {"invalidations", protocol.invalidations()},
+                             {"violation_count", protocol.violation_count()},
+                             {"violations", violations}};
+    }
     r["totals"] = json{{"warp_instructions", instructions},
                        {"warps", rec.warps_finished()},
                        {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},
@@ -655,7 +670,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     bool failures_expected = false;
     for (const Expectation& e : s.expect)
         failures_expected |= e.kernel.empty() && (e.metric == "kernels_failed" || e.metric == "draws_failed");
-    out.exit_code = out.expectations_passed && (out.ok || failures_expected) ? 0 : 1;
+    out.exit_code = out.expectations_passed && (out.ok || failures_expected) && protocol.clean() ? 0 : 1;
 
     if (options.vcd) out.vcd = rec.vcd_text();
     if (options.trace) {
@@ -719,6 +734,15 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         t << "  " << usa.cores().size() << " cores (" << usa_json["cores"]["types"].get<std::string>()
           << "), final split " << final_state.vertex_cores << " vertex / " << final_state.pixel_cores << " pixel, "
           << us.reassignments << " reassignments, utilization " << fmt_ns(utilization * 100) << " %\n";
+    }
+    if (options.check_protocol) {
+        t << "  TLM-2.0 base protocol: " << protocol.checkers() << " connections checked, " << protocol.transactions()
+          << " transactions, " << protocol.debug_transactions() << " debug, " << protocol.violation_count()
+          << " violations\n";
+        for (size_t i = 0; i < std::min<size_t>(protocol.violations().size(), 10); ++i) {
+            const ProtocolViolation& v = protocol.violations()[i];
+            t << "    " << v.checker << ": " << v.rule << ": " << v.detail << "\n";
+        }
     }
     t << "  simulated " << fmt_ns(out.sim_end_ns) << " ns, " << instructions << " warp-instructions, status "
       << (out.ok ? "ok" : "error") << "\n";

@@ -22,6 +22,9 @@ struct RunOptions {
     bool trace = true;
     uint64_t trace_limit = 250'000;  // trace events kept at most: about 0.8 GB of host memory at most
     bool vcd = false;                // also a VCD of the key signals (RunOutput::vcd)
+    // A TLM-2.0 base-protocol checker on every connection of the platform; what they see goes
+    // to results.json `protocol`, and a violation fails the run.
+    bool check_protocol = false;
     // Called about every `progress_seconds` of host time while the run goes on, and once at its
     // end. The run then goes in slices of simulated time; the results are the same.
     std::function<void(const Progress&)> progress;

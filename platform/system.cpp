@@ -30,18 +30,19 @@ Workload workload(const Scenario& s) {
 }
 }  // namespace
 
-System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observer)
-    : sc_module(name),
+System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observer, ProtocolLog* protocol)
+    : sc_module(name), connect_(protocol),
       host_memory("host_memory", s.platform.memory.host_bytes,
                   sc_core::sc_time(s.platform.memory.host_latency_ns, sc_core::SC_NS)),
-      bus("bus"), gpu("gpu", gpu_config(s), observer), host("host", workload(s), layout(s.platform)), irq("irq") {
+      bus("bus"), gpu("gpu", gpu_config(s), observer, protocol), host("host", workload(s), layout(s.platform)),
+      irq("irq") {
     const HostLayout l = layout(s.platform);
     bus.map(0, l.host_bytes, 0, "host memory");
-    bus.out.bind(host_memory.socket);
+    connect_(bus.out, host_memory.socket);
     bus.map(l.mmio_base, map::kBar + l.device_bytes, 0, "gpu mmio");
-    bus.out.bind(gpu.mmio);
-    host.bus.bind(bus.in);
-    gpu.sysmem.bind(bus.in);
+    connect_(bus.out, gpu.mmio);
+    connect_(host.bus, bus.in);
+    connect_(gpu.sysmem, bus.in);
     gpu.irq.bind(irq);
     host.irq.bind(irq);
 }

@@ -12,8 +12,13 @@
 namespace gpuvp {
 
 class System : public sc_core::sc_module {
+    CheckedBindings connect_;  // the checkers between the parts (declared first: destroyed last)
+
 public:
-    System(sc_core::sc_module_name name, const Scenario& scenario, Observer* observer = nullptr);
+    // `protocol`: a TLM-2.0 base-protocol checker on every connection, the GPU's internal ones
+    // included, reporting there; null: none.
+    System(sc_core::sc_module_name name, const Scenario& scenario, Observer* observer = nullptr,
+           ProtocolLog* protocol = nullptr);
 
     Memory host_memory;
     Router bus;

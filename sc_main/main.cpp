@@ -1,8 +1,8 @@
 // gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
-//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--quiet]
+//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--check-protocol] [--quiet]
 //   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
 //   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace] [--quiet]
-//   gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]
+//   gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--check-protocol] [--quiet]
 //   gpuvp merge OUT.xml|OUT.csv FILE...
 // Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
 #include "platform/regress.h"
@@ -34,10 +34,10 @@ namespace {
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
 const char* kUsage =
-    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--quiet]\n"
+    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--check-protocol] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
     "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
-    "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--quiet]\n"
+    "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--check-protocol] [--quiet]\n"
     "       gpuvp merge OUT.xml|OUT.csv FILE...\n"
     "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
 
@@ -93,6 +93,8 @@ int regress_main(const std::vector<std::string>& args) {
         } else if (a == "--quiet") {
             quiet = true;
             o.progress = false;
+        } else if (a == "--check-protocol") {
+            o.check_protocol = true;
         } else if (!a.empty() && a[0] == '-') {
             return usage("unknown option '" + a + "'");
         } else {
@@ -170,7 +172,7 @@ int sc_main(int argc, char** argv) {
         return usage("unknown command '" + command + "'");
     std::string file, out_dir, vcd_file;
     gpuvp::Overrides overrides;
-    bool trace = true, quiet = false;
+    bool trace = true, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
     unsigned jobs = std::max(1l, sysconf(_SC_NPROCESSORS_ONLN));
     bool sweep_trace = false, jobs_given = false;
@@ -201,6 +203,8 @@ int sc_main(int argc, char** argv) {
             }
         } else if (a == "--no-trace") {
             trace = false;
+        } else if (a == "--check-protocol") {
+            check_protocol = true;
         } else if (a == "--trace") {
             sweep_trace = true;
         } else if (a == "--quiet") {
@@ -217,6 +221,7 @@ int sc_main(int argc, char** argv) {
     if (command != "sweep" && sweep_trace) return usage("--trace is an option of sweep");
     if (command == "validate" && jobs_given) return usage("-j is an option of run and sweep");
     if (command != "run" && !vcd_file.empty()) return usage("--vcd is an option of run");
+    if (command != "run" && check_protocol) return usage("--check-protocol is an option of run and regress");
 
     if (command == "sweep") {
         // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
@@ -270,6 +275,7 @@ int sc_main(int argc, char** argv) {
         gpuvp::RunOptions options;
         options.trace = trace && !out_dir.empty();
         options.trace_limit = trace_limit;
+        options.check_protocol = check_protocol;
         options.vcd = !vcd_file.empty();
         if (!quiet && isatty(2))  // a progress line on a terminal, rewritten in place
             options.progress = [](const gpuvp::Progress& p) {

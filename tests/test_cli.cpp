@@ -488,3 +488,29 @@ expect:
     CHECK(std::ifstream(o + "/reg/ab/variants/fifo/trace.json").good());
     CHECK(std::ifstream(o + "/reg/ab/report.html").good());
 }
+
+TEST_CASE("run with --check-protocol puts a checker on every connection and changes nothing else", "[cli][protocol]") {
+    const std::string d = temp_dir();
+    std::ofstream(d + "/s.yaml") << "name: checked\nplatform: {sms: 2}\n"
+                                    "kernels: [{name: k, grid: [1024], program: [{op: kernarg_load}, {op: load, bytes: 64}, {op: valu}]}]\n";
+    Result checked = cli("run " + d + "/s.yaml --check-protocol --out " + d + "/a");
+    INFO(checked.output);
+    CHECK(checked.exit_code == 0);
+    CHECK(checked.output.find("TLM-2.0 base protocol: 42 connections checked") != std::string::npos);
+    REQUIRE(cli("run " + d + "/s.yaml --quiet --out " + d + "/b").exit_code == 0);
+    auto a = nlohmann::json::parse(slurp(d + "/a/results.json"));
+    auto b = nlohmann::json::parse(slurp(d + "/b/results.json"));
+    // Per SM 11 connections (GLC, WLM, arbiter and debug paths, L1I, L1D and their fabric
+    // ports), 16 of the GPU's own, 4 of the system: 11 * 2 + 16 + 4.
+    CHECK(a["protocol"]["checkers"] == 42);
+    CHECK(a["protocol"]["transactions"].get<uint64_t>() > 100);
+    CHECK(a["protocol"]["violation_count"] == 0);
+    CHECK(a["protocol"]["violations"].empty());
+    CHECK_FALSE(b.contains("protocol"));
+    a.erase("protocol");
+    a.erase("host_seconds");
+    b.erase("host_seconds");
+    CHECK(a == b);
+    CHECK(slurp(d + "/a/trace.json") == slurp(d + "/b/trace.json"));
+    CHECK(cli("sweep " + d + "/s.yaml --set platform.sms=1,2 --check-protocol").exit_code == 2);
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# The installed package, used as an SoC team uses it (ctest: package:soc-example):
+#   1. cmake --install BUILD --prefix TMP/prefix
+#   2. a copy of examples/soc, outside the source tree, configured with
+#      -DCMAKE_PREFIX_PATH=TMP/prefix (same compiler, build type and generator), built
+#   3. run it: exit code 0 and "kernel done at X ns, signal 0"
+# Usage: build_example.sh CMAKE BUILD_DIR EXAMPLE_DIR CXX BUILD_TYPE GENERATOR LIBRARY
+set -eu
+cmake=$1 build=$2 example=$3 cxx=$4 build_type=$5 generator=$6 library=$7
+
+if [ ! -f "$library" ]; then
+    echo "FAIL: $library is not built: build the project before ctest" >&2
+    exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpuvp-package.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+prefix=$tmp/prefix
+
+echo "== cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; exit 1; }
+
+# The package must not point back into the source or build tree.
+source_root=$(cd "$example/../.." && pwd)
+if grep -rlF -e "$source_root" -e "$build" "$prefix/lib"*/cmake/gpuvp 2>/dev/null; then
+    echo "FAIL: the package's CMake files above name the source or build tree" >&2
+    exit 1
+fi
+
+# The example as an outside project: a copy, so nothing beside it in the source tree is seen.
+cp -R "$example" "$tmp/soc"
+echo "== configure examples/soc against the package ($build_type, $cxx)"
+"$cmake" -S "$tmp/soc" -B "$tmp/soc-build" -G "$generator" -DCMAKE_BUILD_TYPE="$build_type" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 1; }
+grep -q "^gpuvp_DIR:PATH=$prefix/" "$tmp/soc-build/CMakeCache.txt" || {
+    echo "FAIL: gpuvp was not found in the temporary prefix:" >&2
+    grep "^gpuvp_DIR" "$tmp/soc-build/CMakeCache.txt" >&2
+    exit 1
+}
+
+echo "== build"
+"$cmake" --build "$tmp/soc-build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+if grep -F -e "$source_root" "$tmp/soc-build/compile_commands.json"; then
+    echo "FAIL: the compile command above names the source tree" >&2
+    exit 1
+fi
+
+echo "== run"
+status=0
+"$tmp/soc-build/soc_example" >"$tmp/run.log" 2>&1 || status=$?
+cat "$tmp/run.log"
+if [ "$status" -ne 0 ]; then
+    echo "FAIL: soc_example exited with $status" >&2
+    exit 1
+fi
+if ! grep -Eq "^kernel done at [0-9]+(\.[0-9]+)? ns, signal 0$" "$tmp/run.log"; then
+    echo "FAIL: soc_example did not print 'kernel done at X ns, signal 0'" >&2
+    exit 1
+fi
+echo "PASS"
