@@ -180,6 +180,12 @@ json results_value(const json& results, const ExpectOperand& o) {
     return *cur;
 }
 
+bool compare_holds(const Expectation& e, const json& a, const json& b) {
+    if (!a.is_number() || !b.is_number()) return false;
+    const double x = a.get<double>(), y = e.factor * b.get<double>();
+    return e.op == "<" ? x < y : e.op == "<=" ? x <= y : e.op == ">" ? x > y : x >= y;
+}
+
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     RunOutput out;
     const std::vector<double> alone = s.measure_alone ? alone_turnarounds(s) : std::vector<double>{};
@@ -595,11 +601,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     for (const Expectation& e : s.expect) {
         if (!e.compare.empty()) {  // A OP F * B
             const json a = operand(e.lhs), b = operand(e.rhs);
-            bool passed = a.is_number() && b.is_number();
-            if (passed) {
-                const double x = a.get<double>(), y = e.factor * b.get<double>();
-                passed = e.op == "<" ? x < y : e.op == "<=" ? x <= y : e.op == ">" ? x > y : x >= y;
-            }
+            const bool passed = compare_holds(e, a, b);
             out.expectations_passed &= passed;
             expectations.push_back(json{{"compare", e.compare}, {"value", json::array({a, b})}, {"passed", passed}, {"line", e.line}});
             continue;

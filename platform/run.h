@@ -71,5 +71,7 @@ bool write_run_output(const std::string& dir, const RunOutput& output, bool repo
 // A value an expectation names: an operand of a comparison, read from a results.json.
 // null when the results have no such number.
 nlohmann::ordered_json results_value(const nlohmann::ordered_json& results, const ExpectOperand& operand);
+// Whether a `compare` expectation holds for its two values (A OP F * B); false unless both are numbers.
+bool compare_holds(const Expectation& e, const nlohmann::ordered_json& a, const nlohmann::ordered_json& b);
 
 }  // namespace gpuvp

@@ -206,11 +206,7 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     for (const Expectation& e : s.cross_expect) {
         const json a = results_value(results[index_of(e.lhs.variant)], e.lhs);
         const json b = results_value(results[index_of(e.rhs.variant)], e.rhs);
-        bool pass = a.is_number() && b.is_number();
-        if (pass) {
-            const double x = a.get<double>(), y = e.factor * b.get<double>();
-            pass = e.op == "<" ? x < y : e.op == "<=" ? x <= y : e.op == ">" ? x > y : x >= y;
-        }
+        const bool pass = compare_holds(e, a, b);
         passed &= pass;
         expectations.push_back(json{{"compare", e.compare},
                                     {"variants", json::array({e.lhs.variant, e.rhs.variant})},
