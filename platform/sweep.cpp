@@ -108,6 +108,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     csv << "kernel,status,dispatch_latency_ns,launch_latency_ns,response_ns,turnaround_ns,exit_code\n";
     for (const SweepAxis& a : axes) table << a.key << "  ";
     table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
+    bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
     for (size_t i = 0; i < points.size(); ++i) {
         out.exit_code = std::max(out.exit_code, std::min(codes[i], 2));  // a killed point (128 + N) counts as 2
         std::ifstream f(point_dir(i) + "/results.json");
@@ -125,6 +126,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             csv << axis_values << ",did not run,,,,," << codes[i] << "\n";
             for (const std::string& v : points[i]) table << v << "  ";
             table << "| - | did not run (exit " << codes[i] << ")\n";
+            any_kernel_rows = true;
             continue;
         }
         // M2: one row per warp priority that took locks.
@@ -158,6 +160,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
                            << "\n";
             }
         for (const auto& k : r["kernels"]) {
+            any_kernel_rows = true;
             csv << axis_values << csv_field(k["name"]) << "," << csv_field(k["status"]) << ","
                 << number(k["dispatch_latency_ns"]) << "," << number(k["launch_latency_ns"]) << ","
                 << number(k["response_ns"]) << "," << number(k["turnaround_ns"]) << "," << codes[i] << "\n";
@@ -168,14 +171,15 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         }
     }
     out.csv = csv.str();
-    out.table = table.str();
+    out.table = any_kernel_rows || !any_draws ? table.str() : "";
     if (any_locks) {
         out.locks_csv = locks.str();
         out.table += "\nLocks (M2), per warp priority:\n" + lock_table.str();
     }
     if (any_draws) {
         out.draws_csv = draws.str();
-        out.table += "\nDraws (M4), with the shading array's totals:\n" + draw_table.str();
+        out.table += std::string(out.table.empty() ? "" : "\n") + "Draws (M4), with the shading array's totals:\n" +
+                     draw_table.str();
     }
     if (!temporary) {
         std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;

@@ -706,8 +706,13 @@ namespace {
 std::vector<nlohmann::json> three_policies(const std::string& scenario) {
     char dir[] = "/tmp/gpuvp-m4-XXXXXX";
     REQUIRE(mkdtemp(dir));
-    run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/" + scenario, {},
-              {{"policy.shading", {"static", "adaptive", "adaptive-depth-first"}}}, SweepOptions{dir, 2, false});
+    const SweepOutput out =
+        run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/" + scenario, {},
+                  {{"policy.shading", {"static", "adaptive", "adaptive-depth-first"}}}, SweepOptions{dir, 2, false});
+    // A draw-only stream: the table is the draws' alone, with no empty kernel table above it.
+    CHECK(out.table.rfind("Draws (M4)", 0) == 0);
+    CHECK(out.table.find("| kernel |") == std::string::npos);
+    CHECK(std::ifstream(std::string(dir) + "/draws.csv").good());
     std::vector<nlohmann::json> r;
     for (int point = 0; point < 3; ++point) {
         std::ifstream f(std::string(dir) + "/point-" + std::to_string(point) + "/results.json");
