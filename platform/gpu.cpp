@@ -8,24 +8,28 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
+namespace {
+// The config if every parameter is in its range and the rules across them hold; else throws
+// std::invalid_argument naming each problem by its hierarchical name ("gpu.sm.warp_slots").
+const GpuConfig& checked(const GpuConfig& config, const std::string& gpu) {
+    std::string msg;
+    for (const ConfigProblem& p : check_config(config)) msg += "\n  " + gpu + "." + p.param + ": " + p.message;
+    if (!msg.empty()) throw std::invalid_argument(gpu + ": the configuration is not usable:" + msg);
+    return config;
+}
+}  // namespace
+
 Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observer, ProtocolLog* protocol)
-    : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(config), connect_(protocol),
+    : sc_module(name), mmio("mmio"), sysmem("sysmem"), irq("irq"), cfg_(checked(config, this->name())),
+      connect_(protocol),
       clock_(config.platform.clock_mhz),
       inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
       to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter"),
       debug_usa_("debug_usa") {
     const PlatformConfig& p = cfg_.platform;
     const sc_time bus = clock_.cycles(p.bus_cycles);
-    auto policy = make_placement_policy(cfg_.dispatch);
-    if (!policy) throw std::invalid_argument("unknown dispatch policy '" + cfg_.dispatch + "'");
-    if (cfg_.launch != "serial" && cfg_.launch != "prefetch")
-        throw std::invalid_argument("unknown launch policy '" + cfg_.launch + "'");
-    if (cfg_.lock != "spin" && cfg_.lock != "priority")
-        throw std::invalid_argument("unknown lock policy '" + cfg_.lock + "'");
-    if (cfg_.scalar != "per-warp" && cfg_.scalar != "multilevel")
-        throw std::invalid_argument("unknown scalar policy '" + cfg_.scalar + "'");
-    auto shading = make_shading_policy(cfg_.shading, p.usa.cores);
-    if (!shading) throw std::invalid_argument("unknown shading policy '" + cfg_.shading + "'");
+    auto policy = make_placement_policy(cfg_.policy.dispatch);  // both known: checked() above
+    auto shading = make_shading_policy(cfg_.policy.shading, p.usa.cores);
 
     DispatchLimits limits;
     limits.max_group_segment = p.sm.shared_memory;
@@ -70,10 +74,10 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     for (uint32_t i = 0; i < p.sms; ++i) {
         const std::string n = "sm[" + std::to_string(i) + "]";
         SmPolicy policy;
-        policy.order = cfg_.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
-        policy.kernarg_prefetch = cfg_.launch == "prefetch";
-        policy.locks = cfg_.lock == "priority" ? LockScheme::priority : LockScheme::spin;
-        policy.multilevel_scalars = cfg_.scalar == "multilevel";
+        policy.order = cfg_.policy.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
+        policy.kernarg_prefetch = cfg_.policy.launch == "prefetch";
+        policy.locks = cfg_.policy.lock == "priority" ? LockScheme::priority : LockScheme::spin;
+        policy.multilevel_scalars = cfg_.policy.scalar == "multilevel";
         auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, policy,
                                                             observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});

@@ -18,7 +18,7 @@
 #include "models/sm/sm.h"
 #include "models/usa/unified_shading_array.h"
 #include "models/wlm/workload_manager.h"
-#include "platform/scenario.h"
+#include "platform/gpu_config.h"
 
 #include <systemc>
 #include <tlm>
@@ -30,15 +30,6 @@
 #include <vector>
 
 namespace gpuvp {
-
-struct GpuConfig {
-    PlatformConfig platform;
-    std::string dispatch = "fifo";  // placement policy (M1)
-    std::string launch = "serial";  // "prefetch": the ISU prefetches kernel arguments (M5)
-    std::string lock = "spin";      // "priority": warp mutexes with CPRs, arbiters, hold limit (M2)
-    std::string scalar = "per-warp";  // "multilevel": the SMs' scalar pools shared by four levels (M3)
-    std::string shading = "static";   // "adaptive" | "adaptive-depth-first": the shading array's balancer (M4)
-};
 
 class Gpu : public sc_core::sc_module {
 public:

@@ -68,25 +68,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
 
-// ---- The policies: each key and the values it takes (the first is the baseline).
-
-struct PolicyKey {
-    const char* name;
-    std::string Policies::*member;
-    std::vector<std::string> values;
-};
-
-const std::vector<PolicyKey>& policy_keys() {
-    static const std::vector<PolicyKey> k = {
-        {"dispatch", &Policies::dispatch, {"fifo", "priority-block", "priority-warp"}},       // M1
-        {"launch", &Policies::launch, {"serial", "prefetch"}},                                // M5
-        {"lock", &Policies::lock, {"spin", "priority"}},                                      // M2
-        {"scalar", &Policies::scalar, {"per-warp", "multilevel"}},                            // M3
-        {"shading", &Policies::shading, {"static", "adaptive", "adaptive-depth-first"}},      // M4
-    };
-    return k;
-}
-
 // ---- Text helpers
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
@@ -107,28 +88,8 @@ std::string num(double d) {
     return s.str();
 }
 
-// Edits (insert, delete, replace, swap two neighbours) that turn a into b.
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (size_t i = 1; i <= a.size(); ++i)
-        for (size_t j = 1; j <= b.size(); ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-    return d[a.size()][b.size()];
-}
-
-// "unknown key 'warp_slotz' (did you mean 'warp_slots'?)", or the list of what is known.
 std::string unknown(const std::string& what, const std::string& word, const std::vector<std::string>& known) {
-    std::string best;
-    size_t best_d = std::max<size_t>(1, word.size() / 3) + 1;
-    for (const auto& k : known)
-        if (size_t d = edit_distance(word, k); d < best_d && d < word.size()) best = k, best_d = d;
-    std::string s = "unknown " + what + " '" + word + "'";
-    if (!best.empty()) return s + " (did you mean '" + best + "'?)";
-    return known.empty() ? s : s + " (expected one of: " + join(known) + ")";
+    return unknown_word(what, word, known);
 }
 
 // ---- Where a value sits, and the errors that name it
@@ -434,151 +395,61 @@ struct Keys {
     }
 };
 
-// ---- Platform
+// ---- Platform and policies: read from the GPU's parameter table (platform/gpu_config.h),
+// so the loader and Gpu's own check share one list of names, types and ranges.
 
-const Schema<SmConfig>& sm_schema() {
-    using K = Keys<SmConfig>;
-    using A = std::array<uint32_t, 4>;
-    static const Schema<A> quotas{{
-        Keys<A>::integer("kernel", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::kernel)]; }, 0, 65536),
-        Keys<A>::integer("workgroup", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::workgroup)]; }, 0, 65536),
-        Keys<A>::integer("warp", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::warp)]; }, 0, 65536),
-        Keys<A>::integer("slice", [](A& a) -> uint32_t& { return a[size_t(ScalarLevel::slice)]; }, 0, 65536),
-    }};
-    static const Schema<SmConfig> s{
-        {K::integer("warp_slots", &SmConfig::warp_slots, 1, 128),
-         K::among("warp_size", &SmConfig::warp_size, {8, 16, 32, 64}),
-         K::integer("registers", &SmConfig::registers, 256, kMiB),
-         K::integer("shared_memory", &SmConfig::shared_memory, 0, kMiB),
-         K::integer("scalar_pool", &SmConfig::scalar_pool, 0, 65536),
-         K::integer("slice_size", &SmConfig::slice_size, 1, 63),
-         K::choice("scalar_split", &SmConfig::scalar_split, {"preset", "dynamic", "kernel"}),
-         K::map("scalar_quota", &SmConfig::scalar_quota, quotas),
-         K::integer("slice_threshold", &SmConfig::slice_threshold, 0, 65536),
-         K::pow2("l1i_bytes", &SmConfig::l1i_bytes, kKiB, kMiB),
-         K::pow2("l1d_bytes", &SmConfig::l1d_bytes, kKiB, kMiB),
-         K::integer("l1_ways", &SmConfig::l1_ways, 1, 32),
-         K::integer("issue_width", &SmConfig::issue_width, 1, 8),
-         K::integer("shared_latency_cycles", &SmConfig::shared_latency_cycles, 0, 10000),
-         K::integer("warp_launch_cycles", &SmConfig::warp_launch_cycles, 0, 10000),
-         K::integer("max_kernels", &SmConfig::max_kernels, 1, 64),
-         K::integer("atomic_latency_cycles", &SmConfig::atomic_latency_cycles, 1, 100000),
-         K::integer("lock_hold_limit", &SmConfig::lock_hold_limit, 0, 1ull << 31),
-         K::integer("lock_backoff_cycles", &SmConfig::lock_backoff_cycles, 0, 1000000),
-         K::integer("arbiter_cycles", &SmConfig::arbiter_cycles, 0, 10000),
-         K::integer("lock_watchdog_cycles", &SmConfig::lock_watchdog_cycles, 0, 1ull << 31)},
-        [](const Ctx& c, const YAML::Node& m, const Loc& at, SmConfig& sm) {
-            if (sm.slice_size >= sm.warp_size)
-                c.fail(key_loc(m, at, "slice_size"), "must be fewer than warp_size (" + std::to_string(sm.warp_size) +
-                                                         "), got " + std::to_string(sm.slice_size));
-            const uint64_t quota = uint64_t(sm.scalar_quota[0]) + sm.scalar_quota[1] + sm.scalar_quota[2] + sm.scalar_quota[3];
-            if (quota > sm.scalar_pool && sm.scalar_split != ScalarSplit::kernel)  // the kernel split sets its own
-                c.fail(key_loc(m, at, "scalar_quota"), "the quotas add up to " + std::to_string(quota) +
-                                                           ", more than scalar_pool (" + std::to_string(sm.scalar_pool) + ")");
-        }};
-    return s;
-}
-
-const Schema<MemoryConfig>& memory_schema() {
-    using K = Keys<MemoryConfig>;
-    static const Schema<MemoryConfig> s{
-        {K::real("host_latency_ns", &MemoryConfig::host_latency_ns, 0, 1e6),
-         K::real("link_latency_ns", &MemoryConfig::link_latency_ns, 0, 1e6),
-         K::real("device_latency_ns", &MemoryConfig::device_latency_ns, 0, 1e6),
-         K::real("l2_latency_ns", &MemoryConfig::l2_latency_ns, 0, 1e6),
-         K::real("l1_latency_ns", &MemoryConfig::l1_latency_ns, 0, 1e6),
-         K::integer("host_bytes", &MemoryConfig::host_bytes, kMiB, 16 * kGiB),
-         K::integer("device_bytes", &MemoryConfig::device_bytes, kMiB, 16 * kGiB),
-         K::pow2("line_bytes", &MemoryConfig::line_bytes, 16, 1024),
-         K::pow2("l2_bytes", &MemoryConfig::l2_bytes, 16, 256 * kMiB),
-         K::integer("l2_ways", &MemoryConfig::l2_ways, 1, 64)}};
-    return s;
-}
-
-const Schema<CpConfig>& cp_schema() {
-    using K = Keys<CpConfig>;
-    constexpr uint64_t kMax = 1000000;
-    static const Schema<CpConfig> s{{
-        K::integer("max_queues", &CpConfig::max_queues, 1, 64),
-        K::integer("wakeup_cycles", &CpConfig::wakeup_cycles, 0, kMax),
-        K::integer("decode_cycles", &CpConfig::decode_cycles, 0, kMax),
-        K::integer("barrier_cycles", &CpConfig::barrier_cycles, 0, kMax),
-        K::integer("completion_cycles", &CpConfig::completion_cycles, 0, kMax),
-        K::integer("fence_acquire_agent_cycles", &CpConfig::fence_acquire_agent_cycles, 0, kMax),
-        K::integer("fence_acquire_system_cycles", &CpConfig::fence_acquire_system_cycles, 0, kMax),
-        K::integer("fence_release_agent_cycles", &CpConfig::fence_release_agent_cycles, 0, kMax),
-        K::integer("fence_release_system_cycles", &CpConfig::fence_release_system_cycles, 0, kMax),
-        K::integer("irq_cycles", &CpConfig::irq_cycles, 0, kMax),
-    }};
-    return s;
-}
-
-const Schema<WlmConfig>& wlm_schema() {
-    static const Schema<WlmConfig> s{{Keys<WlmConfig>::integer("setup_cycles", &WlmConfig::setup_cycles, 0, 1000000)}};
-    return s;
-}
-
-const Schema<GlcConfig>& glc_schema() {
-    static const Schema<GlcConfig> s{{Keys<GlcConfig>::integer("dispatch_cycles", &GlcConfig::dispatch_cycles, 0, 1000000)}};
-    return s;
-}
-
-const Schema<UsaConfig>& usa_schema() {
-    using K = Keys<UsaConfig>;
-    static const Schema<UsaConfig> s{
-        {K::integer("cores", &UsaConfig::cores, 2, 80), K::integer("vertex_cores", &UsaConfig::vertex_cores, 0, 80),
-         K::integer("max_draws", &UsaConfig::max_draws, 1, 64),
-         K::integer("pixel_queue", &UsaConfig::pixel_queue, 1, 1 << 20),
-         K::integer("balance_cycles", &UsaConfig::balance_cycles, 1, 1000000),
-         K::integer("switch_cycles", &UsaConfig::switch_cycles, 0, 1000000),
-         K::integer("vertex_fetch_cycles", &UsaConfig::vertex_fetch_cycles, 0, 1000000),
-         K::integer("pixel_setup_cycles", &UsaConfig::pixel_setup_cycles, 0, 1000000)},
-        [](const Ctx& c, const YAML::Node& m, const Loc& at, UsaConfig& u) {
-            if (u.vertex_cores > u.cores)
-                c.fail(key_loc(m, at, "vertex_cores"), "must be at most cores (" + std::to_string(u.cores) +
-                                                           "), got " + std::to_string(u.vertex_cores));
-        }};
-    return s;
-}
-
-// A set-associative cache needs whole sets.
-void check_cache(const Ctx& c, const Loc& at, uint64_t bytes, uint64_t line, uint64_t ways, const char* ways_key) {
-    if (bytes < line * ways || (bytes / line) % ways)
-        c.fail(at, std::to_string(bytes) + " bytes of " + std::to_string(line) + "-byte lines do not divide into " +
-                       std::to_string(ways) + " ways (" + ways_key + ")");
-}
-
-const Schema<PlatformConfig>& platform_schema() {
-    using K = Keys<PlatformConfig>;
-    static const Schema<PlatformConfig> s{
-        {K::real("clock_mhz", &PlatformConfig::clock_mhz, 100, 5000),
-         K::integer("sms", &PlatformConfig::sms, 1, 128),
-         K::integer("bus_cycles", &PlatformConfig::bus_cycles, 0, 1000),
-         K::map("sm", &PlatformConfig::sm, sm_schema()),
-         K::map("memory", &PlatformConfig::memory, memory_schema()),
-         K::map("cp", &PlatformConfig::cp, cp_schema()),
-         K::map("wlm", &PlatformConfig::wlm, wlm_schema()),
-         K::map("glc", &PlatformConfig::glc, glc_schema()),
-         K::map("usa", &PlatformConfig::usa, usa_schema())},
-        [](const Ctx& c, const YAML::Node& m, const Loc& at, PlatformConfig& p) {
-            const MemoryConfig& mem = p.memory;
-            check_cache(c, key_loc(m, at, "memory.l2_bytes"), mem.l2_bytes, mem.line_bytes, mem.l2_ways, "memory.l2_ways");
-            check_cache(c, key_loc(m, at, "sm.l1i_bytes"), p.sm.l1i_bytes, mem.line_bytes, p.sm.l1_ways, "sm.l1_ways");
-            check_cache(c, key_loc(m, at, "sm.l1d_bytes"), p.sm.l1d_bytes, mem.line_bytes, p.sm.l1_ways, "sm.l1_ways");
-        }};
-    return s;
-}
-
-const Schema<Policies>& policy_schema() {
-    static const Schema<Policies> s = [] {
-        Schema<Policies> p;
-        for (const PolicyKey& k : policy_keys())
-            p.fields.push_back({k.name, [&k](const Ctx& c, const YAML::Node& v, const Loc& at, Policies& pol) {
-                                    pol.*k.member = k.values[get_choice(c, v, at, k.values)];
+// The schema of the parameters below `prefix` ("" for the platform map, "sm." for platform.sm,
+// "policy." for the policy map), nested maps for deeper names.
+const Schema<GpuConfig>& param_schema(const std::string& prefix) {
+    static std::map<std::string, Schema<GpuConfig>> schemas;  // built once per prefix, then only read
+    if (auto it = schemas.find(prefix); it != schemas.end()) return it->second;
+    Schema<GpuConfig> s;
+    std::vector<std::string> groups;
+    for (const GpuParam& p : gpu_params()) {
+        if (p.name.rfind(prefix, 0) != 0 || (prefix.empty() && p.name.rfind("policy.", 0) == 0)) continue;
+        const std::string rest = p.name.substr(prefix.size());
+        if (const size_t dot = rest.find('.'); dot != std::string::npos) {
+            const std::string group = rest.substr(0, dot);
+            if (contains(groups, group)) continue;
+            groups.push_back(group);
+            const Schema<GpuConfig>* sub = &param_schema(prefix + group + ".");
+            s.fields.push_back({group, [sub](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+                                    read_map(c, v, at, *sub, g);
                                 }});
-        return p;
-    }();
-    return s;
+            continue;
+        }
+        s.fields.push_back({rest, [&p](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+                                switch (p.kind) {
+                                case GpuParam::Kind::integer: p.set_integer(g, get_uint(c, v, at, p.lo, p.hi)); break;
+                                case GpuParam::Kind::power_of_two:
+                                case GpuParam::Kind::one_of: {
+                                    const uint64_t x = get_uint(c, v, at, 0, ~0ull);
+                                    if (std::string why = p.check(x); !why.empty()) c.fail(at, why);
+                                    p.set_integer(g, x);
+                                    break;
+                                }
+                                case GpuParam::Kind::real:
+                                    p.set_real(g, get_real(c, v, at, p.real_lo, p.real_hi, p.lo_open));
+                                    break;
+                                case GpuParam::Kind::choice: p.set_text(g, p.choices[get_choice(c, v, at, p.choices)]); break;
+                                }
+                            }});
+    }
+    if (prefix.empty())  // the rules across keys, each at the key it names
+        s.check = [](const Ctx& c, const YAML::Node& m, const Loc& at, GpuConfig& g) {
+            for (const ConfigProblem& r : config_rules(g.platform)) c.fail(key_loc(m, at, r.param), r.message);
+        };
+    return schemas.emplace(prefix, std::move(s)).first->second;
+}
+
+// The scenario's `platform` and `policy` maps, through a GpuConfig holding the scenario's.
+Field<Scenario> gpu_section(const char* name, const char* prefix) {
+    return {name, [prefix](const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+                GpuConfig g{s.platform, s.policy, {}};
+                read_map(c, v, at, param_schema(prefix), g);
+                s.platform = g.platform;
+                s.policy = g.policy;
+            }};
 }
 
 // ---- Programs
@@ -1212,8 +1083,8 @@ const Schema<Scenario>& scenario_schema() {
         K::text("name", &Scenario::name, true),
         K::real("max_sim_ns", &Scenario::max_sim_ns, 0, kInf, true),
         K::flag("measure_alone", &Scenario::measure_alone),
-        K::map("platform", &Scenario::platform, platform_schema()),
-        K::map("policy", &Scenario::policy, policy_schema()),
+        gpu_section("platform", ""),
+        gpu_section("policy", "policy."),
         K::map("host", &Scenario::workload, host),
         K::custom("queues", read_queues),
         K::custom("kernels", read_kernels),

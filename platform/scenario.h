@@ -2,12 +2,7 @@
 // (the only place in the project that reads YAML is platform/scenario.cpp).
 #pragma once
 #include "firmware/workload.h"
-#include "models/cp/cp_config.h"
-#include "models/glc/glc_config.h"
-#include "models/common/memory_config.h"
-#include "models/common/sm_config.h"
-#include "models/usa/usa_config.h"
-#include "models/wlm/wlm_config.h"
+#include "platform/gpu_config.h"
 
 #include <optional>
 #include <stdexcept>
@@ -16,26 +11,6 @@
 #include <vector>
 
 namespace gpuvp {
-
-struct PlatformConfig {
-    double clock_mhz = 1500;
-    uint32_t sms = 8;
-    uint32_t bus_cycles = 2;  // one hop of the on-chip control bus
-    SmConfig sm;
-    MemoryConfig memory;
-    CpConfig cp;
-    WlmConfig wlm;
-    GlcConfig glc;
-    UsaConfig usa;
-};
-
-struct Policies {
-    std::string dispatch = "fifo";    // fifo | priority-block | priority-warp   (M1)
-    std::string launch = "serial";    // serial | prefetch                       (M5)
-    std::string lock = "spin";        // spin | priority                         (M2)
-    std::string scalar = "per-warp";  // per-warp | multilevel                   (M3)
-    std::string shading = "static";   // static | adaptive | adaptive-depth-first (M4)
-};
 
 // One side of a comparison: a kernel's or a draw's metric, or a path into results.json.
 struct ExpectOperand {

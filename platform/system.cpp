@@ -12,16 +12,7 @@ HostLayout System::layout(const PlatformConfig& p) {
 }
 
 namespace {
-GpuConfig gpu_config(const Scenario& s) {
-    GpuConfig c;
-    c.platform = s.platform;
-    c.dispatch = s.policy.dispatch;
-    c.launch = s.policy.launch;
-    c.lock = s.policy.lock;
-    c.scalar = s.policy.scalar;
-    c.shading = s.policy.shading;
-    return c;
-}
+GpuConfig gpu_config(const Scenario& s) { return GpuConfig{s.platform, s.policy, {}}; }
 Workload workload(const Scenario& s) {
     Workload w = s.workload;
     w.copy_to_device = s.policy.launch == "serial";

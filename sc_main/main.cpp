@@ -39,6 +39,7 @@ const char* kUsage =
     "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
     "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--check-protocol] [--quiet]\n"
     "       gpuvp merge OUT.xml|OUT.csv FILE...\n"
+    "       gpuvp params    (the GPU's parameters: hierarchical name, type, default, range)\n"
     "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
 
 int usage(const std::string& why) {
@@ -168,6 +169,11 @@ int sc_main(int argc, char** argv) {
     const std::string command = args[0];
     if (command == "regress") return regress_main(args);
     if (command == "merge") return merge_main(args);
+    if (command == "params") {
+        if (args.size() > 1) return usage("params takes no arguments");
+        std::cout << gpuvp::gpu_params_markdown();
+        return 0;
+    }
     if (command != "run" && command != "validate" && command != "sweep")
         return usage("unknown command '" + command + "'");
     std::string file, out_dir, vcd_file;

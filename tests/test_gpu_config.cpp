@@ -1,0 +1,164 @@
+// The GPU's configuration without the loader: the parameter table, set_param/get_param by
+// hierarchical name, check_config and Gpu's refusal of a bad config; the loader reading the
+// same table; docs/integration.md listing it.
+#include "files.h"
+#include "platform/gpu.h"
+#include "platform/gpu_config.h"
+#include "platform/scenario.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace gpuvp;
+using Catch::Matchers::Contains;
+using Catch::Matchers::Equals;
+
+namespace {
+
+std::string set_error(GpuConfig& c, const std::string& name, const std::string& value) {
+    try {
+        set_param(c, name, value);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string loader_error(const std::string& key, const std::string& value) {
+    try {
+        parse_scenario("name: t\nkernels:\n  - name: k\n    program: [{op: valu}]\n", "t.yaml", {{key, value}});
+    } catch (const ScenarioError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const GpuParam& param(const std::string& name) {
+    const GpuParam* p = find_gpu_param(name);
+    REQUIRE(p);
+    return *p;
+}
+
+}  // namespace
+
+TEST_CASE("gpu config: the defaults are usable and every parameter reads back its default", "[config]") {
+    const GpuConfig def;
+    CHECK(check_config(def).empty());
+    std::set<std::string> names;
+    for (const GpuParam& p : gpu_params()) {
+        INFO(p.name);
+        CHECK(names.insert(p.name).second);  // one entry per name
+        CHECK_FALSE(get_param(def, p.name).empty());
+    }
+    CHECK(names.size() == gpu_params().size());
+    CHECK(get_param(def, "sm.warp_slots") == "48");
+    CHECK(get_param(def, "gpu.clock_mhz") == "1500");  // the instance prefix is accepted
+    CHECK(get_param(def, "policy.dispatch") == "fifo");
+    CHECK(get_param(def, "sm.scalar_split") == "preset");
+    CHECK(get_param(def, "sm.scalar_quota.warp") == "640");
+}
+
+TEST_CASE("gpu config: set_param sets each kind of parameter and refuses bad names and values", "[config]") {
+    GpuConfig c;
+    set_param(c, "gpu.sm.warp_slots", "32");
+    CHECK(c.platform.sm.warp_slots == 32);
+    set_param(c, "memory.l2_latency_ns", "12.5");
+    CHECK(c.platform.memory.l2_latency_ns == 12.5);
+    set_param(c, "sm.l1d_bytes", "32768");
+    CHECK(c.platform.sm.l1d_bytes == 32768);
+    set_param(c, "sm.scalar_split", "kernel");
+    CHECK(c.platform.sm.scalar_split == ScalarSplit::kernel);
+    set_param(c, "policy.shading", "adaptive");
+    CHECK(c.policy.shading == "adaptive");
+    set_param(c, "sm.scalar_quota.slice", "7");
+    CHECK(c.platform.sm.scalar_quota[3] == 7);
+    CHECK(get_param(c, "sm.scalar_quota.slice") == "7");
+
+    CHECK_THAT(set_error(c, "sm.warp_slotz", "8"), Equals("unknown parameter 'sm.warp_slotz' (did you mean 'sm.warp_slots'?)"));
+    CHECK_THAT(set_error(c, "gpu.sm[3].warp_slots", "8"),
+               Contains("unknown parameter 'sm[3].warp_slots'") && Contains("sm.KEY sets every gpu.sm[i]"));
+    CHECK_THAT(set_error(c, "sm.warp_slots", "200"), Equals("gpu.sm.warp_slots: 200 is out of range 1..128"));
+    CHECK_THAT(set_error(c, "sm.warp_slots", "4.5"), Equals("gpu.sm.warp_slots: expected an integer, got '4.5'"));
+    CHECK_THAT(set_error(c, "sm.warp_slots", "many"), Equals("gpu.sm.warp_slots: expected a number, got 'many'"));
+    CHECK_THAT(set_error(c, "sm.warp_slots", "-1"), Equals("gpu.sm.warp_slots: expected an integer, got '-1'"));
+    CHECK_THAT(set_error(c, "sm.l1i_bytes", "3000"), Equals("gpu.sm.l1i_bytes: must be a power of two in 1024..1048576, got 3000"));
+    CHECK_THAT(set_error(c, "sm.warp_size", "24"), Equals("gpu.sm.warp_size: must be one of 8, 16, 32, 64, got 24"));
+    CHECK_THAT(set_error(c, "clock_mhz", "50"), Equals("gpu.clock_mhz: 50 is out of range: must be 100..5000"));
+    CHECK_THAT(set_error(c, "policy.dispatch", "fifoo"), Equals("gpu.policy.dispatch: unknown value 'fifoo' (did you mean 'fifo'?)"));
+    CHECK(c.platform.sm.warp_slots == 32);  // a refused value changes nothing
+    CHECK(c.policy.dispatch == "fifo");
+}
+
+TEST_CASE("gpu config: check_config names every value out of range and every broken rule", "[config]") {
+    GpuConfig c;
+    c.platform.sm.warp_slots = 0;
+    c.platform.usa.cores = 100;
+    c.policy.lock = "spinn";
+    auto problems = check_config(c);
+    REQUIRE(problems.size() == 3);
+    CHECK(problems[0].param == "sm.warp_slots");
+    CHECK(problems[0].message == "0 is out of range 1..128");
+    CHECK(problems[1].param == "usa.cores");
+    CHECK(problems[2].param == "policy.lock");
+    CHECK_THAT(problems[2].message, Contains("did you mean 'spin'"));
+
+    GpuConfig r;  // each value in range, the rules broken
+    r.platform.sm.slice_size = 40;
+    r.platform.sm.scalar_pool = 100;
+    r.platform.usa.vertex_cores = 20;
+    r.platform.sm.l1_ways = 32;
+    r.platform.sm.l1i_bytes = 1024;  // 8 lines of 128 bytes: not 32 ways
+    problems = check_config(r);
+    std::vector<std::string> params;
+    for (const auto& p : problems) params.push_back(p.param);
+    CHECK(params == std::vector<std::string>{"sm.slice_size", "sm.scalar_quota", "usa.vertex_cores", "sm.l1i_bytes"});
+    CHECK(problems[0].message == "must be fewer than warp_size (32), got 40");
+    CHECK(problems[1].message == "the quotas add up to 1024, more than scalar_pool (100)");
+    r.platform.sm.scalar_split = ScalarSplit::kernel;  // the kernel split sets its own quotas
+    CHECK(check_config(r).size() == 3);
+}
+
+TEST_CASE("gpu config: the scenario loader reads the same table with the same ranges", "[config][scenario]") {
+    for (const GpuParam& p : gpu_params()) {
+        INFO(p.name);
+        const std::string key = p.name.rfind("policy.", 0) == 0 ? p.name : "platform." + p.name;
+        const GpuConfig def;
+        // Its default is accepted under its scenario key...
+        CHECK(loader_error(key, get_param(def, p.name)).empty());
+        // ...and a value just outside its range is refused, by the loader and by set_param.
+        std::string bad;
+        switch (p.kind) {
+        case GpuParam::Kind::integer: bad = std::to_string(p.hi + 1); break;
+        case GpuParam::Kind::power_of_two: bad = std::to_string(p.hi * 2); break;
+        case GpuParam::Kind::one_of: bad = std::to_string(p.allowed.back() + 1); break;
+        case GpuParam::Kind::real: bad = std::to_string(p.real_hi * 2); break;
+        case GpuParam::Kind::choice: bad = "no-such-policy"; break;
+        }
+        CHECK_THAT(loader_error(key, bad), Contains("--set: " + key + ": "));
+        GpuConfig c;
+        CHECK_FALSE(set_error(c, p.name, bad).empty());
+    }
+    // A rule across keys, at the key it names.
+    CHECK_THAT(loader_error("platform.sm.slice_size", "40"), Contains("platform.sm.slice_size: must be fewer than warp_size (32), got 40"));
+}
+
+TEST_CASE("gpu config: docs/integration.md lists every parameter with its default and range", "[config][docs]") {
+    const std::string doc = test::slurp(std::string(GPUVP_SOURCE_DIR) + "/docs/integration.md");
+    CHECK_THAT(doc, Contains(gpu_params_markdown()));
+}
+
+TEST_CASE("gpu config: Gpu refuses a bad config naming each parameter under its instance name", "[config]") {
+    GpuConfig c;
+    c.platform.sm.warp_slots = 500;
+    c.policy.dispatch = "lifo";
+    try {
+        Gpu gpu("soc_gpu", c);
+        FAIL("a Gpu was built");
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        CHECK_THAT(what, Contains("soc_gpu: the configuration is not usable:"));
+        CHECK_THAT(what, Contains("soc_gpu.sm.warp_slots: 500 is out of range 1..128"));
+        CHECK_THAT(what, Contains("soc_gpu.policy.dispatch: unknown value 'lifo'"));
+    }
+}
