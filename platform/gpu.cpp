@@ -27,6 +27,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
       to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter"),
       debug_usa_("debug_usa") {
     const PlatformConfig& p = cfg_.platform;
+    log_ = std::make_unique<GpuLog>(this->name(), cfg_.log, p.sms, observer);
+    observer = log_.get();  // every block reports to the log, which passes each event on
     const sc_time bus = clock_.cycles(p.bus_cycles);
     auto policy = make_placement_policy(cfg_.policy.dispatch);  // both known: checked() above
     auto shading = make_shading_policy(cfg_.policy.shading, p.usa.cores);

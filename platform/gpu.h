@@ -19,6 +19,7 @@
 #include "models/usa/unified_shading_array.h"
 #include "models/wlm/workload_manager.h"
 #include "platform/gpu_config.h"
+#include "platform/gpu_log.h"
 
 #include <systemc>
 #include <tlm>
@@ -63,6 +64,7 @@ private:
 
     GpuConfig cfg_;
     CheckedBindings connect_;  // the checkers between the blocks (declared first: destroyed last)
+    std::unique_ptr<GpuLog> log_;  // in front of the caller's observer: sc_report messages
     Clock clock_;
     sc_core::sc_time inbound_;  // host -> GPU crossing of the link (one way)
     tlm_utils::simple_initiator_socket<Gpu> to_cp_, to_bar_;

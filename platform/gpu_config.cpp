@@ -329,6 +329,23 @@ std::vector<ConfigProblem> check_config(const GpuConfig& config) {
         else problem = p.check(p.get_integer(config));
         if (!problem.empty()) out.push_back({p.name, problem});
     }
+    for (const auto& [key, level] : config.log) {
+        const size_t open = key.find('[');
+        const std::string base = key.substr(0, open);
+        bool known = key == "*" || base == "cp" || base == "wlm" || base == "glc" || base == "usa" || base == "sm" ||
+                     base == "arbiter";
+        if (known && open != std::string::npos) {  // sm[i], arbiter[i]: i an SM
+            const std::string digits = key.size() > open + 2 && key.back() == ']' ? key.substr(open + 1, key.size() - open - 2) : "";
+            known = (base == "sm" || base == "arbiter") && !digits.empty() && digits.size() < 6 &&
+                    digits.find_first_not_of("0123456789") == std::string::npos &&
+                    std::stoul(digits) < config.platform.sms;
+        }
+        if (!known)
+            out.push_back({"log", "no block '" + key + "' (cp, wlm, glc, usa, sm, sm[0.." +
+                                      std::to_string(config.platform.sms - 1) + "], arbiter, arbiter[i] or *)"});
+        else if (level < 0)
+            out.push_back({"log", key + ": a verbosity is >= 0 (sc_core::SC_NONE .. SC_DEBUG), got " + std::to_string(level)});
+    }
     if (out.empty())  // the rules assume every value in its range
         for (ConfigProblem& r : config_rules(config.platform)) out.push_back(std::move(r));
     return out;

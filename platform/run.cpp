@@ -197,7 +197,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     ProtocolLog protocol;
     protocol.set_warnings(false);  // reported in the results instead
-    System sys("system", s, &rec, options.check_protocol ? &protocol : nullptr);
+    System sys("system", s, &rec, options.check_protocol ? &protocol : nullptr, options.log);
 
     const auto t0 = std::chrono::steady_clock::now();
     const sc_time limit(s.max_sim_ns, sc_core::SC_NS);

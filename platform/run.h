@@ -4,8 +4,10 @@
 #include "platform/scenario.h"
 
 #include <nlohmann/json.hpp>
+#include <systemc>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,8 @@ struct RunOptions {
     // A TLM-2.0 base-protocol checker on every connection of the platform; what they see goes
     // to results.json `protocol`, and a violation fails the run.
     bool check_protocol = false;
+    // The GPU's sc_report log, per block (GpuConfig::log); by default nothing (`gpuvp run --log`).
+    std::map<std::string, int> log{{"*", sc_core::SC_NONE}};
     // Called about every `progress_seconds` of host time while the run goes on, and once at its
     // end. The run then goes in slices of simulated time; the results are the same.
     std::function<void(const Progress&)> progress;

@@ -12,7 +12,9 @@ HostLayout System::layout(const PlatformConfig& p) {
 }
 
 namespace {
-GpuConfig gpu_config(const Scenario& s) { return GpuConfig{s.platform, s.policy, {}}; }
+GpuConfig gpu_config(const Scenario& s, const std::map<std::string, int>& log) {
+    return GpuConfig{s.platform, s.policy, log};
+}
 Workload workload(const Scenario& s) {
     Workload w = s.workload;
     w.copy_to_device = s.policy.launch == "serial";
@@ -21,11 +23,12 @@ Workload workload(const Scenario& s) {
 }
 }  // namespace
 
-System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observer, ProtocolLog* protocol)
+System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observer, ProtocolLog* protocol,
+               const std::map<std::string, int>& log)
     : sc_module(name), connect_(protocol),
       host_memory("host_memory", s.platform.memory.host_bytes,
                   sc_core::sc_time(s.platform.memory.host_latency_ns, sc_core::SC_NS)),
-      bus("bus"), gpu("gpu", gpu_config(s), observer, protocol), host("host", workload(s), layout(s.platform)),
+      bus("bus"), gpu("gpu", gpu_config(s, log), observer, protocol), host("host", workload(s), layout(s.platform)),
       irq("irq") {
     const HostLayout l = layout(s.platform);
     bus.map(0, l.host_bytes, 0, "host memory");

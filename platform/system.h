@@ -17,8 +17,9 @@ class System : public sc_core::sc_module {
 public:
     // `protocol`: a TLM-2.0 base-protocol checker on every connection, the GPU's internal ones
     // included, reporting there; null: none.
+    // `log`: the GPU's sc_report verbosity per block (GpuConfig::log); by default none.
     System(sc_core::sc_module_name name, const Scenario& scenario, Observer* observer = nullptr,
-           ProtocolLog* protocol = nullptr);
+           ProtocolLog* protocol = nullptr, const std::map<std::string, int>& log = {{"*", sc_core::SC_NONE}});
 
     Memory host_memory;
     Router bus;

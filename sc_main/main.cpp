@@ -34,7 +34,7 @@ namespace {
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
 const char* kUsage =
-    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--check-protocol] [--quiet]\n"
+    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--check-protocol] [--log [BLOCK=]LEVEL,...] [--quiet]\n"
     "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
     "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
     "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--check-protocol] [--quiet]\n"
@@ -45,6 +45,32 @@ const char* kUsage =
 int usage(const std::string& why) {
     std::cerr << "gpuvp: " << why << "\n" << kUsage;
     return 2;
+}
+
+// "--log cp=medium,sm[2]=debug" (or "--log high": every block): the GPU's sc_report verbosity
+// per block, LEVEL one of none, low, medium, high, full, debug.
+bool parse_log(const std::string& spec, std::map<std::string, int>& log, std::string& why) {
+    static const std::map<std::string, int> levels{{"none", sc_core::SC_NONE}, {"low", sc_core::SC_LOW},
+                                                   {"medium", sc_core::SC_MEDIUM}, {"high", sc_core::SC_HIGH},
+                                                   {"full", sc_core::SC_FULL}, {"debug", sc_core::SC_DEBUG}};
+    std::stringstream items(spec);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        const size_t eq = item.find('=');
+        const std::string block = eq == std::string::npos ? "*" : item.substr(0, eq);
+        const std::string level = eq == std::string::npos ? item : item.substr(eq + 1);
+        auto it = levels.find(level);
+        if (block.empty() || it == levels.end()) {
+            why = "--log wants [BLOCK=]LEVEL,... with LEVEL none, low, medium, high, full or debug, got '" + item + "'";
+            return false;
+        }
+        log[block] = it->second;
+    }
+    if (log.empty()) {
+        why = "--log wants [BLOCK=]LEVEL,...";
+        return false;
+    }
+    return true;
 }
 
 bool make_dirs(const std::string& path) {
@@ -181,13 +207,19 @@ int sc_main(int argc, char** argv) {
     bool trace = true, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
     unsigned jobs = std::max(1l, sysconf(_SC_NPROCESSORS_ONLN));
-    bool sweep_trace = false, jobs_given = false;
+    bool sweep_trace = false, jobs_given = false, log_given = false;
+    std::map<std::string, int> log;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j" || a == "--vcd") {
+        if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j" || a == "--vcd" || a == "--log") {
             if (i + 1 == args.size()) return usage(a + " needs a value");
             const std::string& v = args[++i];
-            if (a == "--out") {
+            if (a == "--log") {
+                log_given = true;
+                log = {{"*", sc_core::SC_NONE}};  // blocks not named stay quiet
+                std::string why;
+                if (!parse_log(v, log, why)) return usage(why);
+            } else if (a == "--out") {
                 out_dir = v;
             } else if (a == "--vcd") {
                 vcd_file = v;
@@ -228,6 +260,7 @@ int sc_main(int argc, char** argv) {
     if (command == "validate" && jobs_given) return usage("-j is an option of run and sweep");
     if (command != "run" && !vcd_file.empty()) return usage("--vcd is an option of run");
     if (command != "run" && check_protocol) return usage("--check-protocol is an option of run and regress");
+    if (command != "run" && log_given) return usage("--log is an option of run");
 
     if (command == "sweep") {
         // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
@@ -282,6 +315,7 @@ int sc_main(int argc, char** argv) {
         options.trace = trace && !out_dir.empty();
         options.trace_limit = trace_limit;
         options.check_protocol = check_protocol;
+        if (log_given) options.log = log;
         options.vcd = !vcd_file.empty();
         if (!quiet && isatty(2))  // a progress line on a terminal, rewritten in place
             options.progress = [](const gpuvp::Progress& p) {

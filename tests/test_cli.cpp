@@ -2,6 +2,7 @@
 // real `gpuvp` program.
 #include <catch2/catch.hpp>
 #include "tests/files.h"
+#include "platform/gpu_config.h"
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -513,4 +514,30 @@ TEST_CASE("run with --check-protocol puts a checker on every connection and chan
     CHECK(a == b);
     CHECK(slurp(d + "/a/trace.json") == slurp(d + "/b/trace.json"));
     CHECK(cli("sweep " + d + "/s.yaml --set platform.sms=1,2 --check-protocol").exit_code == 2);
+}
+
+using Catch::Matchers::Contains;
+
+TEST_CASE("gpuvp run log option prints the named blocks and refuses unknown levels and blocks", "[cli][log]") {
+    Result r = cli("run " + kDefault + " --quiet --log cp=medium");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Contains("Info: gpuvp/cp: ") && Contains("system.gpu.cp: kernel slot 0 completed"));
+    CHECK(r.output.find("gpuvp/sm") == std::string::npos);
+    CHECK(cli("run " + kDefault + " --quiet").output.find("Info:") == std::string::npos);  // quiet unless asked
+
+    r = cli("run " + kDefault + " --log cp=loud");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("--log wants [BLOCK=]LEVEL,...") && Contains("'cp=loud'"));
+    r = cli("run " + kDefault + " --log smm=low");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("system.gpu.log: no block 'smm'"));
+    CHECK(cli("validate " + kDefault + " --log low").exit_code == 2);
+}
+
+TEST_CASE("gpuvp params prints every parameter with its default and range", "[cli][config]") {
+    const Result r = cli("params");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == gpuvp::gpu_params_markdown());
+    CHECK_THAT(r.output, Contains("| `gpu.sm.warp_slots` | integer | 48 | 1..128 |"));
+    CHECK(cli("params extra").exit_code == 2);
 }

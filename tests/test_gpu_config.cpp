@@ -34,11 +34,6 @@ std::string loader_error(const std::string& key, const std::string& value) {
     return "";
 }
 
-const GpuParam& param(const std::string& name) {
-    const GpuParam* p = find_gpu_param(name);
-    REQUIRE(p);
-    return *p;
-}
 
 }  // namespace
 
