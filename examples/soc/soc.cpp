@@ -11,8 +11,13 @@
 // host memory, creates queue 0 through the command processor's registers, writes one AQL
 // kernel dispatch packet (ROCm's hsa_kernel_dispatch_packet_t) with its header last, rings
 // the doorbell and sleeps until the interrupt. Exit code 0 when the kernel completed.
+//
+// `soc_example --check-protocol` puts gpuvp's TLM-2.0 base-protocol checker on each of the
+// SoC's bindings and on every connection inside the GPU, prints what they saw and exits 1 on
+// any violation: how to check your own platform's sockets.
 #include "models/common/isa.h"         // gpuvp::Instruction: the GPU's 64-bit instruction words
 #include "models/common/memory_map.h"  // gpuvp::map: mmio register offsets, kBar, kDeviceBase
+#include "models/checker/checked_bindings.h"  // gpuvp::CheckedBindings, gpuvp::ProtocolLog
 #include "platform/gpu.h"              // gpuvp::Gpu, gpuvp::GpuConfig
 
 #include <hsa/amd_hsa_kernel_code.h>   // amd_kernel_code_t: the kernel descriptor
@@ -353,7 +358,11 @@ private:
     bool passed_ = false;
 };
 
-int sc_main(int, char**) {
+int sc_main(int argc, char** argv) {
+    const bool check_protocol = argc > 1 && std::string(argv[1]) == "--check-protocol";
+    gpuvp::ProtocolLog protocol;  // what the checkers see (used with --check-protocol only)
+    gpuvp::ProtocolLog* checked = check_protocol ? &protocol : nullptr;
+
     gpuvp::GpuConfig cfg;  // every block's defaults (gpuvp's docs/timing.md)
     cfg.platform.sms = 4;
     cfg.platform.sm.warp_size = kWarpSize;
@@ -361,19 +370,21 @@ int sc_main(int, char**) {
 
     HostMemory memory("memory", kHostBytes, sc_time(100, SC_NS));
     Interconnect interconnect("interconnect");
-    gpuvp::Gpu gpu("gpu", cfg);
+    gpuvp::Gpu gpu("gpu", cfg, nullptr, checked);  // with a log: a checker on each inner connection
     Cpu cpu("cpu");
     sc_core::sc_signal<bool> irq("irq");
 
-    cpu.bus.bind(interconnect.cpu_in);
-    gpu.sysmem.bind(interconnect.gpu_in);  // every access the GPU makes to host memory
-    interconnect.to_memory.bind(memory.socket);
-    interconnect.to_gpu.bind(gpu.mmio);
+    gpuvp::CheckedBindings connect(checked);  // a.bind(b), or a -> checker -> b
+    connect(cpu.bus, interconnect.cpu_in);
+    connect(gpu.sysmem, interconnect.gpu_in);  // every access the GPU makes to host memory
+    connect(interconnect.to_memory, memory.socket);
+    connect(interconnect.to_gpu, gpu.mmio);
     gpu.irq.bind(irq);
     cpu.irq.bind(irq);
 
     sc_core::sc_start();
-    if (!cpu.passed()) {
+    if (check_protocol) std::printf("%s", protocol.summary().c_str());
+    if (!cpu.passed() || !protocol.clean()) {
         std::fprintf(stderr, "soc_example: FAILED\n");
         return 1;
     }

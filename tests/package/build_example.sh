@@ -4,6 +4,7 @@
 #   2. a copy of examples/soc, outside the source tree, configured with
 #      -DCMAKE_PREFIX_PATH=TMP/prefix (same compiler, build type and generator), built
 #   3. run it: exit code 0 and "kernel done at X ns, signal 0"
+#   4. run it with --check-protocol: the same, zero violations, and the CPU's DMI request granted
 # Usage: build_example.sh CMAKE BUILD_DIR EXAMPLE_DIR CXX BUILD_TYPE GENERATOR LIBRARY
 set -eu
 cmake=$1 build=$2 example=$3 cxx=$4 build_type=$5 generator=$6 library=$7
@@ -58,4 +59,21 @@ if ! grep -Eq "^kernel done at [0-9]+(\.[0-9]+)? ns, signal 0$" "$tmp/run.log"; 
     echo "FAIL: soc_example did not print 'kernel done at X ns, signal 0'" >&2
     exit 1
 fi
+echo "== run with --check-protocol"
+status=0
+"$tmp/soc-build/soc_example" --check-protocol >"$tmp/checked.log" 2>&1 || status=$?
+cat "$tmp/checked.log"
+if [ "$status" -ne 0 ]; then
+    echo "FAIL: soc_example --check-protocol exited with $status" >&2
+    exit 1
+fi
+grep -Eq "^kernel done at [0-9]+(\.[0-9]+)? ns, signal 0$" "$tmp/checked.log" || {
+    echo "FAIL: soc_example --check-protocol did not complete the kernel" >&2
+    exit 1
+}
+# 4 SoC bindings + the GPU's inner ones (11 per SM + 16: 60 with 4 SMs); the ring went in by DMI.
+grep -Eq "^TLM-2.0 base protocol: 64 checkers, [1-9][0-9]* b_transport, .* [1-9][0-9]* DMI requests \([1-9][0-9]* granted\), .*; 0 violations$" "$tmp/checked.log" || {
+    echo "FAIL: expected 64 checkers, DMI granted and 0 violations" >&2
+    exit 1
+}
 echo "PASS"
