@@ -34,14 +34,17 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     auto shading = make_shading_policy(cfg_.policy.shading, p.usa.cores);
 
     DispatchLimits limits;
-    limits.max_group_segment = p.sm.shared_memory;
+    std::vector<SmConfig> sm_configs;  // each SM's: the class's with its instance's own values
+    for (uint32_t i = 0; i < p.sms; ++i) sm_configs.push_back(p.sm_of(i));
+    const SmConfig largest = p.largest_sm();  // a kernel's block must fit one SM to run at all
+    limits.max_group_segment = largest.shared_memory;
     DrawLimits draw_limits;
     draw_limits.max_pixel_tasks_per_vertex_task = std::min(draw_limits.max_pixel_tasks_per_vertex_task, p.usa.pixel_queue);
     cp_ = std::make_unique<CommandProcessor>("cp", p.cp, p.sm.max_kernels, limits, p.usa.max_draws, draw_limits, clock_,
                                              bus, observer);
     usa_ = std::make_unique<UnifiedShadingArray>("usa", p.usa, std::move(shading), clock_, bus, observer);
-    wlm_ = std::make_unique<WorkloadManager>("wlm", p.sm, p.wlm, clock_, bus, observer);
-    glc_ = std::make_unique<GlobalLogicController>("glc", p.sms, p.sm, p.sm.max_kernels, p.glc, clock_, bus,
+    wlm_ = std::make_unique<WorkloadManager>("wlm", largest, p.wlm, clock_, bus, observer);
+    glc_ = std::make_unique<GlobalLogicController>("glc", sm_configs, p.sm.max_kernels, p.glc, clock_, bus,
                                                    std::move(policy), observer);
     fabric_ = std::make_unique<Router>("fabric");
     CacheConfig l2{p.memory.l2_bytes, p.memory.line_bytes, p.memory.l2_ways, p.memory.l2_latency_ns};
@@ -80,12 +83,12 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         policy.kernarg_prefetch = cfg_.policy.launch == "prefetch";
         policy.locks = cfg_.policy.lock == "priority" ? LockScheme::priority : LockScheme::spin;
         policy.multilevel_scalars = cfg_.policy.scalar == "multilevel";
-        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, p.sm, p.memory.line_bytes, clock_, bus, policy,
+        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, sm_configs[i], p.memory.line_bytes, clock_, bus, policy,
                                                             observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto l1d = std::make_unique<Cache>(("l1d[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1d_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto arbiter = std::make_unique<LockArbiter>(("arbiter[" + std::to_string(i) + "]").c_str(), i,
-                                                     2 * p.sm.warp_slots, clock_, bus, p.sm.arbiter_cycles, observer);
+                                                     2 * sm_configs[i].warp_slots, clock_, bus, p.sm.arbiter_cycles, observer);
         connect_(glc_->to_sm, sm->regs);
         connect_(sm->to_arbiter, arbiter->regs);
         connect_(arbiter->to_sm, sm->regs);

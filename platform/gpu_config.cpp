@@ -175,14 +175,50 @@ std::vector<GpuParam> make_params() {
 
 std::string strip_gpu(const std::string& name) { return name.rfind("gpu.", 0) == 0 ? name.substr(4) : name; }
 
+// The keys an SM instance may set, with where each lives in SmInstanceConfig and SmConfig.
+struct InstanceKey {
+    const char* name;
+    std::optional<uint32_t> SmInstanceConfig::*own;
+    uint32_t SmConfig::*of_class;
+};
+const std::vector<InstanceKey>& instance_keys() {
+    static const std::vector<InstanceKey> k = {
+        {"warp_slots", &SmInstanceConfig::warp_slots, &SmConfig::warp_slots},
+        {"registers", &SmInstanceConfig::registers, &SmConfig::registers},
+        {"shared_memory", &SmInstanceConfig::shared_memory, &SmConfig::shared_memory},
+        {"issue_width", &SmInstanceConfig::issue_width, &SmConfig::issue_width},
+    };
+    return k;
+}
+
+// "sm[3].warp_slots" -> SM 3 and its key; false for any other name.
+bool instance_name(const std::string& name, uint32_t& sm, std::string& key) {
+    const std::string n = strip_gpu(name);
+    const size_t close = n.find("].");
+    if (n.rfind("sm[", 0) != 0 || close == std::string::npos || close == 3 || close - 3 > 6) return false;
+    const std::string digits = n.substr(3, close - 3);
+    if (digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    sm = uint32_t(std::stoul(digits));
+    key = n.substr(close + 2);
+    return true;
+}
+
+const InstanceKey* instance_key(const std::string& key) {
+    for (const InstanceKey& k : instance_keys())
+        if (key == k.name) return &k;
+    return nullptr;
+}
+
 const GpuParam& param_or_throw(const std::string& name) {
     if (const GpuParam* p = find_gpu_param(name)) return *p;
+    uint32_t sm = 0;
+    std::string key;
+    if (instance_name(name, sm, key))
+        throw std::invalid_argument("gpu." + strip_gpu(name) + ": an SM instance sets only " + join(sm_instance_keys(), ", ") +
+                                    (find_gpu_param("sm." + key) ? "; sm." + key + " sets every SM" : ""));
     std::vector<std::string> names;
     for (const GpuParam& p : gpu_params()) names.push_back(p.name);
-    std::string msg = unknown_word("parameter", strip_gpu(name), names);
-    if (strip_gpu(name).rfind("sm[", 0) == 0)
-        msg += "; the SMs are alike: sm.KEY sets every gpu.sm[i]";
-    throw std::invalid_argument(msg);
+    throw std::invalid_argument(unknown_word("parameter", strip_gpu(name), names));
 }
 
 // Edits (insert, delete, replace, swap two neighbours) that turn a into b.
@@ -256,7 +292,38 @@ const std::vector<GpuParam>& gpu_params() {
     return params;
 }
 
+const std::vector<std::string>& sm_instance_keys() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (const InstanceKey& k : instance_keys()) n.push_back(k.name);
+        return n;
+    }();
+    return names;
+}
+
+SmConfig PlatformConfig::sm_of(uint32_t i) const {
+    SmConfig c = sm;
+    if (auto it = sm_instance.find(i); it != sm_instance.end())
+        for (const InstanceKey& k : instance_keys())
+            if (const auto& v = it->second.*k.own) c.*k.of_class = *v;
+    return c;
+}
+
+SmConfig PlatformConfig::largest_sm() const {
+    SmConfig c = sm;
+    if (sms == 0) return c;
+    for (const InstanceKey& k : instance_keys()) {
+        uint32_t most = 0;
+        for (uint32_t i = 0; i < sms; ++i) most = std::max(most, sm_of(i).*k.of_class);
+        c.*k.of_class = most;
+    }
+    return c;
+}
+
 const GpuParam* find_gpu_param(const std::string& name) {
+    uint32_t sm = 0;
+    std::string key;
+    if (instance_name(name, sm, key)) return instance_key(key) ? find_gpu_param("sm." + key) : nullptr;
     const std::string n = strip_gpu(name);
     for (const GpuParam& p : gpu_params())
         if (p.name == n) return &p;
@@ -265,6 +332,9 @@ const GpuParam* find_gpu_param(const std::string& name) {
 
 std::string get_param(const GpuConfig& config, const std::string& name) {
     const GpuParam& p = param_or_throw(name);
+    uint32_t sm = 0;
+    std::string key;
+    if (instance_name(name, sm, key)) return std::to_string(config.platform.sm_of(sm).*instance_key(key)->of_class);
     if (p.kind == GpuParam::Kind::real) return num(p.get_real(config));
     if (p.kind == GpuParam::Kind::choice) return p.get_text(config);
     return std::to_string(p.get_integer(config));
@@ -291,6 +361,12 @@ void set_param(GpuConfig& config, const std::string& name, const std::string& va
     }
     if (d < 0 || d != std::floor(d) || d >= 18446744073709551616.0) fail("expected an integer, got '" + value + "'");
     if (!(problem = p.check(uint64_t(d))).empty()) fail(problem);
+    uint32_t sm = 0;
+    std::string key;
+    if (instance_name(name, sm, key)) {  // SM `sm`'s own value (its index is checked by check_config)
+        config.platform.sm_instance[sm].*instance_key(key)->own = uint32_t(d);
+        return;
+    }
     p.set_integer(config, uint64_t(d));
 }
 
@@ -329,6 +405,15 @@ std::vector<ConfigProblem> check_config(const GpuConfig& config) {
         else problem = p.check(p.get_integer(config));
         if (!problem.empty()) out.push_back({p.name, problem});
     }
+    for (const auto& [i, own] : config.platform.sm_instance) {
+        const std::string sm = "sm[" + std::to_string(i) + "]";
+        if (i >= config.platform.sms)
+            out.push_back({sm, "no such SM: sms is " + std::to_string(config.platform.sms)});
+        for (const InstanceKey& k : instance_keys())
+            if (const auto& v = own.*k.own)
+                if (std::string problem = find_gpu_param(std::string("sm.") + k.name)->check(uint64_t(*v)); !problem.empty())
+                    out.push_back({sm + "." + k.name, problem});
+    }
     for (const auto& [key, level] : config.log) {
         const size_t open = key.find('[');
         const std::string base = key.substr(0, open);
@@ -359,6 +444,10 @@ std::string gpu_params_markdown() {
         std::string t = type;
         if (!p.unit.empty()) t += " (" + p.unit + ")";
         s += "| `gpu." + p.name + "` | " + t + " | " + get_param(defaults, p.name) + " | " + p.range() + " |\n";
+    }
+    for (const InstanceKey& k : instance_keys()) {  // one SM's own value
+        const GpuParam& p = *find_gpu_param(std::string("sm.") + k.name);
+        s += std::string("| `gpu.sm[i].") + k.name + "` | integer | `gpu.sm." + k.name + "` | " + p.range() + " |\n";
     }
     return s;
 }

@@ -12,16 +12,28 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace gpuvp {
 
+// What one SM instance may set differently from its class's SmConfig (gpu.sm[3].warp_slots):
+// its capacities and issue width. Unset: the class's value.
+struct SmInstanceConfig {
+    std::optional<uint32_t> warp_slots, registers, shared_memory, issue_width;
+};
+
 struct PlatformConfig {
     double clock_mhz = 1500;
     uint32_t sms = 8;
     uint32_t bus_cycles = 2;  // one hop of the on-chip control bus
-    SmConfig sm;
+    SmConfig sm;              // every SM (gpu.sm.KEY) ...
+    std::map<uint32_t, SmInstanceConfig> sm_instance;  // ... but for what SM i sets itself
+    // SM i's configuration: `sm` with its instance's values.
+    SmConfig sm_of(uint32_t i) const;
+    // The largest capacities any SM has (what a block must fit to run at all).
+    SmConfig largest_sm() const;
     MemoryConfig memory;
     CpConfig cp;
     WlmConfig wlm;
@@ -84,8 +96,12 @@ struct GpuParam {
 
 // Every parameter, in the order the scenario loader reads them.
 const std::vector<GpuParam>& gpu_params();
-// The parameter called `name` ("sm.warp_slots"; a leading "gpu." is accepted), or null.
+// The parameter called `name` ("sm.warp_slots"; a leading "gpu." is accepted), or null. An
+// SM instance's parameter ("sm[3].warp_slots") gives its class's entry (same type and range).
 const GpuParam* find_gpu_param(const std::string& name);
+// The SmConfig keys an SM instance may set (sm[i].KEY): warp_slots, registers, shared_memory,
+// issue_width.
+const std::vector<std::string>& sm_instance_keys();
 
 // A parameter's value as text ("48", "1500", "fifo").
 std::string get_param(const GpuConfig& config, const std::string& name);

@@ -351,8 +351,13 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             return json{{"read_hits", cs.read_hits}, {"read_misses", cs.read_misses}, {"mshr_hits", cs.mshr_hits},
                         {"writes", cs.writes}};
         };
+        const SmConfig own = s.platform.sm_of(i);
         sms.push_back(json{{"id", i},
                            {"busy_fraction", end.value() ? sm.busy_time().to_seconds() / end.to_seconds() : 0.0},
+                           {"warp_slots", own.warp_slots},
+                           {"registers", own.registers},
+                           {"shared_memory", own.shared_memory},
+                           {"issue_width", own.issue_width},
                            {"warps_run", st.warps_run},
                            {"blocks_run", st.blocks_run},
                            {"instructions", st.instructions},
@@ -683,7 +688,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                 if (l.rung && l.queue == q && l.packet == p) return l.name;
             return std::string("?");
         };
-        out.trace = rec.trace_json(name_of, qn, sys.gpu.sm_count(), s.platform.sm.warp_slots, s.platform.usa.cores).dump() + "\n";
+        out.trace = rec.trace_json(name_of, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores).dump() + "\n";
     }
 
     // The breakdown table: stages as rows, kernels as columns (the first eight kernels).

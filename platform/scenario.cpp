@@ -277,6 +277,10 @@ template <class S>
 struct Schema {
     std::vector<Field<S>> fields;
     Reader<S> check = nullptr;  // rules across keys, run on the whole map once its keys are read
+    // Keys of a form rather than a name ("sm[3]"): `matches` says which; `pattern` reads one
+    // (its key is the last part of `at`), after the named fields, in key order.
+    std::function<bool(const std::string&)> matches = nullptr;
+    Reader<S> pattern = nullptr;
 };
 
 // Reads map `m` into `out`: unknown and duplicate keys are errors, absent keys keep `out`'s
@@ -291,7 +295,8 @@ void read_map(const Ctx& c, const YAML::Node& m, const Loc& at, const Schema<S>&
         for (const auto& kv : m) {
             Loc here = at.field(kv.first.IsScalar() ? kv.first.Scalar() : "?", line_of(kv.first, at.line));
             if (!kv.first.IsScalar()) c.fail(here, "a key must be a plain name, got " + got(kv.first));
-            if (!contains(names, kv.first.Scalar())) c.fail(here, unknown("key", kv.first.Scalar(), names));
+            if (!contains(names, kv.first.Scalar()) && !(schema.matches && schema.matches(kv.first.Scalar())))
+                c.fail(here, unknown("key", kv.first.Scalar(), names));
             auto [it, fresh] = given.emplace(kv.first.Scalar(), std::make_pair(kv.second, here));
             if (!fresh) c.fail(here, "duplicate key (first at line " + std::to_string(it->second.second.line) + ")");
         }
@@ -302,6 +307,9 @@ void read_map(const Ctx& c, const YAML::Node& m, const Loc& at, const Schema<S>&
         }
         else if (f.required) c.fail(at.field(f.name, at.line), "missing required key '" + f.name + "'");
     }
+    if (schema.matches)
+        for (const auto& [name, given_at] : given)
+            if (!contains(names, name)) schema.pattern(c, given_at.first, Loc{given_at.second.key, line_of(given_at.first, given_at.second.line)}, out);
     if (schema.check) schema.check(c, m, at, out);
 }
 
@@ -435,10 +443,38 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
                                 }
                             }});
     }
-    if (prefix.empty())  // the rules across keys, each at the key it names
+    if (prefix.empty()) {
+        // sm[i]: what SM i sets itself (sm_instance_keys()), with the class's ranges.
+        s.matches = [](const std::string& key) { return key.rfind("sm[", 0) == 0; };
+        s.pattern = [](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+            const std::string sm = at.key.substr(at.key.rfind('.') + 1);  // "sm[3]"
+            const std::string digits = sm.substr(3, sm.size() - 4);
+            if (sm.back() != ']' || digits.empty() || digits.size() > 3 ||
+                digits.find_first_not_of("0123456789") != std::string::npos)
+                c.fail(at, "an SM of its own is sm[i] with i an SM's index, got '" + sm + "'");
+            if (std::stoul(digits) >= g.platform.sms)
+                c.fail(at, "no such SM: platform.sms is " + std::to_string(g.platform.sms) + " (sm[0] .. sm[" +
+                               std::to_string(g.platform.sms - 1) + "])");
+            static const Schema<GpuConfig> own = [] {
+                Schema<GpuConfig> o;
+                for (const std::string& key : sm_instance_keys())
+                    o.fields.push_back({key, [key](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+                                            const std::string sm = at.key.substr(0, at.key.rfind('.'));
+                                            const std::string name = sm.substr(sm.rfind('.') + 1) + "." + key;
+                                            const GpuParam& p = *find_gpu_param(name);
+                                            const uint64_t x = get_uint(c, v, at, p.lo, p.hi);
+                                            set_param(g, name, std::to_string(x));
+                                        }});
+                return o;
+            }();
+            if (!v.IsMap() || v.size() == 0) c.fail(at, "expected a map of " + join(sm_instance_keys()) + ", got " + got(v));
+            read_map(c, v, at, own, g);
+        };
+        // The rules across keys, each at the key it names.
         s.check = [](const Ctx& c, const YAML::Node& m, const Loc& at, GpuConfig& g) {
             for (const ConfigProblem& r : config_rules(g.platform)) c.fail(key_loc(m, at, r.param), r.message);
         };
+    }
     return schemas.emplace(prefix, std::move(s)).first->second;
 }
 
@@ -728,7 +764,7 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
 
 // The rules that need the platform and the queues.
 void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenario& s, const KernelSpec& k) {
-    const SmConfig& sm = s.platform.sm;
+    const SmConfig sm = s.platform.largest_sm();  // a block must fit one SM (sm[i] may differ)
     std::vector<std::string> queues;
     for (const auto& q : s.workload.queues) queues.push_back(q.name);
     if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown("queue", k.queue, queues));
@@ -1146,11 +1182,17 @@ std::string apply_override(YAML::Node& root, const std::string& key, const YAML:
             else cur.reset(cur[idx]);
         } else if (cur.IsMap() || cur.IsNull()) {
             if (!name) throw bad(here + " is " + got(cur) + ", not a list");
-            canon += (canon.empty() ? "" : ".") + *name;
-            if (last) cur[*name] = val;
+            std::string k = *name;
+            // name[i] where name is not a list: one map key, as platform.sm[3] (an SM of its own)
+            if (i + 1 < path.size() && std::holds_alternative<size_t>(path[i + 1]) &&
+                !(cur.IsMap() && view[*name] && view[*name].IsSequence()))
+                k += "[" + std::to_string(std::get<size_t>(path[++i])) + "]";
+            const bool end = i + 1 == path.size();
+            canon += (canon.empty() ? "" : ".") + k;
+            if (end) cur[k] = val;
             else {
-                if (!view[*name]) cur[*name] = YAML::Node(YAML::NodeType::Map);
-                cur.reset(cur[*name]);
+                if (!view[k]) cur[k] = YAML::Node(YAML::NodeType::Map);
+                cur.reset(cur[k]);
             }
         } else {
             throw bad(here + " is " + got(cur) + ", not a map or a list");

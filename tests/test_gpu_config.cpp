@@ -2,6 +2,7 @@
 // hierarchical name, check_config and Gpu's refusal of a bad config; the loader reading the
 // same table; docs/integration.md listing it.
 #include "files.h"
+#include "support.h"
 #include "platform/gpu.h"
 #include "platform/gpu_config.h"
 #include "platform/scenario.h"
@@ -71,8 +72,7 @@ TEST_CASE("gpu config: set_param sets each kind of parameter and refuses bad nam
     CHECK(get_param(c, "sm.scalar_quota.slice") == "7");
 
     CHECK_THAT(set_error(c, "sm.warp_slotz", "8"), Equals("unknown parameter 'sm.warp_slotz' (did you mean 'sm.warp_slots'?)"));
-    CHECK_THAT(set_error(c, "gpu.sm[3].warp_slots", "8"),
-               Contains("unknown parameter 'sm[3].warp_slots'") && Contains("sm.KEY sets every gpu.sm[i]"));
+    CHECK_THAT(set_error(c, "gpu.cpp.max_queues", "8"), Equals("unknown parameter 'cpp.max_queues' (did you mean 'cp.max_queues'?)"));
     CHECK_THAT(set_error(c, "sm.warp_slots", "200"), Equals("gpu.sm.warp_slots: 200 is out of range 1..128"));
     CHECK_THAT(set_error(c, "sm.warp_slots", "4.5"), Equals("gpu.sm.warp_slots: expected an integer, got '4.5'"));
     CHECK_THAT(set_error(c, "sm.warp_slots", "many"), Equals("gpu.sm.warp_slots: expected a number, got 'many'"));
@@ -156,4 +156,100 @@ TEST_CASE("gpu config: Gpu refuses a bad config naming each parameter under its 
         CHECK_THAT(what, Contains("soc_gpu.sm.warp_slots: 500 is out of range 1..128"));
         CHECK_THAT(what, Contains("soc_gpu.policy.dispatch: unknown value 'lifo'"));
     }
+}
+
+TEST_CASE("gpu config: an SM instance sets its own capacities by hierarchical name", "[config]") {
+    GpuConfig c;
+    c.platform.sms = 4;
+    set_param(c, "gpu.sm[3].warp_slots", "16");
+    set_param(c, "sm[1].registers", "131072");
+    CHECK(get_param(c, "sm[3].warp_slots") == "16");
+    CHECK(get_param(c, "sm[2].warp_slots") == "48");  // not set: the class's
+    CHECK(c.platform.sm_of(3).warp_slots == 16);
+    CHECK(c.platform.sm_of(3).registers == 65536);
+    CHECK(c.platform.sm_of(1).registers == 131072);
+    CHECK(c.platform.sm.warp_slots == 48);  // the class is unchanged
+    const SmConfig big = c.platform.largest_sm();
+    CHECK(big.warp_slots == 48);
+    CHECK(big.registers == 131072);
+    CHECK(check_config(c).empty());
+
+    CHECK_THAT(set_error(c, "sm[3].warp_slots", "129"), Equals("gpu.sm.warp_slots: 129 is out of range 1..128"));
+    CHECK_THAT(set_error(c, "sm[3].l1_ways", "2"),
+               Equals("gpu.sm[3].l1_ways: an SM instance sets only warp_slots, registers, shared_memory, issue_width; "
+                      "sm.l1_ways sets every SM"));
+    set_param(c, "sm[7].issue_width", "2");  // SM 7 of a 4-SM GPU: check_config refuses it
+    auto problems = check_config(c);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].param == "sm[7]");
+    CHECK(problems[0].message == "no such SM: sms is 4");
+    c.platform.sm_instance.erase(7);
+    c.platform.sm_instance[0].shared_memory = 2u << 20;  // set directly, out of range
+    problems = check_config(c);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].param == "sm[0].shared_memory");
+
+    // Every SM smaller than the class: the largest SM is the largest instance.
+    GpuConfig all;
+    all.platform.sms = 2;
+    all.platform.sm_instance[0].warp_slots = 8;
+    all.platform.sm_instance[1].warp_slots = 16;
+    CHECK(all.platform.largest_sm().warp_slots == 16);
+}
+
+TEST_CASE("gpu config: the loader reads sm[i] maps and --set of sm[i] keys", "[config][scenario]") {
+    const std::string base = "name: t\nplatform:\n  sms: 2\n  sm[1]: {warp_slots: 8, issue_width: 2}\nkernels:\n  - name: k\n    program: [{op: valu}]\n";
+    const Scenario s = parse_scenario(base, "t.yaml");
+    CHECK(s.platform.sm_of(1).warp_slots == 8);
+    CHECK(s.platform.sm_of(1).issue_width == 2);
+    CHECK(s.platform.sm_of(0).warp_slots == 48);
+    CHECK(parse_scenario(base, "t.yaml", {{"platform.sm[0].registers", "1024"}}).platform.sm_of(0).registers == 1024);
+
+    auto error = [&](const std::string& yaml, const Overrides& o = {}) {
+        try {
+            parse_scenario(yaml, "t.yaml", o);
+        } catch (const ScenarioError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK_THAT(error("name: t\nplatform:\n  sms: 2\n  sm[2]: {warp_slots: 8}\n"),
+               Equals("t.yaml:4: platform.sm[2]: no such SM: platform.sms is 2 (sm[0] .. sm[1])"));
+    CHECK_THAT(error("name: t\nplatform:\n  sm[1]: {l1_ways: 8}\n"),
+               Contains("t.yaml:3: platform.sm[1].l1_ways: unknown key 'l1_ways'"));
+    CHECK_THAT(error("name: t\nplatform:\n  sm[1]: {warp_slots: 200}\n"),
+               Equals("t.yaml:3: platform.sm[1].warp_slots: 200 is out of range 1..128"));
+    CHECK_THAT(error("name: t\nplatform:\n  sm[a]: {warp_slots: 2}\n"),
+               Contains("platform.sm[a]: an SM of its own is sm[i]"));
+    CHECK_THAT(error(base, {{"platform.sm[1].warp_slots", "0"}}),
+               Equals("--set: platform.sm[1].warp_slots: 0 is out of range 1..128"));
+    // A block must fit the largest SM.
+    CHECK(error("name: t\nplatform:\n  sms: 2\n  sm: {warp_slots: 8}\n  sm[1]: {warp_slots: 16}\n"
+                "kernels:\n  - {name: k, block: [512], program: [{op: valu}]}\n")
+              .empty());
+    CHECK_THAT(error("name: t\nplatform:\n  sms: 2\n  sm: {warp_slots: 8}\n"
+                     "kernels:\n  - {name: k, block: [512], program: [{op: valu}]}\n"),
+               Contains("needs 16 warps; an SM has 8 warp slots"));
+}
+
+TEST_CASE("gpu config: blocks go only to the SMs they fit and no SM exceeds its own warp slots", "[config][placement]") {
+    // SM 1 has 8 warp slots, SM 0 the class's 48: 16-warp blocks all run on SM 0, and a
+    // second kernel of 4-warp blocks fills SM 1 up to its 8 slots.
+    const test::Run r = test::run_yaml(R"(name: mixed
+platform:
+  sms: 2
+  sm[1]: {warp_slots: 8}
+kernels:
+  - {name: wide, grid: [2048], block: [512], program: [{op: valu, repeat: 50}]}
+  - {name: narrow, grid: [4096], block: [128], program: [{op: valu, repeat: 50}]}
+)");
+    REQUIRE(r.results["status"] == "ok");
+    const auto& sms = r.results["sms"];
+    CHECK(sms[0]["warp_slots"] == 48);
+    CHECK(sms[1]["warp_slots"] == 8);
+    CHECK(sms[1]["resident_warps_max"].get<uint32_t>() <= 8);
+    CHECK(sms[1]["resident_warps_max"].get<uint32_t>() > 0);
+    CHECK(sms[0]["resident_warps_max"].get<uint32_t>() > 8);
+    CHECK(sms[0]["blocks_run"].get<uint64_t>() + sms[1]["blocks_run"].get<uint64_t>() == 4 + 32);
+    CHECK(sms[1]["blocks_run"].get<uint64_t>() <= 32);  // only narrow blocks fit SM 1
 }

@@ -568,8 +568,8 @@ TEST_CASE("scenario: a --set path through a non-map is an error", "[scenario][se
     CHECK_THAT(e.what(), Contains("'kernels' has 1 elements"));
     e = error_of(kMinimal, {{"kernels.nosuch.vregs", "8"}});
     CHECK_THAT(e.what(), Contains("no element named 'nosuch'"));
-    e = error_of(kMinimal, {{"platform[0]", "1"}});
-    CHECK_THAT(e.what(), Contains("not a list"));
+    e = error_of(kMinimal, {{"platform[0]", "1"}});  // name[i] on a map is the key name[i] (as sm[3])
+    CHECK_THAT(e.what(), Contains("unknown key 'platform[0]' (did you mean 'platform'?)"));
     e = error_of(kMinimal, {{"platform..sms", "1"}});
     CHECK(e.key() == "platform..sms");
     CHECK_THAT(e.what(), Contains("empty name"));

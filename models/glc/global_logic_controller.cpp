@@ -9,16 +9,16 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
-GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, uint32_t sms, const SmConfig& sm,
+GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, const std::vector<SmConfig>& sms,
                                              uint32_t max_kernels, const GlcConfig& config, const Clock& clock,
                                              sc_time bus, std::unique_ptr<PlacementPolicy> policy,
                                              Observer* observer)
     : sc_module(name), regs("regs"), to_sm("to_sm"), to_cp("to_cp"), cfg_(config), clock_(clock), bus_(bus),
-      policy_(std::move(policy)), observer_(observer), warp_size_(sm.warp_size) {
+      policy_(std::move(policy)), observer_(observer), warp_size_(sms.at(0).warp_size) {
     tables_.kernels.resize(max_kernels);
-    tables_.sms.assign(sms, SmRow{sm.registers, sm.warp_slots, sm.shared_memory, kNoPriority});
-    views_.resize(sms);
-    for (SmView& v : views_) v.reported = tables_.sms.front();
+    for (const SmConfig& sm : sms) tables_.sms.push_back(SmRow{sm.registers, sm.warp_slots, sm.shared_memory, kNoPriority});
+    views_.resize(sms.size());
+    for (size_t i = 0; i < sms.size(); ++i) views_[i].reported = tables_.sms[i];
     regs.register_b_transport(this, &GlobalLogicController::b_transport);
     regs.register_transport_dbg(this, &GlobalLogicController::transport_dbg);
     SC_HAS_PROCESS(GlobalLogicController);

@@ -31,7 +31,8 @@ public:
     tlm_utils::multi_passthrough_initiator_socket<GlobalLogicController> to_sm;  // bind SM 0 first
     tlm_utils::simple_initiator_socket<GlobalLogicController> to_cp;
 
-    GlobalLogicController(sc_core::sc_module_name name, uint32_t sms, const SmConfig& sm,
+    // `sms`: each SM's configuration, SM 0 first (their capacities fill the SM status table).
+    GlobalLogicController(sc_core::sc_module_name name, const std::vector<SmConfig>& sms,
                           uint32_t max_kernels, const GlcConfig& config, const Clock& clock,
                           sc_core::sc_time bus, std::unique_ptr<PlacementPolicy> policy,
                           Observer* observer = nullptr);
