@@ -11,7 +11,8 @@ enum class ScalarSplit : uint8_t {
     kernel,   // quotas set from the kernel's needs per level when its first block arrives
 };
 
-// One streaming multiprocessor (all SMs of a platform are alike).
+// One streaming multiprocessor: the class every SM of a platform takes; an SM instance may set
+// its own capacities and issue width (PlatformConfig::sm_instance, platform/gpu_config.h).
 struct SmConfig {
     uint32_t warp_slots = 48;        // hardware warp slots
     uint32_t warp_size = 32;         // threads per warp
