@@ -25,7 +25,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
       clock_(config.platform.clock_mhz),
       inbound_(sc_time(config.platform.memory.link_latency_ns / 2, sc_core::SC_NS)), to_cp_("to_cp"),
       to_bar_("to_bar"), debug_glc_("debug_glc"), debug_sm_("debug_sm"), debug_arbiter_("debug_arbiter"),
-      debug_usa_("debug_usa") {
+      debug_usa_("debug_usa"), debug_wlm_("debug_wlm"), debug_cp_done_("debug_cp_done") {
     const PlatformConfig& p = cfg_.platform;
     log_ = std::make_unique<GpuLog>(this->name(), cfg_.log, p.sms, observer);
     observer = log_.get();  // every block reports to the log, which passes each event on
@@ -71,6 +71,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     connect_(cp_->to_usa, usa_->regs);
     connect_(usa_->to_cp, cp_->internal);
     connect_(debug_usa_, usa_->regs);
+    connect_(debug_wlm_, wlm_->regs);
+    connect_(debug_cp_done_, cp_->internal);
     connect_(wlm_->mem, fabric_->in);
     connect_(wlm_->to_glc, glc_->regs);
     connect_(wlm_->to_cp, cp_->internal);
@@ -156,6 +158,12 @@ unsigned Gpu::debug_aperture(tlm::tlm_generic_payload& gp) {
     } else if (a >= map::kDebugUsa && a < map::kDebugUsa + map::kDebugStride) {
         gp.set_address(a - map::kDebugUsa);
         n = debug_usa_->transport_dbg(gp);
+    } else if (a >= map::kDebugWlm && a < map::kDebugWlm + map::kDebugStride) {
+        gp.set_address(a - map::kDebugWlm);
+        n = debug_wlm_->transport_dbg(gp);
+    } else if (a >= map::kDebugCpDone && a < map::kDebugCpDone + map::kDebugStride) {
+        gp.set_address(a - map::kDebugCpDone);
+        n = debug_cp_done_->transport_dbg(gp);
     }
     gp.set_address(a);
     return n;

@@ -72,6 +72,8 @@ private:
     tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_sm_;         // transport_dbg only
     tlm_utils::multi_passthrough_initiator_socket<Gpu> debug_arbiter_;    // transport_dbg only
     tlm_utils::simple_initiator_socket<Gpu> debug_usa_;                   // transport_dbg only
+    tlm_utils::simple_initiator_socket<Gpu> debug_wlm_;                   // transport_dbg only
+    tlm_utils::simple_initiator_socket<Gpu> debug_cp_done_;               // transport_dbg only
     std::unique_ptr<CommandProcessor> cp_;
     std::unique_ptr<WorkloadManager> wlm_;
     std::unique_ptr<GlobalLogicController> glc_;

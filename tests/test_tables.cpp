@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <cstddef>
 #include <cstring>
 
 using namespace gpuvp;
@@ -98,4 +99,41 @@ TEST_CASE("the debug aperture refuses timed access", "[tables]") {
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     CHECK(transport(probe.bus, tlm::TLM_READ_COMMAND, HostLayout{}.mmio_base + map::kDebugGlc, &v, 8, d) ==
           tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
+TEST_CASE("every target inside the GPU answers transport_dbg: the WLM's last launch and the CP's last done messages", "[tables]") {
+    Scenario s = parse_scenario(kYaml, "tables.yaml");
+    System sys("system", s);
+    gpuvp::test::DebugProbe probe("probe");
+    probe.bus.bind(sys.bus.in);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated (multi-socket bindings complete there)
+    const auto before = probe.read<LaunchDescriptor>(map::kDebugWlm + map::kWlmLaunch);
+    CHECK(before.kernel_object == 0);  // nothing launched yet: the register's reset value
+    sc_core::sc_start();
+    REQUIRE(sys.host.all_done());
+    const LaunchRecord& l = sys.host.launches()[0];
+    const auto launch = probe.read<LaunchDescriptor>(map::kDebugWlm + map::kWlmLaunch);
+    CHECK(launch.kernel_slot == 0);
+    CHECK(launch.grid_size[0] == 2048);
+    CHECK(launch.workgroup_size[0] == 128);
+    CHECK(launch.group_segment_size == 1024);
+    CHECK(launch.kernel_object == l.device_code);  // serial launch: the host's device copy
+    CHECK(launch.priority == 3);
+    // Part of the register: the grid size alone.
+    CHECK(probe.read<std::array<uint32_t, 3>>(map::kDebugWlm + map::kWlmLaunch + offsetof(LaunchDescriptor, grid_size))[0] == 2048);
+    const auto done = probe.read<KernelDone>(map::kDebugCpDone + map::kCpKernelDone);
+    CHECK(done.kernel_slot == 0);
+    CHECK(done.error == 0);
+    // Debug writes change nothing there (0 bytes): they must not launch or complete a kernel.
+    LaunchDescriptor bogus{};
+    bogus.kernel_slot = 5;
+    CHECK(debug_transport(probe.bus, tlm::TLM_WRITE_COMMAND, HostLayout{}.mmio_base + map::kDebugWlm + map::kWlmLaunch,
+                          &bogus, sizeof bogus) == 0);
+    CHECK(debug_transport(probe.bus, tlm::TLM_WRITE_COMMAND, HostLayout{}.mmio_base + map::kDebugCpDone + map::kCpKernelDone,
+                          &bogus, sizeof(KernelDone)) == 0);
+    CHECK(probe.read<LaunchDescriptor>(map::kDebugWlm + map::kWlmLaunch).kernel_slot == 0);
+    // Past the register: 0 bytes.
+    uint64_t v = 0;
+    CHECK(debug_transport(probe.bus, tlm::TLM_READ_COMMAND,
+                          HostLayout{}.mmio_base + map::kDebugWlm + map::kWlmLaunch + sizeof(LaunchDescriptor) - 4, &v, 8) == 0);
 }

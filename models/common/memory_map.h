@@ -35,6 +35,8 @@ constexpr uint64_t kDebugSm = 0x9000'0000ull;  // SM i at kDebugSm + i * kDebugS
 constexpr uint64_t kDebugStride = 0x20'0000ull;
 constexpr uint64_t kDebugArbiter = 0xa000'0000ull;  // SM i's lock arbiter at kDebugArbiter + i * kDebugStride
 constexpr uint64_t kDebugUsa = 0xb000'0000ull;      // the unified shading array's registers (M4)
+constexpr uint64_t kDebugWlm = 0xc000'0000ull;      // the WLM's launch register (the last launch)
+constexpr uint64_t kDebugCpDone = 0xd000'0000ull;   // the CP's internal done registers (the last of each)
 
 // --- Internal control registers (on-chip bus, not reachable from mmio) ---
 constexpr uint64_t kWlmLaunch = 0x0000;        // WLM: write a LaunchDescriptor

@@ -18,6 +18,7 @@ CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const CpConfig&
     mmio.register_b_transport(this, &CommandProcessor::mmio_b_transport);
     mmio.register_transport_dbg(this, &CommandProcessor::mmio_dbg);
     internal.register_b_transport(this, &CommandProcessor::internal_b_transport);
+    internal.register_transport_dbg(this, &CommandProcessor::internal_dbg);
     SC_HAS_PROCESS(CommandProcessor);
     SC_THREAD(run);
     SC_METHOD(drive_irq);
@@ -156,16 +157,30 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
         if (p && p->wait == Wait::signals) p->wait = Wait::none;
 }
 
+unsigned CommandProcessor::internal_dbg(int, tlm::tlm_generic_payload& gp) {
+    const uint64_t a = gp.get_address(), n = gp.get_data_length();
+    auto read = [&](uint64_t base, const void* reg, uint64_t size) -> unsigned {
+        if (a < base || a - base > size || n > size - (a - base)) return 0;
+        std::memcpy(gp.get_data_ptr(), static_cast<const unsigned char*>(reg) + (a - base), n);
+        return unsigned(n);
+    };
+    if (!gp.is_read()) return 0;
+    if (unsigned got = read(map::kCpKernelDone, &last_kernel_done_, sizeof last_kernel_done_)) return got;
+    return read(map::kCpDrawDone, &last_draw_done_, sizeof last_draw_done_);
+}
+
 void CommandProcessor::internal_b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
     if (reject_unsupported(gp)) return;
     const uint64_t a = gp.get_address();
     const unsigned n = gp.get_data_length();
     if (gp.is_write() && a == map::kCpKernelDone && n == sizeof(KernelDone)) {
         delay += bus_;
-        done_.post_in(from_bytes<KernelDone>(gp.get_data_ptr()), delay);
+        last_kernel_done_ = from_bytes<KernelDone>(gp.get_data_ptr());
+        done_.post_in(last_kernel_done_, delay);
     } else if (gp.is_write() && a == map::kCpDrawDone && n == sizeof(DrawDone)) {
         delay += bus_;
-        draws_done_.post_in(from_bytes<DrawDone>(gp.get_data_ptr()), delay);
+        last_draw_done_ = from_bytes<DrawDone>(gp.get_data_ptr());
+        draws_done_.post_in(last_draw_done_, delay);
     } else {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;

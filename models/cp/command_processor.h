@@ -60,6 +60,8 @@ public:
     uint64_t packets_processed() const { return packets_; }
 
 private:
+    KernelDone last_kernel_done_{};  // the internal registers' contents
+    DrawDone last_draw_done_{};
     enum class Wait { none, barrier_bit, kernel_slot, draw_slot, signals };
     struct Pending {  // a fetched and checked packet that has not taken effect yet
         std::array<unsigned char, 64> bytes;
@@ -81,6 +83,9 @@ private:
     bool access_register(uint64_t address, unsigned char* data, unsigned length, bool write,
                          const sc_core::sc_time& at);
     void internal_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // Debug reads of the internal "done" registers give the last KernelDone / DrawDone
+    // written; debug writes are refused (0 bytes): they must not complete anything.
+    unsigned internal_dbg(int id, tlm::tlm_generic_payload& gp);
     void ring_doorbell(uint32_t q, uint64_t value, const sc_core::sc_time& at);
 
     void run();

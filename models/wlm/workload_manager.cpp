@@ -16,19 +16,30 @@ WorkloadManager::WorkloadManager(sc_core::sc_module_name name, const SmConfig& s
     : sc_module(name), regs("regs"), mem("mem"), to_isu("to_isu"), to_glc("to_glc"), to_cp("to_cp"), sm_(sm),
       cfg_(config), clock_(clock), bus_(bus), observer_(observer) {
     regs.register_b_transport(this, &WorkloadManager::b_transport);
+    regs.register_transport_dbg(this, &WorkloadManager::transport_dbg);
     SC_HAS_PROCESS(WorkloadManager);
     SC_THREAD(run);
 }
 
-void WorkloadManager::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+void WorkloadManager::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
     if (reject_unsupported(gp)) return;
     if (!gp.is_write() || gp.get_address() != map::kWlmLaunch || gp.get_data_length() != sizeof(LaunchDescriptor)) {
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
     delay += bus_;
-    inbox_.post_in(from_bytes<LaunchDescriptor>(gp.get_data_ptr()), delay);
+    last_launch_ = from_bytes<LaunchDescriptor>(gp.get_data_ptr());
+    inbox_.post_in(last_launch_, delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned WorkloadManager::transport_dbg(int, tlm::tlm_generic_payload& gp) {
+    const uint64_t a = gp.get_address(), n = gp.get_data_length();
+    if (!gp.is_read() || a < map::kWlmLaunch || a - map::kWlmLaunch > sizeof last_launch_ ||
+        n > sizeof last_launch_ - (a - map::kWlmLaunch))
+        return 0;
+    std::memcpy(gp.get_data_ptr(), reinterpret_cast<const unsigned char*>(&last_launch_) + (a - map::kWlmLaunch), n);
+    return unsigned(n);
 }
 
 void WorkloadManager::run() {

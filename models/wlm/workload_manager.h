@@ -13,7 +13,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include <deque>
 
@@ -21,7 +21,7 @@ namespace gpuvp {
 
 class WorkloadManager : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<WorkloadManager> regs;                   // from the CP
+    tlm_utils::multi_passthrough_target_socket<WorkloadManager> regs;       // from the CP (and debug)
     tlm_utils::simple_initiator_socket<WorkloadManager> mem;                 // descriptor fetch
     tlm_utils::multi_passthrough_initiator_socket<WorkloadManager> to_isu;   // every SM, SM 0 first
     tlm_utils::simple_initiator_socket<WorkloadManager> to_glc;
@@ -31,7 +31,11 @@ public:
                     const Clock& clock, sc_core::sc_time bus, Observer* observer = nullptr);
 
 private:
-    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    LaunchDescriptor last_launch_{};  // the launch register's content
+    void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    // Debug reads of the launch register give the last launch descriptor written (zeros before
+    // the first); debug writes are refused (0 bytes): they must not start a launch.
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
     void run();
     void launch(const LaunchDescriptor& l);
     void reject(const LaunchDescriptor& l, KernelError e);
