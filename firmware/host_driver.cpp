@@ -12,11 +12,15 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
+namespace {
+sc_time quantum_of(const Workload& w) { return sc_time(w.quantum_ns, sc_core::SC_NS); }
+}  // namespace
+
 HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const HostLayout& layout)
     : sc_module(name), bus("bus"), irq("irq"), work_(work), layout_(layout), host_next_(0x10000),
-      device_next_(map::kDeviceBase + 0x10000) {
+      device_next_(map::kDeviceBase + 0x10000), setup_quantum_(quantum_of(work)), irq_quantum_(quantum_of(work)) {
     if (work_.queues.empty()) work_.queues.push_back(QueueSpec{"q0", 0, 256});
-    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q, 0, 0, 0, {}});
+    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q, 0, 0, 0, {}, HostQuantum(quantum_of(work_))});
     for (const KernelSpec& k : work_.kernels) {
         LaunchRecord r;
         r.name = k.name;
@@ -47,6 +51,12 @@ uint32_t HostDriver::queue_index(const std::string& name) const {
     for (uint32_t i = 0; i < work_.queues.size(); ++i)
         if (work_.queues[i].name == name) return i;
     throw std::invalid_argument("no queue named '" + name + "'");
+}
+
+uint64_t HostDriver::syncs() const {
+    uint64_t n = setup_quantum_.syncs() + irq_quantum_.syncs();
+    for (const QueueState& q : queues_) n += q.qk.syncs();
+    return n;
 }
 
 bool HostDriver::all_done() const {
@@ -122,59 +132,70 @@ void HostDriver::end_of_elaboration() {
 // Queue creation at time 0: register writes through mmio (posted), then one submitting
 // thread per queue.
 void HostDriver::create_queues() {
+    HostQuantum& qk = setup_quantum_;
+    qk.reset();
     for (uint32_t i = 0; i < queues_.size(); ++i) {
         const QueueState& q = queues_[i];
         const uint64_t r = map::kQueueRegs + i * map::kQueueStride;
         uint32_t size = q.spec.size, prio = q.spec.priority, enable = 1;
-        mmio_write(r + map::kQueueRingBase, &q.ring, 8, true);
-        mmio_write(r + map::kQueueRingSize, &size, 4, true);
-        mmio_write(r + map::kQueuePriority, &prio, 4, true);
-        mmio_write(r + map::kQueueReadIndexAddr, &q.read_index_addr, 8, true);
-        mmio_write(r + map::kQueueControl, &enable, 4, true);
+        mmio_write(qk, r + map::kQueueRingBase, &q.ring, 8, true);
+        mmio_write(qk, r + map::kQueueRingSize, &size, 4, true);
+        mmio_write(qk, r + map::kQueuePriority, &prio, 4, true);
+        mmio_write(qk, r + map::kQueueReadIndexAddr, &q.read_index_addr, 8, true);
+        mmio_write(qk, r + map::kQueueControl, &enable, 4, true);
         if (!q.kernels.empty()) sc_core::sc_spawn([this, i] { submit_queue(i); }, ("submit_" + q.spec.name).c_str());
     }
 }
 
 // A store of the host CPU: it costs the CPU `store_ns` (caches and write buffers hide the
-// memory's latency from the CPU; the GPU, reading over the link, pays it in full).
-void HostDriver::mem_write(uint64_t address, const void* data, unsigned length) {
-    sc_time d = sc_core::SC_ZERO_TIME;
-    {  // the payload's copy is gone before the wait
+// memory's latency from the CPU; the GPU, reading over the link, pays it in full). Decoupled:
+// the store is made now and its cost goes to the thread's local time (the memory's latency,
+// which the call adds to the delay, is not the CPU's cost).
+void HostDriver::mem_write(HostQuantum& qk, uint64_t address, const void* data, unsigned length) {
+    sc_time d = qk.get_local_time();
+    {  // the payload's copy is gone before any wait
         std::vector<unsigned char> buf(static_cast<const unsigned char*>(data),
                                        static_cast<const unsigned char*>(data) + length);
         if (transport(bus, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
             throw std::runtime_error("host write to " + hex(address) + " failed");
     }
-    wait(sc_time(work_.store_ns, sc_core::SC_NS));
+    qk.annotate(store_time());
 }
 
-void HostDriver::mem_read(uint64_t address, void* data, unsigned length) {
-    sc_time d = sc_core::SC_ZERO_TIME;
+// The host reads only what the GPU writes (the read index, the completion signals): in step.
+void HostDriver::mem_read(HostQuantum& qk, uint64_t address, void* data, unsigned length) {
+    qk.flush();
+    sc_time d = qk.get_local_time();
     if (transport(bus, tlm::TLM_READ_COMMAND, address, data, length, d) != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error("host read of " + hex(address) + " failed");
-    wait(d);
+    qk.annotate_delay(d);
 }
 
-void HostDriver::mmio_write(uint64_t offset, const void* data, unsigned length, bool posted) {
+// The GPU sees a register write (a doorbell) when it is made: in step. A posted write's delay
+// is not the host's to wait for.
+void HostDriver::mmio_write(HostQuantum& qk, uint64_t offset, const void* data, unsigned length, bool posted) {
     uint64_t v = 0;
     std::memcpy(&v, data, length);
-    sc_time d = sc_core::SC_ZERO_TIME;
+    qk.flush();
+    sc_time d = qk.get_local_time();
     if (transport(bus, tlm::TLM_WRITE_COMMAND, layout_.mmio_base + offset, &v, length, d) != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error("GPU register write at mmio offset " + hex(offset) + " failed");
-    if (!posted) wait(d);
+    if (!posted) qk.annotate_delay(d);
 }
 
-void HostDriver::mmio_read(uint64_t offset, void* data, unsigned length) {
-    sc_time d = sc_core::SC_ZERO_TIME;
+void HostDriver::mmio_read(HostQuantum& qk, uint64_t offset, void* data, unsigned length) {
+    qk.flush();
+    sc_time d = qk.get_local_time();
     if (transport(bus, tlm::TLM_READ_COMMAND, layout_.mmio_base + offset, data, length, d) != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error("GPU register read at mmio offset " + hex(offset) + " failed");
-    wait(d);
+    qk.annotate_delay(d);
 }
 
 void HostDriver::submit_queue(uint32_t q) {
+    HostQuantum& qk = queues_[q].qk;
+    qk.reset();
     for (size_t k : queues_[q].kernels) {
-        const sc_time at = launches_[k].submit;
-        if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+        qk.wait_until(launches_[k].submit);
         if (launches_[k].draw) submit_draw(q, k);
         else submit(q, k);
     }
@@ -185,27 +206,28 @@ uint64_t HostDriver::reserve_packet(uint32_t q) {
     QueueState& s = queues_[q];
     for (;;) {
         uint64_t read = 0;
-        mem_read(s.read_index_addr, &read, 8);
+        mem_read(s.qk, s.read_index_addr, &read, 8);
         if (s.write_index - read < s.spec.size) return s.write_index++;
-        wait(sc_time(1, sc_core::SC_US));  // the ring is full: poll as a runtime would
+        s.qk.wait_for(sc_time(1, sc_core::SC_US));  // the ring is full: poll as a runtime would
     }
 }
 
 // Writes a packet (the body first, the header last) and rings the queue's doorbell with its
 // index, so the CP can consume it before the host needs its slot again.
 void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet) {
-    const QueueState& s = queues_[q];
+    QueueState& s = queues_[q];
     const uint64_t slot = s.ring + (index % s.spec.size) * kPacketBytes;
     const auto* bytes = static_cast<const unsigned char*>(packet);
-    mem_write(slot + 2, bytes + 2, kPacketBytes - 2);
-    mem_write(slot, bytes, 2);
-    mmio_write(map::kDoorbells + 8 * q, &index, 8, true);
+    mem_write(s.qk, slot + 2, bytes + 2, kPacketBytes - 2);
+    mem_write(s.qk, slot, bytes, 2);
+    mmio_write(s.qk, map::kDoorbells + 8 * q, &index, 8, true);
 }
 
 void HostDriver::submit(uint32_t q, size_t k) {
     const KernelSpec& spec = work_.kernels[k];
     LaunchRecord& r = launches_[k];
-    if (work_.api_overhead_ns > 0) wait(sc_time(work_.api_overhead_ns, sc_core::SC_NS));
+    HostQuantum& qk = queues_[q].qk;
+    if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
 
     // Dependencies: barrier-AND packets (all of `after`, five signals a packet) and one
     // barrier-OR packet (any of `after_any`) on the kernels' completion signals.
@@ -230,12 +252,12 @@ void HostDriver::submit(uint32_t q, size_t k) {
             std::memcpy(&args[0], &r.global, 8);
             std::memcpy(&args[8], &spec.global_bytes, 8);
         }
-        mem_write(r.kernarg, args.data(), unsigned(args.size()));
-        if (work_.copy_to_device) copy_to_device(r.device_args, args, "the kernel arguments of " + r.name);
+        mem_write(qk, r.kernarg, args.data(), unsigned(args.size()));
+        if (work_.copy_to_device) copy_to_device(qk, r.device_args, args, "the kernel arguments of " + r.name);
     }
-    if (work_.copy_to_device) copy_to_device(r.device_code, r.code, "the code object of " + r.name);
+    if (work_.copy_to_device) copy_to_device(qk, r.device_code, r.code, "the code object of " + r.name);
     int64_t one = 1;
-    mem_write(r.signal, &one, 8);
+    mem_write(qk, r.signal, &one, 8);
 
     hsa_kernel_dispatch_packet_t p{};
     p.setup = uint16_t(spec.grid[2] > 1 || spec.block[2] > 1 ? 3 : spec.grid[1] > 1 || spec.block[1] > 1 ? 2 : 1);
@@ -265,7 +287,7 @@ void HostDriver::post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std
     r.signal = p.completion_signal.handle;  // an override may point it elsewhere
     r.packet = reserve_packet(q);
     write_packet(q, r.packet, &p);
-    r.doorbell = sc_core::sc_time_stamp();
+    r.doorbell = queues_[q].qk.get_current_time();
     r.rung = true;
 }
 
@@ -274,9 +296,10 @@ void HostDriver::post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std
 void HostDriver::submit_draw(uint32_t q, size_t k) {
     const DrawSpec& spec = work_.draws[k - work_.kernels.size()];
     LaunchRecord& r = launches_[k];
-    if (work_.api_overhead_ns > 0) wait(sc_time(work_.api_overhead_ns, sc_core::SC_NS));
+    HostQuantum& qk = queues_[q].qk;
+    if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
     int64_t one = 1;
-    mem_write(r.signal, &one, 8);
+    mem_write(qk, r.signal, &one, 8);
     DrawPacket p{};
     p.vertex_tasks = spec.vertex_tasks;
     p.vertex_cycles = spec.vertex_cycles;
@@ -289,49 +312,54 @@ void HostDriver::submit_draw(uint32_t q, size_t k) {
 }
 
 // The prior art's host copy (M5's `serial`): bytes into device memory through the BAR, one
-// write, waited for, before the packet is written.
-void HostDriver::copy_to_device(uint64_t device_address, const std::vector<unsigned char>& bytes,
+// write, waited for, before the packet is written. It reaches the GPU: in step.
+void HostDriver::copy_to_device(HostQuantum& qk, uint64_t device_address, const std::vector<unsigned char>& bytes,
                                 const std::string& what) {
-    sc_time d = sc_core::SC_ZERO_TIME;
+    qk.flush();
+    sc_time d = qk.get_local_time();
     {
         std::vector<unsigned char> copy(bytes);
         const uint64_t bar = layout_.mmio_base + map::kBar + (device_address - map::kDeviceBase);
         if (transport(bus, tlm::TLM_WRITE_COMMAND, bar, copy.data(), unsigned(copy.size()), d) != tlm::TLM_OK_RESPONSE)
             throw std::runtime_error("copying " + what + " to device memory failed");
     }
-    wait(d);
+    qk.annotate_delay(d);
 }
 
 void HostDriver::interrupt_handler() {
+    HostQuantum& qk = irq_quantum_;
+    qk.reset();
     for (;;) {
-        if (!irq.read()) wait(irq.posedge_event());
+        if (!irq.read()) qk.wait(irq.posedge_event());
         ++interrupts_;
         uint64_t status = 0;
-        mmio_read(map::kIntStatus, &status, 8);
-        mmio_write(map::kIntStatus, &status, 8, false);  // write 1 to clear
+        mmio_read(qk, map::kIntStatus, &status, 8);
+        mmio_write(qk, map::kIntStatus, &status, 8, false);  // write 1 to clear
         for (uint32_t q = 0; q < queues_.size(); ++q)
-            if (status >> q & 1) check_queue(q);
+            if (status >> q & 1) check_queue(qk, q);
+        qk.flush();  // irq is the GPU's
         if (irq.read()) continue;
-        wait(irq.posedge_event());
+        qk.wait(irq.posedge_event());
     }
 }
 
 // Reads the completion signals of the queue's unfinished kernels and the queue's status.
-void HostDriver::check_queue(uint32_t q) {
+void HostDriver::check_queue(HostQuantum& qk, uint32_t q) {
     const uint64_t regs = map::kQueueRegs + q * map::kQueueStride;
     uint32_t status = 0;
     uint64_t bad = 0, consumed = 0;
-    mmio_read(regs + map::kQueueStatus, &status, 4);
+    mmio_read(qk, regs + map::kQueueStatus, &status, 4);
     if (status) {
-        mmio_read(regs + map::kQueueErrorPacket, &bad, 8);
-        mmio_read(regs + map::kQueueReadIndex, &consumed, 8);
+        mmio_read(qk, regs + map::kQueueErrorPacket, &bad, 8);
+        mmio_read(qk, regs + map::kQueueReadIndex, &consumed, 8);
     }
     const std::string why = queue_error_name(QueueError(status));
     for (size_t k : queues_[q].kernels) {
         LaunchRecord& r = launches_[k];
+        qk.flush();  // `rung` is the submitting thread's
         if (r.done || !r.rung) continue;
         int64_t v = 1;
-        if (r.signal % 8 == 0 && r.signal && r.signal + 8 <= layout_.host_bytes) mem_read(r.signal, &v, 8);
+        if (r.signal % 8 == 0 && r.signal && r.signal + 8 <= layout_.host_bytes) mem_read(qk, r.signal, &v, 8);
         if (v == 0) {
             r.done = true;
         } else if (v < 0 || (status && r.packet == bad)) {
@@ -341,7 +369,7 @@ void HostDriver::check_queue(uint32_t q) {
             r.done = true;
             r.error = "not processed: queue stopped by " + why + " at packet " + std::to_string(bad);
         }
-        if (r.done) r.seen_complete = sc_core::sc_time_stamp();
+        if (r.done) r.seen_complete = qk.get_current_time();
     }
 }
 

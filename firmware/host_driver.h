@@ -6,7 +6,16 @@
 // `after_any`, the AQL packet (body first, header last), a doorbell after each packet. Draws
 // (M4) go the same way as vendor-specific draw packets. An interrupt handler reads INT_STATUS
 // and the completion signals.
+//
+// Temporal decoupling (`Workload::quantum_ns`, docs/integration.md): each thread has its own
+// HostQuantum. The host's stores into host memory and the runtime's own work only add to the
+// thread's local time; the thread waits it out before everything the GPU or another thread
+// can observe or that reads what the GPU or another thread writes (every mmio access, every
+// read of host memory, the copies through the BAR, the interrupt handler's look at whether a
+// launch has rung its doorbell, every wait for a time or an event), and when it reaches the
+// quantum. Quantum 0 (the default): every access waits at once, as before decoupling.
 #pragma once
+#include "firmware/host_quantum.h"
 #include "firmware/workload.h"
 #include "models/common/aql.h"
 
@@ -53,6 +62,9 @@ public:
     bool all_done() const;
     uint32_t queue_index(const std::string& name) const;
     uint64_t interrupts() const { return interrupts_; }
+    // The host threads' waits so far (context switches): every keeper sync and every wait
+    // for the interrupt, all threads.
+    uint64_t syncs() const;
 
 private:
     struct QueueState {
@@ -60,25 +72,29 @@ private:
         uint64_t ring = 0, read_index_addr = 0;
         uint64_t write_index = 0;
         std::vector<size_t> kernels;  // launches_ indices in submit order
+        HostQuantum qk;               // its submitting thread's
     };
     void end_of_elaboration() override;
     void create_queues();
     void submit_queue(uint32_t q);
     void submit(uint32_t q, size_t k);
     void submit_draw(uint32_t q, size_t k);
+    sc_core::sc_time store_time() const { return sc_core::sc_time(work_.store_ns, sc_core::SC_NS); }
     template <class Packet>
     void post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides);
     uint64_t reserve_packet(uint32_t q);
     void write_packet(uint32_t q, uint64_t index, const void* packet);
     void interrupt_handler();
-    void copy_to_device(uint64_t device_address, const std::vector<unsigned char>& bytes, const std::string& what);
-    void check_queue(uint32_t q);
+    void copy_to_device(HostQuantum& qk, uint64_t device_address, const std::vector<unsigned char>& bytes,
+                        const std::string& what);
+    void check_queue(HostQuantum& qk, uint32_t q);
     uint64_t alloc_host(uint64_t bytes, uint64_t align);
     uint64_t alloc_device(uint64_t bytes, uint64_t align);
-    void mem_write(uint64_t address, const void* data, unsigned length);
-    void mem_read(uint64_t address, void* data, unsigned length);
-    void mmio_write(uint64_t offset, const void* data, unsigned length, bool posted);
-    void mmio_read(uint64_t offset, void* data, unsigned length);
+    // The timed accesses of one thread, with its keeper: see the top of this file.
+    void mem_write(HostQuantum& qk, uint64_t address, const void* data, unsigned length);
+    void mem_read(HostQuantum& qk, uint64_t address, void* data, unsigned length);
+    void mmio_write(HostQuantum& qk, uint64_t offset, const void* data, unsigned length, bool posted);
+    void mmio_read(HostQuantum& qk, uint64_t offset, void* data, unsigned length);
     void load(uint64_t address, const std::vector<unsigned char>& bytes);
 
     Workload work_;
@@ -87,6 +103,7 @@ private:
     std::vector<LaunchRecord> launches_;
     uint64_t host_next_, device_next_;
     uint64_t interrupts_ = 0;
+    HostQuantum setup_quantum_, irq_quantum_;  // create_queues' and interrupt_handler's
 };
 
 // Writes the AQL field overrides of a scenario (`packet:`) into a dispatch packet. Throws

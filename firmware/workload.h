@@ -71,6 +71,10 @@ struct Workload {
     std::vector<DrawSpec> draws;  // M4
     double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
     double store_ns = 200;       // one store of the host CPU into host memory (kernargs, packet, signal)
+    // Temporal decoupling of the host model (`host.quantum_ns`): how far each host thread may
+    // run ahead of SystemC time on its stores before it waits; 0: every access waits at once.
+    // It always waits before what the GPU can see (docs/integration.md).
+    double quantum_ns = 0;
     // The prior art of M5 (`launch: serial`): before ringing the doorbell the host copies the
     // code object and the kernel arguments into device memory itself (a write through the BAR
     // each, one after the other), and the packet points at those copies.

@@ -600,6 +600,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                        {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},
                        {"packets_processed", sys.gpu.cp().packets_processed()},
                        {"interrupts", sys.host.interrupts()}};
+    r["host"] = json{{"quantum_ns", s.workload.quantum_ns}, {"syncs", sys.host.syncs()}};
     // Expectations.
     json expectations = json::array();
     auto operand = [&](const ExpectOperand& o) { return results_value(r, o); };

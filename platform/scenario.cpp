@@ -45,7 +45,7 @@ const std::vector<std::string>& scenario_metrics() {
 const std::vector<std::string>& results_sections() {
     static const std::vector<std::string> m = {"scenario", "status", "policy", "sim_end_ns", "host_seconds", "kernels",
                                                "locks",    "scalar", "usa",    "sms",        "queues",       "errors",
-                                               "memory",   "glc",    "trace",  "totals"};
+                                               "memory",   "glc",    "trace",  "totals", "host"};
     return m;
 }
 
@@ -1112,7 +1112,8 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
 const Schema<Scenario>& scenario_schema() {
     using K = Keys<Scenario>;
     static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9),
-                                        Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6)}};
+                                        Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6),
+                                        Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6)}};
     // Order matters: kernels are checked against the platform and the queues, expectations
     // against the kernels.
     static const Schema<Scenario> s{{
