@@ -36,14 +36,13 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     DispatchLimits limits;
     std::vector<SmConfig> sm_configs;  // each SM's: the class's with its instance's own values
     for (uint32_t i = 0; i < p.sms; ++i) sm_configs.push_back(p.sm_of(i));
-    const SmConfig largest = p.largest_sm();  // a kernel's block must fit one SM to run at all
-    limits.max_group_segment = largest.shared_memory;
+    limits.max_group_segment = p.largest_sm().shared_memory;  // no SM holds more
     DrawLimits draw_limits;
     draw_limits.max_pixel_tasks_per_vertex_task = std::min(draw_limits.max_pixel_tasks_per_vertex_task, p.usa.pixel_queue);
     cp_ = std::make_unique<CommandProcessor>("cp", p.cp, p.sm.max_kernels, limits, p.usa.max_draws, draw_limits, clock_,
                                              bus, observer);
     usa_ = std::make_unique<UnifiedShadingArray>("usa", p.usa, std::move(shading), clock_, bus, observer);
-    wlm_ = std::make_unique<WorkloadManager>("wlm", largest, p.wlm, clock_, bus, observer);
+    wlm_ = std::make_unique<WorkloadManager>("wlm", sm_configs, p.wlm, clock_, bus, observer);
     glc_ = std::make_unique<GlobalLogicController>("glc", sm_configs, p.sm.max_kernels, p.glc, clock_, bus,
                                                    std::move(policy), observer);
     fabric_ = std::make_unique<Router>("fabric");

@@ -195,10 +195,10 @@ const std::vector<InstanceKey>& instance_keys() {
 bool instance_name(const std::string& name, uint32_t& sm, std::string& key) {
     const std::string n = strip_gpu(name);
     const size_t close = n.find("].");
-    if (n.rfind("sm[", 0) != 0 || close == std::string::npos || close == 3 || close - 3 > 6) return false;
-    const std::string digits = n.substr(3, close - 3);
-    if (digits.find_first_not_of("0123456789") != std::string::npos) return false;
-    sm = uint32_t(std::stoul(digits));
+    if (close == std::string::npos) return false;
+    const auto i = instance_index(n.substr(0, close + 1), "sm");
+    if (!i) return false;
+    sm = *i;
     key = n.substr(close + 2);
     return true;
 }
@@ -292,6 +292,16 @@ const std::vector<GpuParam>& gpu_params() {
     return params;
 }
 
+std::optional<uint32_t> instance_index(const std::string& text, const std::string& base) {
+    const size_t n = base.size();
+    if (text.size() < n + 3 || text.compare(0, n, base) != 0 || text[n] != '[' || text.back() != ']') return std::nullopt;
+    const std::string digits = text.substr(n + 1, text.size() - n - 2);
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos ||
+        (digits.size() > 1 && digits[0] == '0'))
+        return std::nullopt;
+    return uint32_t(std::stoul(digits));
+}
+
 const std::vector<std::string>& sm_instance_keys() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n;
@@ -342,7 +352,7 @@ std::string get_param(const GpuConfig& config, const std::string& name) {
 
 void set_param(GpuConfig& config, const std::string& name, const std::string& value) {
     const GpuParam& p = param_or_throw(name);
-    auto fail = [&](const std::string& why) { throw std::invalid_argument("gpu." + p.name + ": " + why); };
+    auto fail = [&](const std::string& why) { throw std::invalid_argument("gpu." + strip_gpu(name) + ": " + why); };
     std::string problem;
     if (p.kind == GpuParam::Kind::choice) {
         if (!(problem = p.check(value)).empty()) fail(problem);
@@ -420,14 +430,11 @@ std::vector<ConfigProblem> check_config(const GpuConfig& config) {
         bool known = key == "*" || base == "cp" || base == "wlm" || base == "glc" || base == "usa" || base == "sm" ||
                      base == "arbiter";
         if (known && open != std::string::npos) {  // sm[i], arbiter[i]: i an SM
-            const std::string digits = key.size() > open + 2 && key.back() == ']' ? key.substr(open + 1, key.size() - open - 2) : "";
-            known = (base == "sm" || base == "arbiter") && !digits.empty() && digits.size() < 6 &&
-                    digits.find_first_not_of("0123456789") == std::string::npos &&
-                    std::stoul(digits) < config.platform.sms;
+            const auto i = instance_index(key, base);
+            known = (base == "sm" || base == "arbiter") && i && *i < config.platform.sms;
         }
         if (!known)
-            out.push_back({"log", "no block '" + key + "' (cp, wlm, glc, usa, sm, sm[0.." +
-                                      std::to_string(config.platform.sms - 1) + "], arbiter, arbiter[i] or *)"});
+            out.push_back({"log", "no block '" + key + "' (cp, wlm, glc, usa, sm, sm[i], arbiter, arbiter[i] or *; i an SM's index)"});
         else if (level < 0)
             out.push_back({"log", key + ": a verbosity is >= 0 (sc_core::SC_NONE .. SC_DEBUG), got " + std::to_string(level)});
     }

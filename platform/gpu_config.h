@@ -32,7 +32,8 @@ struct PlatformConfig {
     std::map<uint32_t, SmInstanceConfig> sm_instance;  // ... but for what SM i sets itself
     // SM i's configuration: `sm` with its instance's values.
     SmConfig sm_of(uint32_t i) const;
-    // The largest capacities any SM has (what a block must fit to run at all).
+    // The most of each capacity any SM has (each need of a block alone must fit it; a block
+    // runs only if one SM holds all its needs at once: sm_of(i)).
     SmConfig largest_sm() const;
     MemoryConfig memory;
     CpConfig cp;
@@ -99,6 +100,9 @@ const std::vector<GpuParam>& gpu_params();
 // The parameter called `name` ("sm.warp_slots"; a leading "gpu." is accepted), or null. An
 // SM instance's parameter ("sm[3].warp_slots") gives its class's entry (same type and range).
 const GpuParam* find_gpu_param(const std::string& name);
+// "sm[3]" (with base "sm") -> 3; nothing for any other text: another base, no index, a
+// leading zero ("sm[03]"), more than 6 digits or anything after the ']'.
+std::optional<uint32_t> instance_index(const std::string& text, const std::string& base);
 // The SmConfig keys an SM instance may set (sm[i].KEY): warp_slots, registers, shared_memory,
 // issue_width.
 const std::vector<std::string>& sm_instance_keys();

@@ -68,14 +68,14 @@ void GpuLog::report(Block b, uint32_t index, int verbosity, const sc_time& t, co
 // ---- CP
 
 void GpuLog::doorbell(uint32_t queue, uint64_t value, const sc_time& t) {
-    if (on(cp, 0, sc_core::SC_HIGH))
-        report(cp, 0, sc_core::SC_HIGH, t, "doorbell of queue " + std::to_string(queue) + ": " + std::to_string(value));
+    if (on(cp, 0, sc_core::SC_FULL))
+        report(cp, 0, sc_core::SC_FULL, t, "doorbell of queue " + std::to_string(queue) + ": " + std::to_string(value));
     if (next_) next_->doorbell(queue, value, t);
 }
 
 void GpuLog::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell, const sc_time& t) {
-    if (on(cp, 0, sc_core::SC_MEDIUM))
-        report(cp, 0, sc_core::SC_MEDIUM, t,
+    if (on(cp, 0, sc_core::SC_HIGH))
+        report(cp, 0, sc_core::SC_HIGH, t,
                "kernel packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " in kernel slot " +
                    std::to_string(slot));
     if (next_) next_->kernel_accepted(slot, queue, packet, doorbell, t);
@@ -92,7 +92,7 @@ void GpuLog::kernel_stage(uint32_t slot, Stage s, const sc_time& t) {
 }
 
 void GpuLog::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
-    const int v = e == KernelError::none ? sc_core::SC_MEDIUM : sc_core::SC_LOW;
+    const int v = e == KernelError::none ? sc_core::SC_HIGH : sc_core::SC_LOW;
     if (on(cp, 0, v))
         report(cp, 0, v, t,
                "kernel slot " + std::to_string(slot) +
@@ -101,8 +101,8 @@ void GpuLog::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
 }
 
 void GpuLog::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
-    if (on(cp, 0, sc_core::SC_HIGH))
-        report(cp, 0, sc_core::SC_HIGH, end,
+    if (on(cp, 0, sc_core::SC_FULL))
+        report(cp, 0, sc_core::SC_FULL, end,
                "barrier packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " done");
     if (next_) next_->barrier_done(queue, packet, start, end);
 }
@@ -117,7 +117,7 @@ void GpuLog::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck&
 }
 
 void GpuLog::irq(bool level, const sc_time& t) {
-    if (on(cp, 0, sc_core::SC_HIGH)) report(cp, 0, sc_core::SC_HIGH, t, level ? "irq raised" : "irq lowered");
+    if (on(cp, 0, sc_core::SC_FULL)) report(cp, 0, sc_core::SC_FULL, t, level ? "irq raised" : "irq lowered");
     if (next_) next_->irq(level, t);
 }
 
@@ -185,21 +185,21 @@ void GpuLog::lock_stalled(uint32_t kernel_slot, const std::string& state, const 
 // ---- Draws and the shading array (M4)
 
 void GpuLog::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell, const sc_time& t) {
-    if (on(cp, 0, sc_core::SC_MEDIUM))
-        report(cp, 0, sc_core::SC_MEDIUM, t,
+    if (on(cp, 0, sc_core::SC_HIGH))
+        report(cp, 0, sc_core::SC_HIGH, t,
                "draw packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " in draw slot " +
                    std::to_string(slot));
     if (next_) next_->draw_accepted(slot, queue, packet, doorbell, t);
 }
 
 void GpuLog::draw_stage(uint32_t slot, DrawStage s, const sc_time& t) {
-    if (on(usa, 0, sc_core::SC_HIGH))
-        report(usa, 0, sc_core::SC_HIGH, t, "draw slot " + std::to_string(slot) + ": " + draw_stage_text(s));
+    if (on(usa, 0, sc_core::SC_FULL))
+        report(usa, 0, sc_core::SC_FULL, t, "draw slot " + std::to_string(slot) + ": " + draw_stage_text(s));
     if (next_) next_->draw_stage(slot, s, t);
 }
 
 void GpuLog::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
-    const int v = e == KernelError::none ? sc_core::SC_MEDIUM : sc_core::SC_LOW;
+    const int v = e == KernelError::none ? sc_core::SC_HIGH : sc_core::SC_LOW;
     if (on(cp, 0, v))
         report(cp, 0, v, t,
                "draw slot " + std::to_string(slot) +
@@ -225,8 +225,8 @@ void GpuLog::shading_state(const ShadingState& s, const sc_time& t) {
 }
 
 void GpuLog::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {
-    if (on(usa, 0, sc_core::SC_HIGH))
-        report(usa, 0, sc_core::SC_HIGH, t,
+    if (on(usa, 0, sc_core::SC_FULL))
+        report(usa, 0, sc_core::SC_FULL, t,
                "core " + std::to_string(core) + " to " + (to == CoreType::vertex ? "vertex" : "pixel") + " (flags V=" +
                    std::to_string(f.idle_vertex) + " P=" + std::to_string(f.idle_pixel) + ")");
     if (next_) next_->shading_reassigned(core, to, f, t);

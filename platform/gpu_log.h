@@ -4,11 +4,11 @@
 // "gpuvp/<block class>" ("gpuvp/cp", "gpuvp/wlm", "gpuvp/glc", "gpuvp/sm", "gpuvp/arbiter",
 // "gpuvp/usa"), its text "<time> <instance>: <what>", e.g.
 //   Info: gpuvp/cp: 6403.0 ns gpu.cp: kernel slot 0 (queue 0 packet 0) completed
-// Levels: SC_LOW problems (a packet refused, a kernel or draw failed, a lock deadlock);
-// SC_MEDIUM kernels and draws accepted and completed; SC_HIGH doorbells, interrupts,
-// barrier packets, draw progress, core reassignments; SC_FULL launch stages, blocks placed
-// and finished; SC_DEBUG warps, lock events, scalar pools, shading tasks and states,
-// register-table rows.
+// Levels: SC_LOW problems (a packet refused, a kernel or draw failed, a lock deadlock): shown
+// at SystemC's default verbosity (SC_MEDIUM); SC_HIGH kernels and draws accepted and
+// completed; SC_FULL doorbells, interrupts, barrier packets, draw progress, core
+// reassignments, launch stages, blocks placed and finished; SC_DEBUG warps, lock events,
+// scalar pools, shading tasks and states, register-table rows.
 #pragma once
 #include "models/common/observer.h"
 

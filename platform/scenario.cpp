@@ -277,10 +277,10 @@ template <class S>
 struct Schema {
     std::vector<Field<S>> fields;
     Reader<S> check = nullptr;  // rules across keys, run on the whole map once its keys are read
-    // Keys of a form rather than a name ("sm[3]"): `matches` says which; `pattern` reads one
-    // (its key is the last part of `at`), after the named fields, in key order.
+    // Keys of a form rather than a name ("sm[3]"): `matches` says which; `pattern` reads one,
+    // given its key, after the named fields, in key order.
     std::function<bool(const std::string&)> matches = nullptr;
-    Reader<S> pattern = nullptr;
+    std::function<void(const Ctx&, const std::string& key, const YAML::Node&, const Loc&, S&)> pattern = nullptr;
 };
 
 // Reads map `m` into `out`: unknown and duplicate keys are errors, absent keys keep `out`'s
@@ -309,7 +309,8 @@ void read_map(const Ctx& c, const YAML::Node& m, const Loc& at, const Schema<S>&
     }
     if (schema.matches)
         for (const auto& [name, given_at] : given)
-            if (!contains(names, name)) schema.pattern(c, given_at.first, Loc{given_at.second.key, line_of(given_at.first, given_at.second.line)}, out);
+            if (!contains(names, name))
+                schema.pattern(c, name, given_at.first, Loc{given_at.second.key, line_of(given_at.first, given_at.second.line)}, out);
     if (schema.check) schema.check(c, m, at, out);
 }
 
@@ -446,24 +447,21 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
     if (prefix.empty()) {
         // sm[i]: what SM i sets itself (sm_instance_keys()), with the class's ranges.
         s.matches = [](const std::string& key) { return key.rfind("sm[", 0) == 0; };
-        s.pattern = [](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
-            const std::string sm = at.key.substr(at.key.rfind('.') + 1);  // "sm[3]"
-            const std::string digits = sm.substr(3, sm.size() - 4);
-            if (sm.back() != ']' || digits.empty() || digits.size() > 3 ||
-                digits.find_first_not_of("0123456789") != std::string::npos)
-                c.fail(at, "an SM of its own is sm[i] with i an SM's index, got '" + sm + "'");
-            if (std::stoul(digits) >= g.platform.sms)
+        s.pattern = [](const Ctx& c, const std::string& key, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+            const auto i = instance_index(key, "sm");
+            if (!i) c.fail(at, "an SM of its own is sm[i] with i an SM's index (no leading zero), got '" + key + "'");
+            if (*i >= g.platform.sms)
                 c.fail(at, "no such SM: platform.sms is " + std::to_string(g.platform.sms) + " (sm[0] .. sm[" +
                                std::to_string(g.platform.sms - 1) + "])");
             static const Schema<GpuConfig> own = [] {
                 Schema<GpuConfig> o;
-                for (const std::string& key : sm_instance_keys())
-                    o.fields.push_back({key, [key](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
-                                            const std::string sm = at.key.substr(0, at.key.rfind('.'));
-                                            const std::string name = sm.substr(sm.rfind('.') + 1) + "." + key;
+                for (const std::string& k : sm_instance_keys())
+                    o.fields.push_back({k, [k](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+                                            // at.key: "platform.sm[3].warp_slots"; the SM is the part before
+                                            const std::string path = at.key.substr(0, at.key.size() - k.size() - 1);
+                                            const std::string name = path.substr(path.rfind(".sm[") + 1) + "." + k;
                                             const GpuParam& p = *find_gpu_param(name);
-                                            const uint64_t x = get_uint(c, v, at, p.lo, p.hi);
-                                            set_param(g, name, std::to_string(x));
+                                            set_param(g, name, std::to_string(get_uint(c, v, at, p.lo, p.hi)));
                                         }});
                 return o;
             }();
@@ -764,7 +762,7 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
 
 // The rules that need the platform and the queues.
 void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenario& s, const KernelSpec& k) {
-    const SmConfig sm = s.platform.largest_sm();  // a block must fit one SM (sm[i] may differ)
+    const SmConfig sm = s.platform.largest_sm();  // each need alone against the most any SM has; then all at once
     std::vector<std::string> queues;
     for (const auto& q : s.workload.queues) queues.push_back(q.name);
     if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown("queue", k.queue, queues));
@@ -815,6 +813,15 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     }
     if (k.shared_bytes > sm.shared_memory)
         c.fail(key_loc(m, at, "shared_bytes"), "must be at most platform.sm.shared_memory (" + std::to_string(sm.shared_memory) + ")");
+    bool fits = s.platform.sm_instance.empty();  // SMs of their own: one must hold a whole block
+    for (uint32_t i = 0; i < s.platform.sms && !fits; ++i) {
+        const SmConfig own = s.platform.sm_of(i);
+        fits = warps <= own.warp_slots && regs <= own.registers && k.shared_bytes <= own.shared_memory;
+    }
+    if (!fits)
+        c.fail(key_loc(m, at, "block"), "a block needs " + std::to_string(warps) + " warp slots, " + std::to_string(regs) +
+                                            " registers and " + std::to_string(k.shared_bytes) +
+                                            " bytes of shared memory at once, and no one SM has them all (platform.sm[i])");
     if (k.global_bytes > s.platform.memory.device_bytes / 2)
         c.fail(key_loc(m, at, "global_bytes"), std::to_string(k.global_bytes) + " is more than half of platform.memory.device_bytes (" +
                                                    std::to_string(s.platform.memory.device_bytes) + ")");
@@ -1137,8 +1144,12 @@ const Schema<Scenario>& scenario_schema() {
 
 // Applies one override to the document; returns the key's canonical dotted path
 // (kernels.NAME becomes kernels[i]). `bad` makes the error that names where the override is.
+// `created`: gets the path of the first key the override had to make (a map or a key the
+// document did not have), so an error found there is blamed on --set.
 std::string apply_override(YAML::Node& root, const std::string& key, const YAML::Node& val,
-                           const std::function<ScenarioError(const std::string&)>& bad) {
+                           const std::function<ScenarioError(const std::string&)>& bad,
+                           std::vector<std::string>* created = nullptr) {
+    bool made = false;
     std::vector<std::variant<std::string, size_t>> path;  // names and [indices]
     for (size_t i = 0; i < key.size();) {
         if (key[i] == '[') {
@@ -1190,6 +1201,10 @@ std::string apply_override(YAML::Node& root, const std::string& key, const YAML:
                 k += "[" + std::to_string(std::get<size_t>(path[++i])) + "]";
             const bool end = i + 1 == path.size();
             canon += (canon.empty() ? "" : ".") + k;
+            if (!view[k] && created && !made) {
+                created->push_back(canon);
+                made = true;
+            }
             if (end) cur[k] = val;
             else {
                 if (!view[k]) cur[k] = YAML::Node(YAML::NodeType::Map);
@@ -1212,9 +1227,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
         throw ScenarioError(file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
     }
     if (root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
-    std::vector<std::string> overridden;
+    std::vector<std::string> overridden, blamed;  // blamed: overridden and what the overrides made
     auto apply_set = [&](YAML::Node& doc) {  // the --set overrides
         overridden.clear();
+        std::vector<std::string> created;
         for (const auto& [key, value] : overrides) {
             auto bad = [&, key = key](const std::string& msg) { return ScenarioError("--set", 0, key, msg); };
             YAML::Node val;
@@ -1223,12 +1239,14 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
             } catch (const YAML::Exception& e) {
                 throw bad("bad value '" + value + "': " + e.msg);
             }
-            overridden.push_back(apply_override(doc, key, val, bad));
+            overridden.push_back(apply_override(doc, key, val, bad, &created));
         }
+        blamed = overridden;
+        blamed.insert(blamed.end(), created.begin(), created.end());
     };
     apply_set(root);
     auto read = [&](const YAML::Node& doc, VariantCtx variant) {
-        const Ctx c(file, overridden, std::move(variant));
+        const Ctx c(file, blamed, std::move(variant));
         Scenario s;
         s.file = file;
         s.workload.queues.emplace_back().name = "q0";
@@ -1239,7 +1257,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
 
     // variants: [{name, set: {KEY: VALUE, ...}}, ...]: each variant is the file with its `set`
     // applied as --set would, read and checked as a whole scenario of its own.
-    const Ctx top(file, overridden);
+    const Ctx top(file, blamed);
     const YAML::Node list = root["variants"];
     const Loc at = key_loc(root, Loc{"", 1}, "variants");
     if (!list.IsSequence() || list.size() < 1 || list.size() > 32)

@@ -519,7 +519,7 @@ TEST_CASE("run with --check-protocol puts a checker on every connection and chan
 using Catch::Matchers::Contains;
 
 TEST_CASE("gpuvp run log option prints the named blocks and refuses unknown levels and blocks", "[cli][log]") {
-    Result r = cli("run " + kDefault + " --quiet --log cp=medium");
+    Result r = cli("run " + kDefault + " --quiet --log cp=high");
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.output, Contains("Info: gpuvp/cp: ") && Contains("system.gpu.cp: kernel slot 0 completed"));
     CHECK(r.output.find("gpuvp/sm") == std::string::npos);

@@ -174,7 +174,9 @@ TEST_CASE("gpu config: an SM instance sets its own capacities by hierarchical na
     CHECK(big.registers == 131072);
     CHECK(check_config(c).empty());
 
-    CHECK_THAT(set_error(c, "sm[3].warp_slots", "129"), Equals("gpu.sm.warp_slots: 129 is out of range 1..128"));
+    CHECK_THAT(set_error(c, "sm[3].warp_slots", "129"), Equals("gpu.sm[3].warp_slots: 129 is out of range 1..128"));
+    CHECK_THAT(set_error(c, "gpu.sm[3].warp_slots", "x"), Equals("gpu.sm[3].warp_slots: expected a number, got 'x'"));
+    CHECK_THAT(set_error(c, "sm[03].warp_slots", "8"), Contains("unknown parameter 'sm[03].warp_slots'"));  // no leading zero
     CHECK_THAT(set_error(c, "sm[3].l1_ways", "2"),
                Equals("gpu.sm[3].l1_ways: an SM instance sets only warp_slots, registers, shared_memory, issue_width; "
                       "sm.l1_ways sets every SM"));
@@ -252,4 +254,68 @@ kernels:
     CHECK(sms[0]["resident_warps_max"].get<uint32_t>() > 8);
     CHECK(sms[0]["blocks_run"].get<uint64_t>() + sms[1]["blocks_run"].get<uint64_t>() == 4 + 32);
     CHECK(sms[1]["blocks_run"].get<uint64_t>() <= 32);  // only narrow blocks fit SM 1
+}
+
+TEST_CASE("gpu config: bad sm[i] keys and --set paths are bad input blamed on where they come from", "[config][scenario]") {
+    auto error = [](const std::string& yaml, const Overrides& o = {}) -> ScenarioError {
+        try {
+            parse_scenario(yaml, "t.yaml", o);
+        } catch (const ScenarioError& e) {
+            return e;
+        }
+        FAIL("no ScenarioError");
+        throw std::logic_error("unreachable");
+    };
+    for (const char* key : {"sm[1.5]", "sm[.]", "sm[01]", "sm[]", "sm[1]x", "sm[-1]", "sm[9999999]"}) {
+        INFO(key);
+        const ScenarioError e = error(std::string("name: t\nplatform:\n  sms: 2\n  ") + key + ": {warp_slots: 8}\n");
+        CHECK(e.file() == "t.yaml");
+        CHECK(e.line() == 4);
+        CHECK_THAT(e.what(), Contains("an SM of its own is sm[i]"));
+    }
+    // The flattened --set spelling written in a file is not an SM map.
+    CHECK_THAT(error("name: t\nplatform:\n  sm[0].warp_slots: 8\n").what(), Contains("an SM of its own is sm[i]"));
+    // A --set that makes a key the file does not have is blamed on --set.
+    ScenarioError e = error("name: t\nplatform:\n  sms: 2\n", {{"platform.sm[5].warp_slots", "8"}});
+    CHECK(e.file() == "--set");
+    CHECK_THAT(e.what(), Contains("no such SM: platform.sms is 2"));
+    e = error("name: t\n", {{"queues[0].priority", "1"}});
+    CHECK(e.file() == "--set");
+    // A log key with a leading zero names no block.
+    GpuConfig c;
+    c.log["sm[01]"] = 100;
+    REQUIRE(check_config(c).size() == 1);
+    CHECK(check_config(c)[0].param == "log");
+}
+
+TEST_CASE("gpu config: a block that fits each SM's capacities only one at a time is refused", "[config][scenario]") {
+    // SM 0 has the slots but not the registers, SM 1 the registers but not the slots: each
+    // need alone fits the most any SM has, the block as a whole fits no SM.
+    const std::string yaml = R"(name: t
+platform:
+  sms: 2
+  sm[0]: {warp_slots: 64, registers: 16384}
+  sm[1]: {warp_slots: 16}
+kernels:
+  - {name: k, block: [1024], vregs: 32, program: [{op: valu}]}
+)";
+    try {
+        parse_scenario(yaml, "t.yaml");
+        FAIL("accepted");
+    } catch (const ScenarioError& e) {
+        CHECK_THAT(e.what(), Contains("t.yaml:7: kernels[0].block: a block needs 32 warp slots, 32768 registers and 0 bytes "
+                                      "of shared memory at once, and no one SM has them all"));
+    }
+    // Built around the loader, the GPU's WLM refuses the kernel (no hang): resources.
+    Scenario s = parse_scenario("name: t\nplatform: {sms: 2}\nkernels:\n  - {name: k, grid: [2048], block: [1024], vregs: 32, program: [{op: valu}]}\n",
+                                "t.yaml");
+    s.platform.sm_instance[0].registers = 16384;
+    s.platform.sm_instance[0].warp_slots = 64;
+    s.platform.sm_instance[1].warp_slots = 16;
+    s.max_sim_ns = 1e6;
+    const RunOutput out = run_scenario(s, RunOptions{false});
+    const auto r = nlohmann::json::parse(out.results);
+    CHECK(r["kernels"][0]["status"] != "ok");
+    CHECK_THAT(r["kernels"][0]["status"].get<std::string>(), Contains("a block can never fit on an SM"));
+    CHECK(r["sim_end_ns"].get<double>() < 1e6);  // ended, not cut by max_sim_ns
 }

@@ -47,12 +47,12 @@ size_t count(const std::string& type, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("gpu log: a block at medium reports each kernel accepted and completed and no other block speaks", "[log]") {
-    const test::Run r = run_logged(kTwoKernels, {{"*", sc_core::SC_NONE}, {"cp", sc_core::SC_MEDIUM}});
+TEST_CASE("gpu log: a block at high reports each kernel accepted and completed and no other block speaks", "[log]") {
+    const test::Run r = run_logged(kTwoKernels, {{"*", sc_core::SC_NONE}, {"cp", sc_core::SC_HIGH}});
     REQUIRE(r.results["status"] == "ok");
     CHECK(count("gpuvp/cp", "system.gpu.cp: kernel packet 0 of queue 0 in kernel slot") == 1);
     CHECK(count("gpuvp/cp", "completed") == 2);
-    CHECK(count("gpuvp/cp", "doorbell") == 0);  // SC_HIGH: above the block's level
+    CHECK(count("gpuvp/cp", "doorbell") == 0);  // SC_FULL: above the block's level
     for (const Message& m : captured) CHECK(m.type == "gpuvp/cp");
     CHECK(captured.size() == 4);
     // The text starts with the simulated time; the completion is the kernel's completion time.
@@ -75,13 +75,14 @@ TEST_CASE("gpu log: one SM instance at full reports only its own blocks", "[log]
 }
 
 TEST_CASE("gpu log: blocks not named follow the global sc_report verbosity", "[log]") {
-    sc_core::sc_report_handler::set_verbosity_level(sc_core::SC_HIGH);
+    sc_core::sc_report_handler::set_verbosity_level(sc_core::SC_FULL);
     const test::Run r = run_logged(kTwoKernels, {});  // nothing configured
     REQUIRE(r.results["status"] == "ok");
     CHECK(count("gpuvp/cp", "doorbell of queue 0") == 2);
     CHECK(count("gpuvp/cp", "irq raised") >= 1);
-    CHECK(count("gpuvp/sm", "") == 0);  // blocks placed are SC_FULL
-    for (const Message& m : captured) CHECK(m.verbosity <= sc_core::SC_HIGH);
+    CHECK(count("gpuvp/sm", "placed") == 6);  // 4 + 2 blocks: SC_FULL
+    CHECK(count("gpuvp/sm", "warp ") == 0);   // warps are SC_DEBUG
+    for (const Message& m : captured) CHECK(m.verbosity > sc_core::SC_NONE);  // reported at their own level
 }
 
 TEST_CASE("gpu log: a refused packet is reported at low with its field", "[log]") {

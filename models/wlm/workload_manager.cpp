@@ -11,9 +11,9 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
-WorkloadManager::WorkloadManager(sc_core::sc_module_name name, const SmConfig& sm, const WlmConfig& config,
+WorkloadManager::WorkloadManager(sc_core::sc_module_name name, const std::vector<SmConfig>& sms, const WlmConfig& config,
                                  const Clock& clock, sc_time bus, Observer* observer)
-    : sc_module(name), regs("regs"), mem("mem"), to_isu("to_isu"), to_glc("to_glc"), to_cp("to_cp"), sm_(sm),
+    : sc_module(name), regs("regs"), mem("mem"), to_isu("to_isu"), to_glc("to_glc"), to_cp("to_cp"), sm_(sms.at(0)), sms_(sms),
       cfg_(config), clock_(clock), bus_(bus), observer_(observer) {
     regs.register_b_transport(this, &WorkloadManager::b_transport);
     regs.register_transport_dbg(this, &WorkloadManager::transport_dbg);
@@ -68,7 +68,9 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     p.kernarg_address = reinterpret_cast<void*>(l.kernarg_address);
     p.kernel_object = l.kernel_object;
     KernelResources res;
-    if (!check_descriptor(code, p, sm_.warp_size, sm_.registers, res)) return reject(l, KernelError::descriptor_fault);
+    uint32_t most_registers = 0;
+    for (const SmConfig& sm : sms_) most_registers = std::max(most_registers, sm.registers);
+    if (!check_descriptor(code, p, sm_.warp_size, most_registers, res)) return reject(l, KernelError::descriptor_fault);
 
     // 2. Resources per block.
     uint64_t blocks = 1;
@@ -89,9 +91,11 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
         r.grid_size[i] = l.grid_size[i];
         r.workgroup_size[i] = l.workgroup_size[i];
     }
-    if (r.warps_per_block > sm_.warp_slots || uint64_t(r.regs_per_warp) * r.warps_per_block > sm_.registers ||
-        r.shared_per_block > sm_.shared_memory)
-        return reject(l, KernelError::resources);
+    const bool fits = std::any_of(sms_.begin(), sms_.end(), [&](const SmConfig& sm) {  // one SM holds a whole block
+        return r.warps_per_block <= sm.warp_slots && uint64_t(r.regs_per_warp) * r.warps_per_block <= sm.registers &&
+               r.shared_per_block <= sm.shared_memory;
+    });
+    if (!fits) return reject(l, KernelError::resources);
     wait(clock_.cycles(cfg_.setup_cycles));
 
     // 3. Every ISU's kernel context, then the GLC's kernel row.

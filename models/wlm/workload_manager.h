@@ -10,6 +10,7 @@
 #include "models/wlm/wlm_config.h"
 
 #include <systemc>
+#include <vector>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -27,7 +28,8 @@ public:
     tlm_utils::simple_initiator_socket<WorkloadManager> to_glc;
     tlm_utils::simple_initiator_socket<WorkloadManager> to_cp;               // a kernel that cannot run
 
-    WorkloadManager(sc_core::sc_module_name name, const SmConfig& sm, const WlmConfig& config,
+    // `sms`: each SM's configuration (a kernel runs if one SM can hold a whole block).
+    WorkloadManager(sc_core::sc_module_name name, const std::vector<SmConfig>& sms, const WlmConfig& config,
                     const Clock& clock, sc_core::sc_time bus, Observer* observer = nullptr);
 
 private:
@@ -40,7 +42,8 @@ private:
     void launch(const LaunchDescriptor& l);
     void reject(const LaunchDescriptor& l, KernelError e);
 
-    SmConfig sm_;
+    SmConfig sm_;                  // SM 0's (warp size; alike on every SM)
+    std::vector<SmConfig> sms_;    // each SM's, for the fit of a block
     WlmConfig cfg_;
     Clock clock_;
     sc_core::sc_time bus_;
