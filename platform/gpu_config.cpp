@@ -359,10 +359,12 @@ void set_param(GpuConfig& config, const std::string& name, const std::string& va
         p.set_text(config, value);
         return;
     }
+    // A decimal number as the scenario loader reads one: no spaces, no hex, no inf or nan.
     errno = 0;
     char* end = nullptr;
     const double d = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(d))
+    if (value.empty() || value.find_first_not_of("0123456789+-.eE") != std::string::npos || *end != '\0' ||
+        errno == ERANGE || !std::isfinite(d))
         fail("expected a number, got '" + value + "'");
     if (p.kind == GpuParam::Kind::real) {
         if (!(problem = p.check(d)).empty()) fail(problem);

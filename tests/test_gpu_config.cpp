@@ -77,6 +77,9 @@ TEST_CASE("gpu config: set_param sets each kind of parameter and refuses bad nam
     CHECK_THAT(set_error(c, "sm.warp_slots", "4.5"), Equals("gpu.sm.warp_slots: expected an integer, got '4.5'"));
     CHECK_THAT(set_error(c, "sm.warp_slots", "many"), Equals("gpu.sm.warp_slots: expected a number, got 'many'"));
     CHECK_THAT(set_error(c, "sm.warp_slots", "-1"), Equals("gpu.sm.warp_slots: expected an integer, got '-1'"));
+    CHECK_THAT(set_error(c, "sm.warp_slots", " 32"), Equals("gpu.sm.warp_slots: expected a number, got ' 32'"));
+    CHECK_THAT(set_error(c, "sm.warp_slots", "0x20"), Equals("gpu.sm.warp_slots: expected a number, got '0x20'"));
+    CHECK_THAT(set_error(c, "clock_mhz", "inf"), Equals("gpu.clock_mhz: expected a number, got 'inf'"));
     CHECK_THAT(set_error(c, "sm.l1i_bytes", "3000"), Equals("gpu.sm.l1i_bytes: must be a power of two in 1024..1048576, got 3000"));
     CHECK_THAT(set_error(c, "sm.warp_size", "24"), Equals("gpu.sm.warp_size: must be one of 8, 16, 32, 64, got 24"));
     CHECK_THAT(set_error(c, "clock_mhz", "50"), Equals("gpu.clock_mhz: 50 is out of range: must be 100..5000"));
