@@ -16,20 +16,6 @@ namespace {
 constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
 constexpr uint64_t kCycles = 1000000;  // the bound of most latencies in cycles
 
-std::string num(double d) {
-    if (d == std::floor(d) && std::fabs(d) < 1e18) return std::to_string(static_cast<long long>(d));
-    std::ostringstream s;
-    s.precision(15);
-    s << d;
-    return s.str();
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-    return s;
-}
-
 // Builders. `g` reaches the member from the config: GpuConfig& -> T&.
 template <class G>
 using Member = std::remove_reference_t<std::invoke_result_t<G, GpuConfig&>>;
@@ -214,7 +200,7 @@ const GpuParam& param_or_throw(const std::string& name) {
     uint32_t sm = 0;
     std::string key;
     if (instance_name(name, sm, key))
-        throw std::invalid_argument("gpu." + strip_gpu(name) + ": an SM instance sets only " + join(sm_instance_keys(), ", ") +
+        throw std::invalid_argument("gpu." + strip_gpu(name) + ": an SM instance sets only " + join_words(sm_instance_keys(), ", ") +
                                     (find_gpu_param("sm." + key) ? "; sm." + key + " sets every SM" : ""));
     std::vector<std::string> names;
     for (const GpuParam& p : gpu_params()) names.push_back(p.name);
@@ -236,6 +222,20 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::string format_number(double d) {
+    if (d == std::floor(d) && std::fabs(d) < 1e18) return std::to_string(static_cast<long long>(d));
+    std::ostringstream s;
+    s.precision(15);
+    s << d;
+    return s.str();
+}
+
+std::string join_words(const std::vector<std::string>& words, const char* sep) {
+    std::string s;
+    for (const auto& x : words) s += (s.empty() ? "" : sep) + x;
+    return s;
+}
+
 std::string unknown_word(const std::string& what, const std::string& word, const std::vector<std::string>& known) {
     std::string best;
     size_t best_d = std::max<size_t>(1, word.size() / 3) + 1;
@@ -243,7 +243,7 @@ std::string unknown_word(const std::string& what, const std::string& word, const
         if (size_t d = edit_distance(word, k); d < best_d && d < word.size()) best = k, best_d = d;
     std::string s = "unknown " + what + " '" + word + "'";
     if (!best.empty()) return s + " (did you mean '" + best + "'?)";
-    return known.empty() ? s : s + " (expected one of: " + join(known, ", ") + ")";
+    return known.empty() ? s : s + " (expected one of: " + join_words(known, ", ") + ")";
 }
 
 std::string GpuParam::range() const {
@@ -253,10 +253,10 @@ std::string GpuParam::range() const {
     case Kind::one_of: {
         std::vector<std::string> a;
         for (uint64_t y : allowed) a.push_back(std::to_string(y));
-        return "one of " + join(a, ", ");
+        return "one of " + join_words(a, ", ");
     }
-    case Kind::real: return (lo_open ? "(" : "") + num(real_lo) + ".." + num(real_hi);
-    case Kind::choice: return join(choices, ", ");
+    case Kind::real: return (lo_open ? "(" : "") + format_number(real_lo) + ".." + format_number(real_hi);
+    case Kind::choice: return join_words(choices, ", ");
     }
     return "";
 }
@@ -278,7 +278,7 @@ std::string GpuParam::check(uint64_t v) const {
 std::string GpuParam::check(double v) const {
     if (kind != Kind::real) return "is not a real parameter";
     if (!(v >= real_lo && v <= real_hi) || (lo_open && v == real_lo))
-        return num(v) + " is out of range: must be " + range();
+        return format_number(v) + " is out of range: must be " + range();
     return "";
 }
 
@@ -345,7 +345,7 @@ std::string get_param(const GpuConfig& config, const std::string& name) {
     uint32_t sm = 0;
     std::string key;
     if (instance_name(name, sm, key)) return std::to_string(config.platform.sm_of(sm).*instance_key(key)->of_class);
-    if (p.kind == GpuParam::Kind::real) return num(p.get_real(config));
+    if (p.kind == GpuParam::Kind::real) return format_number(p.get_real(config));
     if (p.kind == GpuParam::Kind::choice) return p.get_text(config);
     return std::to_string(p.get_integer(config));
 }

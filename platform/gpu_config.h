@@ -126,6 +126,11 @@ std::vector<ConfigProblem> check_config(const GpuConfig& config);
 // The parameter table as Markdown (name, type, default, range): docs/integration.md has it.
 std::string gpu_params_markdown();
 
+// Text helpers the loader shares: a number as a person writes it ("1500", "12.5"); words
+// joined with `sep`.
+std::string format_number(double d);
+std::string join_words(const std::vector<std::string>& words, const char* sep = ", ");
+
 // "unknown key 'warp_slotz' (did you mean 'warp_slots'?)", or the list of what is known.
 std::string unknown_word(const std::string& what, const std::string& word, const std::vector<std::string>& known);
 

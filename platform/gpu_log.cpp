@@ -1,4 +1,5 @@
 #include "platform/gpu_log.h"
+#include "platform/gpu_config.h"
 
 #include <cstdio>
 
@@ -152,7 +153,7 @@ bool GpuLog::wants_table_updates() const {
 void GpuLog::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                           const sc_time& t) {
     const bool is_glc = block == "glc";
-    const uint32_t index = is_glc ? 0 : uint32_t(std::strtoul(block.c_str() + 3, nullptr, 10));  // "sm[3]"
+    const uint32_t index = is_glc ? 0 : instance_index(block, "sm").value_or(~0u);  // "sm[3]"
     if (on(is_glc ? glc : sm, index, sc_core::SC_DEBUG))
         report(is_glc ? glc : sm, index, sc_core::SC_DEBUG, t,
                std::string(table) + " row " + std::to_string(row) + ": " + values);

@@ -68,28 +68,10 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
 
-// ---- Text helpers
-
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-    return s;
-}
+// ---- Text helpers (format_number, join_words, unknown_word: platform/gpu_config.h)
 
 bool contains(const std::vector<std::string>& v, const std::string& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-std::string num(double d) {
-    if (d == std::floor(d) && std::fabs(d) < 1e18) return std::to_string(static_cast<long long>(d));
-    std::ostringstream s;
-    s.precision(15);
-    s << d;
-    return s.str();
-}
-
-std::string unknown(const std::string& what, const std::string& word, const std::vector<std::string>& known) {
-    return unknown_word(what, word, known);
 }
 
 // ---- Where a value sits, and the errors that name it
@@ -226,8 +208,8 @@ uint64_t get_uint(const Ctx& c, const YAML::Node& v, const Loc& at, uint64_t lo,
 double get_real(const Ctx& c, const YAML::Node& v, const Loc& at, double lo, double hi, bool lo_open) {
     double d = get_number(c, v, at, "a number").d;
     if (d < lo || d > hi || (lo_open && d == lo)) {
-        std::string r = hi == kInf ? (lo_open ? "> " : ">= ") + num(lo)
-                                   : (lo_open ? "(" : "") + num(lo) + ".." + num(hi);
+        std::string r = hi == kInf ? (lo_open ? "> " : ">= ") + format_number(lo)
+                                   : (lo_open ? "(" : "") + format_number(lo) + ".." + format_number(hi);
         c.fail(at, v.Scalar() + " is out of range: must be " + r);
     }
     return d;
@@ -249,7 +231,7 @@ std::string get_string(const Ctx& c, const YAML::Node& v, const Loc& at) {
 size_t get_choice(const Ctx& c, const YAML::Node& v, const Loc& at, const std::vector<std::string>& values) {
     std::string s = get_string(c, v, at);
     auto it = std::find(values.begin(), values.end(), s);
-    if (it == values.end()) c.fail(at, unknown("value", s, values));
+    if (it == values.end()) c.fail(at, unknown_word("value", s, values));
     return size_t(it - values.begin());
 }
 
@@ -296,7 +278,7 @@ void read_map(const Ctx& c, const YAML::Node& m, const Loc& at, const Schema<S>&
             Loc here = at.field(kv.first.IsScalar() ? kv.first.Scalar() : "?", line_of(kv.first, at.line));
             if (!kv.first.IsScalar()) c.fail(here, "a key must be a plain name, got " + got(kv.first));
             if (!contains(names, kv.first.Scalar()) && !(schema.matches && schema.matches(kv.first.Scalar())))
-                c.fail(here, unknown("key", kv.first.Scalar(), names));
+                c.fail(here, unknown_word("key", kv.first.Scalar(), names));
             auto [it, fresh] = given.emplace(kv.first.Scalar(), std::make_pair(kv.second, here));
             if (!fresh) c.fail(here, "duplicate key (first at line " + std::to_string(it->second.second.line) + ")");
         }
@@ -355,7 +337,7 @@ struct Keys {
                     if (std::find(allowed.begin(), allowed.end(), x) == allowed.end()) {
                         std::vector<std::string> a;
                         for (uint64_t y : allowed) a.push_back(std::to_string(y));
-                        c.fail(at, "must be one of " + join(a) + ", got " + v.Scalar());
+                        c.fail(at, "must be one of " + join_words(a) + ", got " + v.Scalar());
                     }
                     std::invoke(g, s) = T<G>(x);
                 }};
@@ -465,7 +447,7 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
                                         }});
                 return o;
             }();
-            if (!v.IsMap() || v.size() == 0) c.fail(at, "expected a map of " + join(sm_instance_keys()) + ", got " + got(v));
+            if (!v.IsMap() || v.size() == 0) c.fail(at, "expected a map of " + join_words(sm_instance_keys()) + ", got " + got(v));
             read_map(c, v, at, own, g);
         };
         // The rules across keys, each at the key it names.
@@ -573,7 +555,7 @@ std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc
         if (!item["op"]) c.fail(op_at, "missing required key 'op'");
         const std::string op = get_string(c, item["op"], op_at);
         auto def = std::find_if(op_defs().begin(), op_defs().end(), [&](const OpDef& d) { return op == d.name; });
-        if (def == op_defs().end()) c.fail(op_at, unknown("op", op, ops));
+        if (def == op_defs().end()) c.fail(op_at, unknown_word("op", op, ops));
         const bool loop = op == "loop", nest = loop || op == "if_warp";  // steps with a body
         Schema<StepKeys> schema;  // the keys this op takes
         for (const auto& f : step_schema().fields)
@@ -765,7 +747,7 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     const SmConfig sm = s.platform.largest_sm();  // each need alone against the most any SM has; then all at once
     std::vector<std::string> queues;
     for (const auto& q : s.workload.queues) queues.push_back(q.name);
-    if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown("queue", k.queue, queues));
+    if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown_word("queue", k.queue, queues));
     const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
     if (threads > 1024) c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items is more than 1024");
     const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
@@ -860,7 +842,7 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
             each_item(c, v[i][key], key_loc(v[i], locs[i], key), [&](const YAML::Node& x, const Loc& l) {
                 const std::string& name = x.Scalar();
                 size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
-                if (j == names.size()) c.fail(l, unknown("kernel", name, names));
+                if (j == names.size()) c.fail(l, unknown_word("kernel", name, names));
                 if (j == i) c.fail(l, "a kernel cannot wait for itself");
                 deps[i].emplace_back(j, l);
             });
@@ -931,7 +913,7 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
         DrawSpec& d = ds[i];
         d.line = locs[i].line;
         if (d.queue.empty()) d.queue = s.workload.queues.front().name;
-        if (!contains(queues, d.queue)) c.fail(key_loc(v[i], locs[i], "queue"), unknown("queue", d.queue, queues));
+        if (!contains(queues, d.queue)) c.fail(key_loc(v[i], locs[i], "queue"), unknown_word("queue", d.queue, queues));
         for (const KernelSpec& k : s.workload.kernels)
             if (k.name == d.name)
                 c.fail(key_loc(v[i], locs[i], "name"),
@@ -957,7 +939,7 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
 void check_path(const Ctx& c, const Loc& at, const std::string& path) {
     const std::string first = path.substr(0, path.find('.'));
     if (!contains(results_sections(), first))
-        c.fail(at, "'" + path + "': " + unknown("section of results.json", first, results_sections()));
+        c.fail(at, "'" + path + "': " + unknown_word("section of results.json", first, results_sections()));
     if (path.back() == '.' || path.find("..") != std::string::npos) c.fail(at, "'" + path + "' has an empty key");
 }
 
@@ -980,7 +962,7 @@ ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text,
             return o;
         }
         if (!contains(results_sections(), head))  // else a results path whose section shares the name
-            c.fail(at, "'" + text + "': " + unknown(o.kernel.empty() ? "draw metric" : "kernel metric", rest, own));
+            c.fail(at, "'" + text + "': " + unknown_word(o.kernel.empty() ? "draw metric" : "kernel metric", rest, own));
         o.kernel.clear();
         o.draw.clear();
     }
@@ -989,7 +971,7 @@ ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text,
         for (const auto& k : s.workload.kernels) names.push_back(k.name);
         for (const auto& d : s.workload.draws) names.push_back(d.name);
         c.fail(at, "'" + text + "' is neither NAME.METRIC of a kernel or a draw nor a path into results.json (" +
-                       unknown("name", head, names) + ")");
+                       unknown_word("name", head, names) + ")");
     }
     check_path(c, at, text);
     o.path = text;
@@ -1024,7 +1006,7 @@ void read_compare(const Ctx& c, const Loc& at, Expectation& e, const Scenario& s
         const auto colon = text.find(':');
         if (colon == std::string::npos) return read_operand(c, at, text, s);
         const std::string name = text.substr(0, colon);
-        if (!contains(v.names, name)) c.fail(at, "'" + text + "': " + unknown("variant", name, v.names));
+        if (!contains(v.names, name)) c.fail(at, "'" + text + "': " + unknown_word("variant", name, v.names));
         ExpectOperand o;
         if (name == v.name) o = read_operand(c, at, text.substr(colon + 1), s);
         o.variant = name;
@@ -1054,7 +1036,7 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
             if (!e.variant.empty() && c.variant().name.empty())
                 c.fail(key_loc(m, at, "variant"), "names a variant, but the scenario has no 'variants'");
             if (!e.variant.empty() && !contains(c.variant().names, e.variant))
-                c.fail(key_loc(m, at, "variant"), unknown("variant", e.variant, c.variant().names));
+                c.fail(key_loc(m, at, "variant"), unknown_word("variant", e.variant, c.variant().names));
             if (!e.compare.empty()) {
                 if (!e.metric.empty() || e.min || e.max || !e.kernel.empty() || !e.draw.empty() || e.priority)
                     c.fail(at, "'compare' stands alone: no 'metric', 'min', 'max', 'kernel', 'draw' or 'priority' with it");
@@ -1063,7 +1045,7 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
             if (e.metric.empty()) c.fail(at, "needs 'metric' (with 'min', 'max' or both) or 'compare'");
             if (!e.min && !e.max) c.fail(at, "needs 'min', 'max' or both");
             if (e.min && e.max && *e.min > *e.max)
-                c.fail(key_loc(m, at, "max"), "max " + num(*e.max) + " is below min " + num(*e.min));
+                c.fail(key_loc(m, at, "max"), "max " + format_number(*e.max) + " is below min " + format_number(*e.min));
         }};
     std::vector<Loc> locs;
     std::vector<Expectation> es = read_list(c, v, at, schema, &locs);
@@ -1083,9 +1065,9 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
         kept.push_back(e);
         Loc metric_at = key_loc(v[i], locs[i], "metric");
         if (!e.kernel.empty() && !contains(kernels, e.kernel))
-            c.fail(key_loc(v[i], locs[i], "kernel"), unknown("kernel", e.kernel, kernels));
+            c.fail(key_loc(v[i], locs[i], "kernel"), unknown_word("kernel", e.kernel, kernels));
         if (!e.draw.empty() && !contains(draws, e.draw))
-            c.fail(key_loc(v[i], locs[i], "draw"), unknown("draw", e.draw, draws));
+            c.fail(key_loc(v[i], locs[i], "draw"), unknown_word("draw", e.draw, draws));
         if (int(!e.kernel.empty()) + int(!e.draw.empty()) + int(bool(e.priority)) > 1)
             c.fail(locs[i], "name one of 'kernel', 'draw' or 'priority', not several");
         if (e.metric.find('.') != std::string::npos) {  // a path into results.json
@@ -1098,7 +1080,7 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
                           : !e.draw.empty()   ? draw_metrics()
                           : e.kernel.empty() ? scenario_metrics()
                                              : kernel_metrics();
-        if (!e.draw.empty() && !contains(own, e.metric)) c.fail(metric_at, unknown("draw metric", e.metric, own));
+        if (!e.draw.empty() && !contains(own, e.metric)) c.fail(metric_at, unknown_word("draw metric", e.metric, own));
         if (!contains(own, e.metric)) {
             if (contains(draw_metrics(), e.metric) && !contains(kernel_metrics(), e.metric))
                 c.fail(metric_at, "'" + e.metric + "' is a draw metric: name the draw with 'draw'");
@@ -1108,7 +1090,7 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
                 c.fail(metric_at, "'" + e.metric + "' is a lock metric of a warp priority: name it with 'priority'");
             if (!e.kernel.empty() && contains(scenario_metrics(), e.metric))
                 c.fail(metric_at, "'" + e.metric + "' is a scenario metric: leave 'kernel' out");
-            c.fail(metric_at, unknown("metric", e.metric, own));
+            c.fail(metric_at, unknown_word("metric", e.metric, own));
         }
         if ((e.metric == "slowdown" || e.metric == "alone_turnaround_ns") && !s.measure_alone)
             c.fail(metric_at, "'" + e.metric + "' needs 'measure_alone: true' (each kernel also run alone)");
@@ -1295,7 +1277,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
                     spec.set.emplace_back(path, o.second, where);
                 }
             } else {
-                top.fail(key, unknown("key", k, {"name", "set"}));
+                top.fail(key, unknown_word("key", k, {"name", "set"}));
             }
         }
         if (spec.name.empty()) top.fail(here, "missing required key 'name'");
