@@ -2,6 +2,7 @@
 #include "models/common/memory_map.h"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 namespace gpuvp {
@@ -109,6 +110,104 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
 
     mmio.register_b_transport(this, &Gpu::mmio_b_transport);
     mmio.register_transport_dbg(this, &Gpu::mmio_dbg);
+    if (p.watchdog_ns > 0) {
+        SC_HAS_PROCESS(Gpu);
+        SC_METHOD(watch);
+        sensitive << watchdog_event_ << cp_->in_flight_event();
+        dont_initialize();
+    }
+}
+
+// --- The watchdog ---------------------------------------------------------------------------
+
+uint64_t Gpu::progress() const {
+    uint64_t n = cp_->packets_processed() + cp_->completions() + glc_->blocks_dispatched();
+    for (const auto& sm : sms_) n += sm->progress();
+    const auto& u = usa_->stats();
+    return n + u.tasks[0] + u.tasks[1];
+}
+
+// Woken when kernels or draws are launched or complete (it starts watching if it was not, and
+// stops when nothing is in flight: an idle GPU has no pending watchdog event) and by its own
+// window's end.
+void Gpu::watch() {
+    const sc_time now = sc_core::sc_time_stamp();
+    if (cp_->in_flight() == 0) {
+        watchdog_event_.cancel();
+        watching_ = false;
+        return;
+    }
+    const sc_time window(double(cfg_.platform.watchdog_ns), sc_core::SC_NS);
+    if (!watching_ || now >= window_start_ + window) {
+        const uint64_t p = progress();
+        if (watching_ && p == watched_progress_) {
+            HangReport r{now, window_start_, cp_->in_flight(), state_dump()};
+            watching_ = false;
+            if (on_hang_) on_hang_(r);
+            else SC_REPORT_ERROR("gpuvp/watchdog", r.text().c_str());
+            return;
+        }
+        watching_ = true;
+        watched_progress_ = p;
+        window_start_ = now;
+        watchdog_event_.notify(window);
+    }
+}
+
+std::string Gpu::HangReport::text() const {
+    std::ostringstream o;
+    o << "no forward progress from " << since << " to " << at << " with " << in_flight
+      << " kernel(s) or draw(s) in flight: the GPU is deadlocked or livelocked";
+    for (const std::string& line : state) o << "\n  " << line;
+    return o.str();
+}
+
+std::vector<std::string> Gpu::state_dump() const {
+    std::vector<std::string> out;
+    cp_->describe(out);
+    const GlcTables& t = glc_->tables();
+    for (size_t k = 0; k < t.kernels.size(); ++k) {
+        const KernelRow& r = t.kernels[k];
+        if (!r.valid) continue;
+        out.push_back("glc kernel slot " + std::to_string(k) + ": priority " + std::to_string(r.priority) + ", " +
+                      std::to_string(r.blocks) + " blocks: " + std::to_string(r.undispatched) + " undispatched, " +
+                      std::to_string(r.dispatched) + " dispatched, " + std::to_string(r.finished) + " finished; " +
+                      std::to_string(r.warps_per_block) + " warps, " + std::to_string(r.regs_per_block) +
+                      " registers, " + std::to_string(r.shared_per_block) + " bytes of shared memory a block");
+    }
+    // SMs with nothing on them and a GLC row that agrees are summed up in one line.
+    std::string idle;
+    auto is_idle = [&](size_t i) {
+        const SmConfig c = cfg_.platform.sm_of(uint32_t(i));
+        const SmRow& r = t.sms[i];
+        return sms_[i]->free_slots() == c.warp_slots && r.free_slots == c.warp_slots && r.free_regs == c.registers &&
+               r.free_shared == c.shared_memory;
+    };
+    for (size_t i = 0; i < t.sms.size(); ++i) {
+        const SmRow& r = t.sms[i];
+        if (is_idle(i)) {
+            idle += (idle.empty() ? "" : ", ") + std::string("sm[") + std::to_string(i) + "]";
+            continue;
+        }
+        out.push_back("glc sm[" + std::to_string(i) + "] row: " + std::to_string(r.free_slots) + " free warp slots, " +
+                      std::to_string(r.free_regs) + " free registers, " + std::to_string(r.free_shared) +
+                      " bytes of shared memory free, highest priority " +
+                      (r.highest_priority == kNoPriority ? std::string("none") : std::to_string(r.highest_priority)));
+    }
+    for (size_t i = 0; i < sms_.size(); ++i)
+        if (!is_idle(i)) sms_[i]->describe(out);
+    if (!idle.empty()) out.push_back("idle (no warps, and so in the GLC's table): " + idle);
+    const auto& cores = usa_->cores();
+    uint32_t busy[2] = {0, 0}, type[2] = {0, 0};
+    for (const auto& c : cores) {
+        ++type[size_t(c.type)];
+        busy[size_t(c.type)] += c.busy;
+    }
+    if (usa_->stats().draws > 0)
+        out.push_back("usa: " + std::to_string(type[0]) + " vertex cores (" + std::to_string(busy[0]) + " busy), " +
+                      std::to_string(type[1]) + " pixel cores (" + std::to_string(busy[1]) + " busy), " +
+                      std::to_string(usa_->stats().draws) + " draws received");
+    return out;
 }
 
 // mmio offsets below kRegsSize are the CP's registers; from kBar on, device memory.

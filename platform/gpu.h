@@ -27,7 +27,9 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gpuvp {
@@ -56,11 +58,33 @@ public:
     const Memory& device_memory() const { return *device_memory_; }
     const Clock& clock() const { return clock_; }
 
+    // The watchdog (platform.watchdog_ns; 0: off). While kernels or draws are in flight it
+    // looks every watchdog_ns at the GPU's forward progress: instructions executed outside
+    // critical sections, critical sections completed, blocks placed, packets processed,
+    // kernels and draws completed, shading tasks run. If none happened in a whole window, the
+    // GPU is hung (deadlocked or livelocked): the handler gets a report with the state dump.
+    // Without a handler the GPU reports SC_REPORT_ERROR("gpuvp/watchdog", ...), whose default
+    // action throws out of sc_start.
+    struct HangReport {
+        sc_core::sc_time at;           // when the watchdog saw it
+        sc_core::sc_time since;        // the start of the window without progress
+        uint32_t in_flight = 0;        // kernels and draws launched and not complete
+        std::vector<std::string> state;  // state_dump() at that time
+        std::string text() const;      // a heading line, then the state, a line each
+    };
+    void on_hang(std::function<void(const HangReport&)> handler) { on_hang_ = std::move(handler); }
+    // The GPU's state in lines of text: queues and kernel/draw slots (CP), the kernel and SM
+    // tables (GLC), each SM's block table, active warps and lock owners, the shading array.
+    std::vector<std::string> state_dump() const;
+    // The forward-progress count the watchdog compares.
+    uint64_t progress() const;
+
 private:
     void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned mmio_dbg(tlm::tlm_generic_payload& gp);
     bool route(tlm::tlm_generic_payload& gp, bool& to_cp);
     unsigned debug_aperture(tlm::tlm_generic_payload& gp);
+    void watch();  // the watchdog: runs at each launch and every watchdog_ns while busy
 
     GpuConfig cfg_;
     CheckedBindings connect_;  // the checkers between the blocks (declared first: destroyed last)
@@ -85,6 +109,11 @@ private:
     std::unique_ptr<Cache> l2_;
     std::unique_ptr<Memory> device_memory_;
     std::unique_ptr<Link> link_;
+    std::function<void(const HangReport&)> on_hang_;
+    sc_core::sc_event watchdog_event_;
+    bool watching_ = false;
+    uint64_t watched_progress_ = 0;
+    sc_core::sc_time window_start_;
 };
 
 }  // namespace gpuvp

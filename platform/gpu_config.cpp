@@ -89,6 +89,7 @@ std::vector<GpuParam> make_params() {
         real("clock_mhz", GPUVP_AT(platform.clock_mhz), 100, 5000, "MHz"),
         integer("sms", GPUVP_AT(platform.sms), 1, 128),
         integer("bus_cycles", GPUVP_AT(platform.bus_cycles), 0, 1000, cyc),
+        integer("watchdog_ns", GPUVP_AT(platform.watchdog_ns), 0, 1000000000000ull, ns),
         // sm
         integer("sm.warp_slots", GPUVP_AT(platform.sm.warp_slots), 1, 128),
         one_of("sm.warp_size", GPUVP_AT(platform.sm.warp_size), {8, 16, 32, 64}),

@@ -28,6 +28,9 @@ struct PlatformConfig {
     double clock_mhz = 1500;
     uint32_t sms = 8;
     uint32_t bus_cycles = 2;  // one hop of the on-chip control bus
+    // The GPU's watchdog: kernels or draws in flight and no forward progress for this long
+    // means a hang (platform/gpu.h, Gpu::on_hang). 0: off.
+    uint64_t watchdog_ns = 5000000;
     SmConfig sm;              // every SM (gpu.sm.KEY) ...
     std::map<uint32_t, SmInstanceConfig> sm_instance;  // ... but for what SM i sets itself
     // SM i's configuration: `sm` with its instance's values.

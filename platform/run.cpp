@@ -1,6 +1,7 @@
 #include "platform/run.h"
 #include "firmware/assembler.h"
 #include "models/common/isa.h"
+#include "models/common/tlm_util.h"
 #include "models/common/timing.h"
 #include "platform/recorder.h"
 #include "platform/system.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -59,16 +61,17 @@ std::string fmt_ns(double v) {
 }
 
 // What became of a kernel or a draw, in words: "ok", its error, or why it did not complete.
-std::string launch_status(const LaunchRecord& l, const System& sys, const Recorder& rec, bool starved) {
+// How the run ended for what did not complete: `unfinished` says why ("did not complete ...").
+std::string launch_status(const LaunchRecord& l, const System& sys, const Recorder& rec, const std::string& unfinished) {
     std::string status = "ok";
     const auto& cq = sys.gpu.cp().queue(l.queue);
     if (!l.done && cq.status != QueueError::none && (!l.rung || l.packet >= cq.read_index)) {
         status = "not processed: queue stopped by " + std::string(queue_error_name(cq.status)) + " at packet " +
                  std::to_string(cq.error_packet);  // submitted after it stopped
     } else if (!l.done) {
-        status = starved ? std::string("did not complete: the simulated machine went idle with the ") +
-                               (l.draw ? "draw" : "kernel") + " unfinished"
-                         : "did not complete by max_sim_ns";
+        status = unfinished;
+        const size_t at = status.find("{what}");
+        if (at != std::string::npos) status.replace(at, 6, l.draw ? "draw" : "kernel");
         if (!l.rung) status += "; the host had not rung its doorbell";
         const std::string w = sys.gpu.cp().waiting_for(l.queue);
         if (!w.empty()) status += "; its queue: " + w;
@@ -198,6 +201,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     ProtocolLog protocol;
     protocol.set_warnings(false);  // reported in the results instead
     System sys("system", s, &rec, options.check_protocol ? &protocol : nullptr, options.log);
+    // The GPU's watchdog (platform.watchdog_ns) stops the run with the GPU's state.
+    std::optional<Gpu::HangReport> hang;
+    sys.gpu.on_hang([&hang](const Gpu::HangReport& r) {
+        hang = r;
+        sc_core::sc_stop();
+    });
 
     const auto t0 = std::chrono::steady_clock::now();
     const sc_time limit(s.max_sim_ns, sc_core::SC_NS);
@@ -220,7 +229,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         // Until nothing is pending, or nothing is pending up to the limit (as one sc_start(limit)
         // would stop: at the last event before it). Time 0 first: it elaborates and starts.
         sc_core::sc_start(sc_core::SC_ZERO_TIME);
-        while (sc_core::sc_pending_activity() &&
+        while (!hang && sc_core::sc_pending_activity() &&
                sc_core::sc_time_to_pending_activity() <= limit - sc_core::sc_time_stamp()) {
             const auto start = clock::now();
             sc_core::sc_start(std::min(slice, limit - sc_core::sc_time_stamp()), sc_core::SC_EXIT_ON_STARVATION);
@@ -236,10 +245,37 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const sc_time end = sc_core::sc_time_stamp();
-    const bool starved = !sc_core::sc_pending_activity();  // else max_sim_ns stopped it
     out.sim_end_ns = ns_of(end);
-
     const auto& launches = sys.host.launches();
+    // Why what did not complete did not ("{what}": kernel or draw). Starved: nothing was left
+    // to happen, so whatever is unfinished waits for something that never comes: a hang too.
+    std::string unfinished = "did not complete by max_sim_ns";
+    const char* hang_cause = "watchdog";
+    if (hang) {
+        unfinished = "did not complete: the watchdog stopped the run (no forward progress from " +
+                     fmt_ns(ns_of(hang->since)) + " to " + fmt_ns(ns_of(hang->at)) + " ns)";
+    } else if (!sc_core::sc_pending_activity()) {
+        unfinished = "did not complete: the simulated machine went idle with the {what} unfinished";
+        if (std::any_of(launches.begin(), launches.end(), [&](const LaunchRecord& l) {
+                return launch_status(l, sys, rec, unfinished).rfind("did not complete", 0) == 0;
+            })) {
+            hang = Gpu::HangReport{end, end, sys.gpu.cp().in_flight(), sys.gpu.state_dump()};
+            hang_cause = "idle";
+        }
+    }
+    if (hang)  // the dump names completion signals by address: say whose they are
+        for (std::string& line : hang->state)
+            for (const LaunchRecord& l : launches) {
+                const std::string a = hex(l.signal);
+                for (size_t at = line.find(a); at != std::string::npos; at = line.find(a, at + 1)) {
+                    const size_t end_of = at + a.size();
+                    if (end_of < line.size() && std::isxdigit(static_cast<unsigned char>(line[end_of]))) continue;
+                    const std::string whose = " (" + l.name + "'s completion signal)";
+                    line.insert(end_of, whose);
+                    at = end_of + whose.size() - 1;
+                }
+            }
+
     const auto& queues = s.workload.queues;
     auto queue_name = [&](uint32_t q) { return q < queues.size() ? queues[q].name : std::string("q0"); };
     auto queue_priority = [&](uint32_t q) { return q < queues.size() ? queues[q].priority : 0u; };
@@ -254,7 +290,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const Recorder::Kernel* k = l.rung ? rec.kernel(l.queue, l.packet) : nullptr;
         auto stage = [&](Stage st) -> std::optional<sc_time> { return k ? k->stages[size_t(st)] : std::nullopt; };
 
-        std::string status = launch_status(l, sys, rec, starved);
+        std::string status = launch_status(l, sys, rec, unfinished);
         for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
             if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
         (status == "ok" ? kernels_ok : kernels_failed)++;
@@ -476,7 +512,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const LaunchRecord& l = launches[i];
         const DrawSpec& spec = s.workload.draws[i - kernel_count];
         const Recorder::Draw* d = l.rung ? rec.draw(l.queue, l.packet) : nullptr;
-        const std::string status = launch_status(l, sys, rec, starved);
+        const std::string status = launch_status(l, sys, rec, unfinished);
         (status == "ok" ? draws_ok : draws_failed)++;
         auto stage = [&](DrawStage st) { return d ? opt_ns(d->stages[size_t(st)]) : json(nullptr); };
         const double submit = ns_of(l.submit);
@@ -574,6 +610,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r["expectations"] = json::array();  // filled below: an expectation may name any field above or below
     r["queues"] = qj;
     r["errors"] = errors;
+    r["hang"] = hang ? json{{"cause", hang_cause},
+                            {"detected_ns", ns_of(hang->at)},
+                            {"no_progress_since_ns", ns_of(hang->since)},
+                            {"in_flight", hang->in_flight},
+                            {"state", hang->state}}
+                     : json(nullptr);
     const auto& l2 = sys.gpu.l2().stats();
     r["memory"] = json{{"l2", {{"read_hits", l2.read_hits}, {"read_misses", l2.read_misses}, {"mshr_hits", l2.mshr_hits}, {"writes", l2.writes}}},
                        {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
@@ -638,6 +680,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (e.metric == "kernels_failed") value = kernels_failed;
             else if (e.metric == "lock_acquisitions") value = locks.acquisitions;
             else if (e.metric == "lock_deadlocks") value = locks.deadlocks;
+            else if (e.metric == "hangs") value = hang ? 1 : 0;
             else if (e.metric == "resident_warps_max") value = resident_max;  // M3: the most on any SM
             else if (e.metric == "allocation_stalls") value = stalls;
             else if (e.metric == "scalar_updates") value = updates;
@@ -751,6 +794,16 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             const ProtocolViolation& v = protocol.violations()[i];
             t << "    " << v.checker << ": " << v.rule << ": " << v.detail << "\n";
         }
+    }
+    if (hang) {
+        t << (std::string(hang_cause) == "watchdog"
+                  ? "  HANG: the watchdog saw no forward progress from " + fmt_ns(ns_of(hang->since)) + " to " +
+                        fmt_ns(ns_of(hang->at)) + " ns"
+                  : "  HANG: the simulated machine went idle at " + fmt_ns(ns_of(hang->at)) + " ns")
+          << " with " << hang->in_flight << " kernel(s) or draw(s) in flight. The GPU's state:\n";
+        const size_t shown = std::min<size_t>(hang->state.size(), 40);
+        for (size_t i = 0; i < shown; ++i) t << "    " << hang->state[i] << "\n";
+        if (hang->state.size() > shown) t << "    (" << hang->state.size() - shown << " more lines in results.json, hang.state)\n";
     }
     t << "  simulated " << fmt_ns(out.sim_end_ns) << " ns, " << instructions << " warp-instructions, status "
       << (out.ok ? "ok" : "error") << "\n";

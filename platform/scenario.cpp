@@ -34,7 +34,7 @@ const std::vector<std::string>& kernel_metrics() {
 const std::vector<std::string>& scenario_metrics() {
     static const std::vector<std::string> m = {"sim_end_ns",          "kernels_ok",         "kernels_failed",
                                                "lock_acquisitions",   "sync_failures",      "forced_releases",
-                                               "hold_limit_releases", "redone_instructions", "lock_deadlocks",
+                                               "hold_limit_releases", "redone_instructions", "lock_deadlocks", "hangs",
                                                "retakes",             "resident_warps_max", "allocation_stalls",
                                                "scalar_updates",      "scalar_pool_peak",   "draws_ok",
                                                "draws_failed",        "draws_complete_ns",  "usa_utilization",
@@ -45,7 +45,7 @@ const std::vector<std::string>& scenario_metrics() {
 const std::vector<std::string>& results_sections() {
     static const std::vector<std::string> m = {"scenario", "status", "policy", "sim_end_ns", "host_seconds", "kernels",
                                                "locks",    "scalar", "usa",    "sms",        "queues",       "errors",
-                                               "memory",   "glc",    "trace",  "totals", "host"};
+                                               "hang",     "memory", "glc",    "trace",  "totals", "host"};
     return m;
 }
 

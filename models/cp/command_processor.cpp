@@ -355,6 +355,7 @@ void CommandProcessor::launch(uint32_t qi) {
     Queue& q = queues_[qi];
     slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope};
     ++q.outstanding;
+    in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     if (observer_) {
         observer_->kernel_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
         observer_->kernel_stage(slot, Stage::packet_fetched, p.fetched);
@@ -395,6 +396,7 @@ void CommandProcessor::draw(uint32_t qi) {
     const auto d = from_bytes<DrawPacket>(p.bytes.data());
     draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope};
     ++queues_[qi].outstanding;
+    in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     if (observer_) observer_->draw_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
     DrawDescriptor desc{slot, d.vertex_tasks, d.vertex_cycles, d.pixel_tasks_per_vertex_task, d.pixel_cycles, qi, p.index};
     sc_time delay = sc_core::SC_ZERO_TIME;
@@ -487,6 +489,8 @@ void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelE
         queue_error(s.queue, s.packet, {QueueError::kernel_fault, "kernel", detail}, s.signal);
     }
     slots[slot].used = false;
+    ++completions_;
+    in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     if (observer_) {
         if (draw) observer_->draw_completed(slot, e, written);
         else observer_->kernel_completed(slot, e, written);
@@ -571,6 +575,37 @@ std::string CommandProcessor::waiting_for(uint32_t qi) const {
     case Wait::none: return packet + "ready";
     }
     return "";
+}
+
+uint32_t CommandProcessor::in_flight() const {
+    uint32_t n = 0;
+    for (const Slot& s : slots_) n += s.used;
+    for (const Slot& s : draw_slots_) n += s.used;
+    return n;
+}
+
+void CommandProcessor::describe(std::vector<std::string>& out) const {
+    for (uint32_t qi = 0; qi < queues_.size(); ++qi) {
+        const Queue& q = queues_[qi];
+        if (!(q.control & 1)) continue;
+        std::string line = "cp queue " + std::to_string(qi) + ": priority " + std::to_string(q.priority) +
+                           ", read index " + std::to_string(q.read_index) + ", write index " +
+                           std::to_string(q.write_index) + ", " + std::to_string(q.outstanding) +
+                           " kernel(s) or draw(s) outstanding, status " +
+                           (q.status == QueueError::none ? "ok" : queue_error_name(q.status));
+        const std::string w = waiting_for(qi);
+        if (!w.empty()) line += "; " + w;
+        out.push_back(line);
+    }
+    auto slots = [&](const std::vector<Slot>& v, const char* what) {
+        for (size_t i = 0; i < v.size(); ++i)
+            if (v[i].used)
+                out.push_back(std::string("cp ") + what + " slot " + std::to_string(i) + ": queue " +
+                              std::to_string(v[i].queue) + ", packet " + std::to_string(v[i].packet) +
+                              ", signal " + hex(v[i].signal) + ", in flight");
+    };
+    slots(slots_, "kernel");
+    slots(draw_slots_, "draw");
 }
 
 sc_time CommandProcessor::fence_cost(uint8_t scope, bool acquire) const {

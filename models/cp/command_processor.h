@@ -58,6 +58,14 @@ public:
     // What the queue's packet processor waits for now, in words ("" when it waits for nothing).
     std::string waiting_for(uint32_t q) const;
     uint64_t packets_processed() const { return packets_; }
+    uint64_t completions() const { return completions_; }  // kernels and draws ended, ok or not
+    uint32_t in_flight() const;  // kernels and draws launched and not complete
+    // Notified when a kernel or a draw is launched or completes (in_flight() changed): the
+    // GPU's watchdog starts and stops watching.
+    const sc_core::sc_event& in_flight_event() const { return in_flight_event_; }
+    // Every enabled queue (indices, status, what it waits for) and every kernel and draw slot
+    // in use, in lines of text. For the watchdog's state dump.
+    void describe(std::vector<std::string>& out) const;
 
 private:
     KernelDone last_kernel_done_{};  // the internal registers' contents
@@ -113,6 +121,7 @@ private:
     sc_core::sc_time bus_;
     Observer* observer_;
     sc_core::sc_event work_event_, irq_event_;  // before the inboxes that wake them
+    sc_core::sc_event in_flight_event_;
     std::vector<Queue> queues_;
     std::vector<std::optional<Pending>> pending_;
     std::vector<Slot> slots_;       // kernels in flight
@@ -129,7 +138,7 @@ private:
     uint64_t int_status_ = 0, int_enable_ = ~0ull;
     int last_served_ = -1;
     bool idle_ = true;
-    uint64_t packets_ = 0;
+    uint64_t packets_ = 0, completions_ = 0;
 };
 
 }  // namespace gpuvp

@@ -414,6 +414,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         return;
     ++stats_.instructions;
     ++w.instructions;
+    if (w.held.empty() && w.retake.empty() && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
     sc_time next = now + clock_.cycles(1);
     uint64_t next_pc = w.pc + kInstructionBytes;
@@ -648,6 +649,62 @@ void StreamingMultiprocessor::table_changed(const Block& b, const sc_time& t) {
 
 sc_time StreamingMultiprocessor::busy_time() const {
     return stats_.busy + (resident_warps_ ? sc_core::sc_time_stamp() - busy_since_ : sc_core::SC_ZERO_TIME);
+}
+
+}  // namespace gpuvp
+
+namespace gpuvp {
+
+void StreamingMultiprocessor::describe(std::vector<std::string>& out) const {
+    const sc_time now = sc_core::sc_time_stamp();
+    std::ostringstream head;
+    head << tag_ << ": " << resident_warps_ << " warps resident, " << free_slots_ << " free warp slots, " << free_regs_
+         << " free registers, " << free_shared_ << " bytes of shared memory free";
+    if (trying_) head << ", " << trying_ << " warps trying locks";
+    if (!pool_stalled_.empty()) head << ", " << pool_stalled_.size() << " warps waiting for scalar registers";
+    out.push_back(head.str());
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+        if (!block_used_[i]) continue;
+        const Block& b = blocks_[i];
+        std::ostringstream o;
+        o << tag_ << " block row " << i << ": kernel slot " << b.row.kernel_slot << ", block " << b.row.block_id
+          << ", priority " << b.row.priority << ", " << b.row.running_warps << " warps running, "
+          << b.row.undispatched_warps << " to start, " << b.done_warps << " done";
+        if (b.at_barrier) o << ", " << b.at_barrier << " at the block barrier";
+        if (b.row.regs_needed) o << ", needs " << b.row.regs_needed << " registers";
+        if (b.row.shared_needed) o << ", needs " << b.row.shared_needed << " bytes of shared memory";
+        out.push_back(o.str());
+    }
+    for (size_t s = 0; s < warps_.size(); ++s) {
+        const Warp& w = warps_[s];
+        if (!w.active) continue;
+        const Block& b = blocks_[w.block];
+        std::ostringstream o;
+        o << tag_ << " warp slot " << s << ": kernel slot " << b.desc.kernel_slot << ", block " << b.desc.block_id
+          << ", warp " << w.index << " (CPR " << unsigned(w.cpr) << "), pc " << hex(w.pc) << ", " << w.instructions
+          << " instructions";
+        if (!w.held.empty()) {
+            o << ", holds lock";
+            for (size_t k = 0; k < w.held.size(); ++k) o << (k ? ", " : " ") << w.held[k];
+        }
+        if (!w.retake.empty()) o << ", takes back " << w.retake.size() << " lock(s) after the hold limit";
+        if (w.trying) {
+            const bool in_range = uint64_t(w.wait_lock + 1) * kLockWordBytes <= b.desc.shared_bytes;
+            const uint32_t word = in_range ? shared_.read32(lock_address(b, w.wait_lock)) : 0;
+            o << ", tries lock " << w.wait_lock;
+            if (word & kLockBit) o << " held by warp " << (word & ~kLockBit);
+            else o << " (free now)";
+        }
+        if (w.at_barrier) o << ": waits at the block barrier";
+        else if (w.pool_stall) o << ": waits for scalar registers";
+        else if (w.sync_wait) o << ": waits for its sharers before a scalar update";
+        else if (w.lock_wait == LockWait::arbiter) o << ": its lock request is with the arbiter";
+        else if (w.lock_wait == LockWait::parked) o << ": parked until the lock is released";
+        else if (w.lock_wait == LockWait::backoff) o << ": backing off until " << w.ready_at;
+        else if (w.ready_at > now) o << ": busy until " << w.ready_at;
+        else o << ": ready to issue";
+        out.push_back(o.str());
+    }
 }
 
 }  // namespace gpuvp

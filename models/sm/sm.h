@@ -130,6 +130,13 @@ public:
     uint32_t id() const { return id_; }
     uint32_t free_registers() const { return free_regs_; }
     uint32_t free_slots() const { return free_slots_; }
+    // Forward progress, for the GPU's watchdog: instructions executed outside critical
+    // sections, critical sections completed (or handed over at the hold limit), warps ended.
+    // Work a warp may have to redo (inside a critical section) and lock tries do not count.
+    uint64_t progress() const { return progress_; }
+    // The SM's state in lines of text: its block table, every active warp (where it is and
+    // what it waits for) and which warp holds which lock. For the watchdog's state dump.
+    void describe(std::vector<std::string>& out) const;
 
 private:
     struct Block {
@@ -335,6 +342,7 @@ private:
     uint32_t trying_ = 0;                 // M2: warps trying to take a lock
     uint32_t lock_active_ = 0;            // M2: warps holding, taking back or trying locks
     sc_core::sc_time last_progress_;      // M2: the last completed critical section (watchdog)
+    uint64_t progress_ = 0;               // see progress()
     uint64_t seq_ = 0, arrivals_seen_ = 0;
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;

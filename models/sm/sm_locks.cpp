@@ -177,6 +177,7 @@ void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, u
     wake_parked(b, id, now);
     if (w.held.empty() && w.retake.empty()) {  // a critical section completed
         last_progress_ = now;
+        ++progress_;
         w.cs_born = false;
     }
     note_activity(w, now);
@@ -197,6 +198,7 @@ bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Blo
     }
     count_lock(w, &LockCounts::hold_limit_releases);
     last_progress_ = now;  // the work done so far stays done: progress, for the watchdog
+    ++progress_;
     w.retake = drop_locks(w, b, LockEventKind::hold_limit_release, now);
     note_activity(w, now);
     make_ready(slot, now + clock_.cycles(cfg_.atomic_latency_cycles));
