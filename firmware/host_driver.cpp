@@ -214,13 +214,14 @@ uint64_t HostDriver::reserve_packet(uint32_t q) {
 
 // Writes a packet (the body first, the header last) and rings the queue's doorbell with its
 // index, so the CP can consume it before the host needs its slot again.
-void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet) {
+void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet, std::optional<uint64_t> doorbell) {
     QueueState& s = queues_[q];
     const uint64_t slot = s.ring + (index % s.spec.size) * kPacketBytes;
     const auto* bytes = static_cast<const unsigned char*>(packet);
     mem_write(s.qk, slot + 2, bytes + 2, kPacketBytes - 2);
     mem_write(s.qk, slot, bytes, 2);
-    mmio_write(s.qk, map::kDoorbells + 8 * q, &index, 8, true);
+    const uint64_t value = doorbell.value_or(index);
+    mmio_write(s.qk, map::kDoorbells + 8 * q, &value, 8, true);
 }
 
 void HostDriver::submit(uint32_t q, size_t k) {
@@ -277,16 +278,17 @@ void HostDriver::submit(uint32_t q, size_t k) {
     p.completion_signal.handle = r.signal;
     p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
                            hsa_fence_scope_t(spec.release_fence));
-    post(q, r, p, spec.packet);
+    post(q, r, p, spec.packet, spec.doorbell);
 }
 
 // The scenario's raw field overrides, then the packet into its slot and the doorbell.
 template <class Packet>
-void HostDriver::post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides) {
+void HostDriver::post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides,
+                      std::optional<uint64_t> doorbell) {
     apply_packet_overrides(p, overrides);
     r.signal = p.completion_signal.handle;  // an override may point it elsewhere
     r.packet = reserve_packet(q);
-    write_packet(q, r.packet, &p);
+    write_packet(q, r.packet, &p, doorbell);
     r.doorbell = queues_[q].qk.get_current_time();
     r.rung = true;
 }
@@ -308,7 +310,7 @@ void HostDriver::submit_draw(uint32_t q, size_t k) {
     p.completion_signal.handle = r.signal;
     p.header.AmdFormat = kDrawPacketFormat;
     p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
-    post(q, r, p, spec.packet);
+    post(q, r, p, spec.packet, spec.doorbell);
 }
 
 // The prior art's host copy (M5's `serial`): bytes into device memory through the BAR, one

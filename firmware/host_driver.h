@@ -81,9 +81,11 @@ private:
     void submit_draw(uint32_t q, size_t k);
     sc_core::sc_time store_time() const { return sc_core::sc_time(work_.store_ns, sc_core::SC_NS); }
     template <class Packet>
-    void post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides);
+    void post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides,
+              std::optional<uint64_t> doorbell);
     uint64_t reserve_packet(uint32_t q);
-    void write_packet(uint32_t q, uint64_t index, const void* packet);
+    // Rings the doorbell with `doorbell` if given, else with the packet's index.
+    void write_packet(uint32_t q, uint64_t index, const void* packet, std::optional<uint64_t> doorbell = {});
     void interrupt_handler();
     void copy_to_device(HostQuantum& qk, uint64_t device_address, const std::vector<unsigned char>& bytes,
                         const std::string& what);

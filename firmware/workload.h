@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct KernelSpec {
     // Raw field overrides written into the AQL packet after it is built (to reproduce a
     // firmware bug or a malformed packet): field name -> value. See docs/scenario.md.
     std::map<std::string, uint64_t> packet;
+    // The value the host writes to the doorbell for this packet instead of its index (a
+    // firmware bug: a doorbell that goes back, jumps ahead or overflows the ring).
+    std::optional<uint64_t> doorbell;
     int line = 0;
 };
 
@@ -62,6 +66,7 @@ struct DrawSpec {
     uint32_t pixel_tasks_per_vertex_task = 0;   // ready when their vertex task ends
     uint32_t pixel_cycles = 100;                // per pixel task
     std::map<std::string, uint64_t> packet;     // raw draw packet field overrides, as for kernels
+    std::optional<uint64_t> doorbell;           // as for kernels
     int line = 0;
 };
 

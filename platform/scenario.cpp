@@ -664,6 +664,9 @@ const Schema<KernelSpec>& kernel_schema() {
                   },
                   true),
         K::map("packet", &KernelSpec::packet, packet_schema()),
+        K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+            k.doorbell = get_uint(c, v, at, 0, ~0ull);
+        }),
     }};
     return s;
 }
@@ -903,6 +906,9 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
                    DrawLimits{}.max_pixel_tasks_per_vertex_task),
         K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, DrawLimits{}.max_task_cycles),
         K::map("packet", &DrawSpec::packet, draw_packet_schema()),
+        K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, DrawSpec& d) {
+            d.doorbell = get_uint(c, v, at, 0, ~0ull);
+        }),
     }};
     std::vector<Loc> locs;
     std::vector<DrawSpec> ds = read_list(c, v, at, schema, &locs);

@@ -89,3 +89,67 @@ TEST_CASE("a rejected packet's completion signal is set negative and the host is
     CHECK(r.kernel("victim")["blocks"].get<int>() == 4);
     CHECK(r.kernel("victim")["first_block_dispatch_ns"].is_null());  // nothing of it ran
 }
+
+// Doorbells: the host writes the doorbell value a scenario gives (`doorbell:`) instead of the
+// packet's index. The CP stops the queue with the error in its status register and raises the
+// interrupt; the queue's packets not processed say so; the other queue goes on.
+namespace {
+
+gpuvp::test::Run run_doorbells(const std::string& bad_queue, const std::string& kernels) {
+    return run_yaml("name: t\n" + std::string(kRoundPlatform) + "queues: [" + bad_queue + R"(, {name: good}]
+kernels:
+)" + kernels + R"(  - {name: other, queue: good, program: [{op: kernarg_load}, {op: valu, cycles: 20, repeat: 10}]}
+)");
+}
+
+void check_doorbell_error(const gpuvp::test::Run& r, const std::string& error, const std::string& detail) {
+    INFO(r.out.table);
+    REQUIRE(r.results["errors"].size() == 1);
+    const auto& e = r.results["errors"][0];
+    CHECK(e["queue"] == "bad");
+    CHECK(e["error"] == error);
+    CHECK(e["field"] == "doorbell");
+    CHECK(e["detail"] == detail);
+    CHECK(r.results["queues"][0]["status"] == error);
+    CHECK(r.kernel("other")["status"] == "ok");
+    CHECK(r.results["queues"][1]["status"] == "ok");
+    CHECK(r.results["status"] == "error");
+    CHECK(r.results["hang"].is_null());  // stopped by the error, not hung
+    CHECK(r.results["totals"]["interrupts"].get<int>() >= 1);
+}
+
+}  // namespace
+
+TEST_CASE("malformed doorbell: a doorbell going back stops the queue", "[malformed][doorbell]") {
+    const auto r = run_doorbells("{name: bad}", R"(  - {name: a, queue: bad, program: [{op: kernarg_load}]}
+  - {name: b, queue: bad, submit_ns: 100, program: [{op: kernarg_load}]}
+  - {name: c, queue: bad, submit_ns: 20000, doorbell: 0, program: [{op: kernarg_load}]}
+)");
+    check_doorbell_error(r, "doorbell regressed", "doorbell 0 after 1");
+    CHECK(r.kernel("a")["status"] == "ok");
+    CHECK(r.kernel("b")["status"] == "ok");
+    CHECK(r.kernel("c")["status"].get<std::string>().rfind("not processed: queue stopped by doorbell regressed", 0) == 0);
+    CHECK(r.results["queues"][0]["packets_processed"] == 2);
+}
+
+TEST_CASE("malformed doorbell: a doorbell past the ring's room is a queue overflow", "[malformed][doorbell]") {
+    const auto r = run_doorbells("{name: bad, size: 4}", R"(  - {name: a, queue: bad, doorbell: 4, program: [{op: kernarg_load}]}
+  - {name: b, queue: bad, submit_ns: 100, program: [{op: kernarg_load}]}
+)");
+    check_doorbell_error(r, "queue overflow", "doorbell 4 is more than the ring's 4 packets past read index 0");
+    CHECK(r.kernel("a")["status"].get<std::string>().rfind("not processed: queue stopped by queue overflow", 0) == 0);
+    CHECK(r.kernel("b")["status"].get<std::string>().rfind("not processed", 0) == 0);
+    CHECK(r.results["queues"][0]["packets_processed"] == 0);
+}
+
+TEST_CASE("malformed doorbell: a doorbell ahead of the packets written waits at the first INVALID header", "[malformed][doorbell]") {
+    // Packet 0 is rung as 3: the CP runs packet 0, then finds packet 1's header INVALID and
+    // waits for it; the host then writes packet 1 and rings 1, which is a doorbell going back.
+    const auto r = run_doorbells("{name: bad, size: 16}", R"(  - {name: a, queue: bad, doorbell: 3, program: [{op: kernarg_load}]}
+  - {name: b, queue: bad, submit_ns: 20000, program: [{op: kernarg_load}]}
+)");
+    check_doorbell_error(r, "doorbell regressed", "doorbell 1 after 3");
+    CHECK(r.kernel("a")["status"] == "ok");
+    CHECK(r.kernel("b")["status"] == "doorbell regressed: doorbell: doorbell 1 after 3");  // its own doorbell
+    CHECK(r.results["queues"][0]["packets_processed"] == 1);
+}
