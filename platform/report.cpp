@@ -802,6 +802,18 @@ std::string header(const Page& p) {
             << "): " << esc(str(e, "detail")) << "</li>";
     }
     if (!bad.str().empty()) o << "<ul class=\"problems\" id=\"problems\">" << bad.str() << "</ul>\n";
+    // A hang: the GPU's state when the watchdog stopped the run or the machine went idle.
+    if (const json* h = at(r, "hang"); h && h->is_object()) {
+        o << "<h2 id=\"hang-heading\">Hang</h2>\n<p>"
+          << (str(*h, "cause") == "watchdog"
+                  ? "The watchdog saw no forward progress from " + ns(num(at(*h, "no_progress_since_ns"))) + " to " +
+                        ns(num(at(*h, "detected_ns"))) + " ns"
+                  : "The simulated machine went idle at " + ns(num(at(*h, "detected_ns"))) + " ns")
+          << " with " << value_text(at(*h, "in_flight")) << " kernel(s) or draw(s) in flight. The GPU's state then:</p>\n"
+          << "<pre id=\"hang\">";
+        for (const json& line : array_or_empty(at(*h, "state"))) o << esc(line.is_string() ? line.get<std::string>() : "") << "\n";
+        o << "</pre>\n";
+    }
 
     const json& ex = array_or_empty(at(r, "expectations"));
     o << "<h2 id=\"expectations-heading\">Expectations</h2>\n";

@@ -506,3 +506,21 @@ TEST_CASE("write_report says what it could not read or write", "[report]") {
     CHECK_FALSE(gpuvp::write_report(dir, &error));
     CHECK(error == "cannot read " + dir + "/results.json");
 }
+
+TEST_CASE("a hang shows the GPU's state under its cause and escaped", "[report]") {
+    json r = small_results();
+    CHECK(count(gpuvp::render_report(r, {nullptr}), "id=\"hang\"") == 0);  // none without a hang
+    r["hang"] = json{{"cause", "watchdog"},
+                     {"detected_ns", 205252.0},
+                     {"no_progress_since_ns", 105252.0},
+                     {"in_flight", 1},
+                     {"state", {"cp kernel slot 0: queue 0, packet 0, signal 0x10040 (<k>'s completion signal), in flight",
+                                "sm[0] warp slot 1: tries lock 0 held by warp 0"}}};
+    const std::string html = gpuvp::render_report(r, {nullptr});
+    CHECK(count(html, "The watchdog saw no forward progress from 105252.0 to 205252.0 ns with 1 kernel(s)") == 1);
+    CHECK(count(html, "(&lt;k&gt;&#39;s completion signal)") == 1);
+    CHECK(count(html, "sm[0] warp slot 1: tries lock 0 held by warp 0\n") == 1);
+    r["hang"]["cause"] = "idle";
+    CHECK(count(gpuvp::render_report(r, {nullptr}), "The simulated machine went idle at 205252.0 ns") == 1);
+    check_self_contained(html);
+}
