@@ -1,6 +1,7 @@
 // The GPU's watchdog (platform.watchdog_ns): kernels in flight and no forward progress for a
 // whole window stop the run with the GPU's state; a run that goes idle with work unfinished
 // is a hang too. One simulation per TEST_CASE.
+#include "platform/system.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
@@ -15,8 +16,7 @@ namespace {
 // 1 GHz: for ever, as far as the run goes); warp 1 spins on lock 0 (spin: it fails, backs off,
 // tries again). Nothing a warp does inside a critical section, and no failed try, is forward
 // progress. `extra`: more top-level keys and platform keys.
-test::Run livelock(const std::string& platform_extra, const std::string& extra = "") {
-    return run_yaml("name: livelock\n" + extra + "platform:\n  clock_mhz: 1000\n  sms: 2\n" + platform_extra + R"(  sm: {lock_watchdog_cycles: 0}
+const char* kLivelockProgram = R"(  sm: {lock_watchdog_cycles: 0}
 policy: {lock: spin}
 kernels:
   - name: k
@@ -28,7 +28,11 @@ kernels:
       - {op: lock, id: 0}
       - {op: valu, cycles: 1, repeat: 2000000000}
       - {op: unlock, id: 0}
-)");
+)";
+
+test::Run livelock(const std::string& platform_extra, const std::string& extra = "") {
+    return run_yaml("name: livelock\n" + extra + "platform:\n  clock_mhz: 1000\n  sms: 2\n" + platform_extra +
+                    kLivelockProgram);
 }
 
 std::string joined(const nlohmann::json& lines) {
@@ -38,6 +42,26 @@ std::string joined(const nlohmann::json& lines) {
 }
 
 }  // namespace
+
+TEST_CASE("without a hang handler the GPU reports the hang as an SC_ERROR of type gpuvp/watchdog", "[watchdog]") {
+    // As an SoC platform that set no handler sees it: SystemC's default action for an error
+    // throws it out of sc_start.
+    const Scenario s = parse_scenario(std::string("name: soc\nplatform:\n  clock_mhz: 1000\n  sms: 1\n  watchdog_ns: 50000\n") +
+                                          kLivelockProgram,
+                                      "soc.yaml");
+    System sys("system", s);
+    try {
+        sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_MS));
+        FAIL("sc_start returned without the watchdog's error");
+    } catch (const sc_core::sc_report& r) {
+        CHECK(std::string(r.get_msg_type()) == "gpuvp/watchdog");
+        CHECK(r.get_severity() == sc_core::SC_ERROR);
+        CHECK_THAT(std::string(r.get_msg()), Contains("no forward progress from") && Contains("with 1 kernel(s) or draw(s) in flight") &&
+                                                 Contains("holds lock 0") && Contains("tries lock 0 held by warp 0"));
+    }
+    CHECK(sc_core::sc_time_stamp() < sc_core::sc_time(200, sc_core::SC_US));
+    CHECK(sys.gpu.progress() > 0);
+}
 
 TEST_CASE("the watchdog stops a run without forward progress and dumps the warps and who holds which lock", "[watchdog]") {
     const auto r = livelock("  watchdog_ns: 100000\n");
