@@ -49,6 +49,12 @@ struct KernelSpec {
     // Raw field overrides written into the AQL packet after it is built (to reproduce a
     // firmware bug or a malformed packet): field name -> value. See docs/scenario.md.
     std::map<std::string, uint64_t> packet;
+    // `instances`: the same kernel launched this many times, each its own AQL packet, the
+    // i-th submitted at submit_ns + i * interval_ns. `instances_key`: the scenario wrote the
+    // key (the results then summarize the instances).
+    uint32_t instances = 1;
+    double interval_ns = 0;
+    bool instances_key = false;
     int line = 0;
 };
 
@@ -62,6 +68,9 @@ struct DrawSpec {
     uint32_t pixel_tasks_per_vertex_task = 0;   // ready when their vertex task ends
     uint32_t pixel_cycles = 100;                // per pixel task
     std::map<std::string, uint64_t> packet;     // raw draw packet field overrides, as for kernels
+    uint32_t instances = 1;                     // as for kernels
+    double interval_ns = 0;
+    bool instances_key = false;
     int line = 0;
 };
 
