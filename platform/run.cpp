@@ -304,9 +304,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         auto report = [&] {
             Progress p;
             p.sim_ns = ns_of(sc_core::sc_time_stamp());
-            for (const LaunchRecord& l : sys.host.launches()) {
-                (l.draw ? p.draws : p.kernels)++;
-                if (l.done) (l.draw ? p.draws_done : p.kernels_done)++;
+            for (const LaunchRecord& l : sys.host.launches()) {  // each instance counts
+                (l.draw ? p.draws : p.kernels) += l.instances;
+                (l.draw ? p.draws_done : p.kernels_done) += l.ended;
             }
             options.progress(p);
         };

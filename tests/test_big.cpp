@@ -2,13 +2,16 @@
 // each instance its own AQL packet through the ring, and the structures that must stay bounded
 // while a big grid or a long queue runs (model-visible counts, sampled during the run; never
 // host time or RSS, which gpuvp_bench --big reports). One simulation per TEST_CASE.
+#include "firmware/assembler.h"
 #include "platform/recorder.h"
+#include "platform/regress.h"
 #include "platform/system.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -313,4 +316,23 @@ kernels:
     CHECK(r.kernel("many")["instances"]["ok"] == 10);
     // All ten were submitted at 0: the earliest first warp of any of them comes after `first`.
     CHECK(r.kernel("many")["instances"]["response_ns"]["min"].get<double>() > first_end);
+}
+
+TEST_CASE("the big scenarios load and the bundled regression leaves them out", "[big][scenario]") {
+    const std::string dir = std::string(GPUVP_SOURCE_DIR) + "/scenarios";
+    const Scenario grid = load_scenario(dir + "/big/grid-1m-blocks.yaml");
+    CHECK(block_count(grid.workload.kernels.at(0)) == (1u << 20));
+    const Scenario queue = load_scenario(dir + "/big/queue-100k-packets.yaml");
+    CHECK(queue.workload.kernels.at(0).instances == 100000);
+    CHECK(queue.workload.queues.at(0).size == 1024);
+    for (const std::string& f : regress_files({dir})) CHECK(f.find("/big/") == std::string::npos);
+    // validate counts the launches.
+    FILE* p = popen((std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " validate " + dir +
+                     "/big/queue-100k-packets.yaml 2>&1").c_str(),
+                    "r");
+    REQUIRE(p);
+    char buf[512] = {};
+    const size_t n = fread(buf, 1, sizeof buf - 1, p);
+    pclose(p);
+    CHECK(std::string(buf, n) == dir + "/big/queue-100k-packets.yaml: ok (1 kernels (100000 launches), 0 draws, 1 queues)\n");
 }
