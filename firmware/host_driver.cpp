@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <queue>
 #include <stdexcept>
+#include <tuple>
 
 namespace gpuvp {
 
@@ -20,28 +23,26 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
     : sc_module(name), bus("bus"), irq("irq"), work_(work), layout_(layout), host_next_(0x10000),
       device_next_(map::kDeviceBase + 0x10000), setup_quantum_(quantum_of(work)), irq_quantum_(quantum_of(work)) {
     if (work_.queues.empty()) work_.queues.push_back(QueueSpec{"q0", 0, 256});
-    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q, 0, 0, 0, {}, HostQuantum(quantum_of(work_))});
-    for (const KernelSpec& k : work_.kernels) {
+    for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q, 0, 0, 0, {}, HostQuantum(quantum_of(work_)), {}, 0, 0, false});
+    auto add = [&](const std::string& name, bool draw, const std::string& queue, double submit_ns, uint32_t instances,
+                   double interval_ns) {
         LaunchRecord r;
-        r.name = k.name;
-        r.queue = queue_index(k.queue.empty() ? work_.queues.front().name : k.queue);
-        r.submit = sc_time(k.submit_ns, sc_core::SC_NS);
+        r.name = name;
+        r.draw = draw;
+        r.queue = queue_index(queue.empty() ? work_.queues.front().name : queue);
+        r.submit = sc_time(submit_ns, sc_core::SC_NS);
+        r.instances = std::max<uint32_t>(instances, 1);
+        r.interval = sc_time(interval_ns, sc_core::SC_NS);
+        r.slots = uint32_t(std::min<uint64_t>(r.instances, work_.queues[r.queue].size));
         launches_.push_back(r);
+        slot_busy_.emplace_back(r.slots, false);
+    };
+    for (const KernelSpec& k : work_.kernels) add(k.name, false, k.queue, k.submit_ns, k.instances, k.interval_ns);
+    for (const DrawSpec& d : work_.draws) add(d.name, true, d.queue, d.submit_ns, d.instances, d.interval_ns);
+    for (size_t i = 0; i < launches_.size(); ++i) {
+        queues_[launches_[i].queue].kernels.push_back(i);
+        queues_[launches_[i].queue].instances += launches_[i].instances;
     }
-    for (const DrawSpec& d : work_.draws) {
-        LaunchRecord r;
-        r.name = d.name;
-        r.draw = true;
-        r.queue = queue_index(d.queue.empty() ? work_.queues.front().name : d.queue);
-        r.submit = sc_time(d.submit_ns, sc_core::SC_NS);
-        launches_.push_back(r);
-    }
-    // Per queue, kernels and draws in submit order (ties: kernels before draws, each in the
-    // order of the file).
-    for (size_t i = 0; i < launches_.size(); ++i) queues_[launches_[i].queue].kernels.push_back(i);
-    for (QueueState& q : queues_)
-        std::stable_sort(q.kernels.begin(), q.kernels.end(),
-                         [&](size_t a, size_t b) { return launches_[a].submit < launches_[b].submit; });
     SC_HAS_PROCESS(HostDriver);
     SC_THREAD(create_queues);
     SC_THREAD(interrupt_handler);
@@ -61,6 +62,28 @@ uint64_t HostDriver::syncs() const {
 
 bool HostDriver::all_done() const {
     return std::all_of(launches_.begin(), launches_.end(), [](const LaunchRecord& r) { return r.done; });
+}
+
+const PostedPacket* HostDriver::posted(uint32_t q, uint64_t packet) const {
+    if (q >= queues_.size()) return nullptr;
+    auto it = queues_[q].in_flight.find(packet);
+    return it == queues_[q].in_flight.end() ? nullptr : &it->second;
+}
+
+std::optional<HostDriver::Unended> HostDriver::first_unended(size_t k) const {
+    const LaunchRecord& r = launches_.at(k);
+    if (r.done) return std::nullopt;
+    std::optional<Unended> first;
+    for (const auto& [packet, p] : queues_[r.queue].in_flight)
+        if (p.launch == k && (!first || p.instance < first->instance)) first = Unended{p.instance, true, packet};
+    if (!first && r.posted < r.instances) first = Unended{r.posted, false, 0};
+    return first;
+}
+
+size_t HostDriver::in_flight() const {
+    size_t n = 0;
+    for (const QueueState& q : queues_) n += q.in_flight.size();
+    return n;
 }
 
 uint64_t HostDriver::alloc_host(uint64_t bytes, uint64_t align) {
@@ -92,6 +115,15 @@ void HostDriver::load(uint64_t address, const std::vector<unsigned char>& bytes)
 }
 
 void HostDriver::end_of_elaboration() {
+    // A signal per slot, on a line of its own, 1 from the start, so a barrier on a kernel not
+    // yet submitted waits for it.
+    auto signals = [&](LaunchRecord& r) {
+        r.signal = r.signal_base = alloc_host(r.slots == 1 ? 8 : 64ull * (r.slots - 1) + 8, 64);
+        int64_t one = 1;
+        for (uint32_t s = 0; s < r.slots; ++s)
+            if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, slot_signal(r, s), &one, 8) != 8)
+                throw std::runtime_error("host memory does not hold the completion signals");
+    };
     for (size_t i = 0; i < work_.kernels.size(); ++i) {
         const KernelSpec& k = work_.kernels[i];
         LaunchRecord& r = launches_[i];
@@ -103,21 +135,12 @@ void HostDriver::end_of_elaboration() {
             r.device_args = k.kernarg_bytes ? alloc_device(k.kernarg_bytes, 4096) : 0;  // its own page, away from the code
             r.code = std::move(image);
         }
-        r.kernarg = k.kernarg_bytes ? alloc_host(k.kernarg_bytes, 64) : 0;
+        r.kernarg_stride = (uint64_t(k.kernarg_bytes) + 63) / 64 * 64;  // a slot's segment, from a line
+        r.kernarg = k.kernarg_bytes ? alloc_host(r.slots == 1 ? k.kernarg_bytes : r.kernarg_stride * r.slots, 64) : 0;
         r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
-        r.signal = alloc_host(8, 64);  // a line of its own
-        // 1 from the start, so a barrier on a kernel not yet submitted waits for it.
-        int64_t one = 1;
-        if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, r.signal, &one, 8) != 8)
-            throw std::runtime_error("host memory does not hold the completion signals");
+        signals(r);
     }
-    for (size_t i = work_.kernels.size(); i < launches_.size(); ++i) {  // draws: a signal each
-        LaunchRecord& r = launches_[i];
-        r.signal = alloc_host(8, 64);
-        int64_t one = 1;
-        if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, r.signal, &one, 8) != 8)
-            throw std::runtime_error("host memory does not hold the completion signals");
-    }
+    for (size_t i = work_.kernels.size(); i < launches_.size(); ++i) signals(launches_[i]);  // draws: signals only
     for (QueueState& q : queues_) {
         q.ring = alloc_host(uint64_t(q.spec.size) * kPacketBytes, 4096);
         q.read_index_addr = alloc_host(8, 64);
@@ -191,25 +214,45 @@ void HostDriver::mmio_read(HostQuantum& qk, uint64_t offset, void* data, unsigne
     qk.annotate_delay(d);
 }
 
+// The queue's kernels and draws, every instance, in submit-time order (ties in file order:
+// kernels before draws, then the lower instance). One heap entry per launch: its next instance.
 void HostDriver::submit_queue(uint32_t q) {
     HostQuantum& qk = queues_[q].qk;
     qk.reset();
-    for (size_t k : queues_[q].kernels) {
-        qk.wait_until(launches_[k].submit);
-        if (launches_[k].draw) submit_draw(q, k);
-        else submit(q, k);
+    using Next = std::tuple<sc_time, size_t, uint64_t>;  // submit time, launch, instance
+    std::priority_queue<Next, std::vector<Next>, std::greater<Next>> next;
+    for (size_t k : queues_[q].kernels) next.emplace(launches_[k].submit, k, 0);
+    while (!next.empty()) {
+        const auto [at, k, i] = next.top();
+        next.pop();
+        qk.wait_until(at);
+        if (!(launches_[k].draw ? submit_draw(q, k, i) : submit(q, k, i))) return;  // the queue takes no more
+        if (i + 1 < launches_[k].instances) next.emplace(submit_time(launches_[k], i + 1), k, i + 1);
     }
 }
 
-// Waits until the ring has room for one more packet (the CP publishes its read index).
-uint64_t HostDriver::reserve_packet(uint32_t q) {
+// Waits until the ring has room for one more packet (the CP publishes its read index). None
+// if the queue has stopped with its ring full: the CP will not consume it again.
+std::optional<uint64_t> HostDriver::reserve_packet(uint32_t q) {
     QueueState& s = queues_[q];
     for (;;) {
         uint64_t read = 0;
         mem_read(s.qk, s.read_index_addr, &read, 8);
         if (s.write_index - read < s.spec.size) return s.write_index++;
+        if (s.stopped) return std::nullopt;
         s.qk.wait_for(sc_time(1, sc_core::SC_US));  // the ring is full: poll as a runtime would
     }
+}
+
+// An instance's signal and kernel-argument slot: free once the host has seen the instance
+// that last used it end (a runtime reusing its signals and kernarg segments).
+void HostDriver::take_slot(uint32_t q, size_t k, uint64_t instance) {
+    std::vector<bool>::reference busy = slot_busy_[k][size_t(instance % launches_[k].slots)];
+    while (busy) {
+        slot_waiter_ = true;
+        queues_[q].qk.wait(instance_ended_);
+    }
+    busy = true;
 }
 
 // Writes a packet (the body first, the header last) and rings the queue's doorbell with its
@@ -224,14 +267,15 @@ void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet, st
     mmio_write(s.qk, map::kDoorbells + 8 * q, &value, 8, true);
 }
 
-void HostDriver::submit(uint32_t q, size_t k) {
+bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
     const KernelSpec& spec = work_.kernels[k];
     LaunchRecord& r = launches_[k];
     HostQuantum& qk = queues_[q].qk;
     if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
 
     // Dependencies: barrier-AND packets (all of `after`, five signals a packet) and one
-    // barrier-OR packet (any of `after_any`) on the kernels' completion signals.
+    // barrier-OR packet (any of `after_any`) on the kernels' completion signals; before the
+    // first instance only (the queue is in order: the later ones come after them).
     auto barrier = [&](const std::vector<std::string>& names, size_t first, hsa_packet_type_t type) {
         hsa_barrier_and_packet_t b{};
         for (size_t i = first; i < std::min(first + 5, names.size()); ++i) {
@@ -240,11 +284,18 @@ void HostDriver::submit(uint32_t q, size_t k) {
             if (it != launches_.end()) b.dep_signal[i - first].handle = it->signal;
         }
         b.header = make_header(type, spec.barrier, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
-        write_packet(q, reserve_packet(q), &b);
+        const auto index = reserve_packet(q);
+        if (index) write_packet(q, *index, &b);
+        return bool(index);
     };
-    for (size_t first = 0; first < spec.after.size(); first += 5) barrier(spec.after, first, HSA_PACKET_TYPE_BARRIER_AND);
-    if (!spec.after_any.empty()) barrier(spec.after_any, 0, HSA_PACKET_TYPE_BARRIER_OR);
+    if (instance == 0) {
+        for (size_t first = 0; first < spec.after.size(); first += 5)
+            if (!barrier(spec.after, first, HSA_PACKET_TYPE_BARRIER_AND)) return false;
+        if (!spec.after_any.empty() && !barrier(spec.after_any, 0, HSA_PACKET_TYPE_BARRIER_OR)) return false;
+    }
 
+    take_slot(q, k, instance);
+    const uint32_t slot = uint32_t(instance % r.slots);
     // Kernel arguments: the global buffer's address and size, then a recognisable pattern.
     if (r.kernarg) {
         std::vector<unsigned char> args(spec.kernarg_bytes);
@@ -253,12 +304,12 @@ void HostDriver::submit(uint32_t q, size_t k) {
             std::memcpy(&args[0], &r.global, 8);
             std::memcpy(&args[8], &spec.global_bytes, 8);
         }
-        mem_write(qk, r.kernarg, args.data(), unsigned(args.size()));
+        mem_write(qk, slot_kernarg(r, slot), args.data(), unsigned(args.size()));
         if (work_.copy_to_device) copy_to_device(qk, r.device_args, args, "the kernel arguments of " + r.name);
     }
     if (work_.copy_to_device) copy_to_device(qk, r.device_code, r.code, "the code object of " + r.name);
     int64_t one = 1;
-    mem_write(qk, r.signal, &one, 8);
+    mem_write(qk, slot_signal(r, slot), &one, 8);
 
     hsa_kernel_dispatch_packet_t p{};
     p.setup = uint16_t(spec.grid[2] > 1 || spec.block[2] > 1 ? 3 : spec.grid[1] > 1 || spec.block[1] > 1 ? 2 : 1);
@@ -270,47 +321,61 @@ void HostDriver::submit(uint32_t q, size_t k) {
     p.grid_size_z = spec.grid[2];
     p.group_segment_size = spec.shared_bytes;
     p.kernel_object = r.kernel_object;
-    p.kernarg_address = reinterpret_cast<void*>(r.kernarg);
+    p.kernarg_address = reinterpret_cast<void*>(r.kernarg ? slot_kernarg(r, slot) : 0);
     if (work_.copy_to_device) {
         p.kernel_object = r.device_code;
         p.kernarg_address = reinterpret_cast<void*>(r.device_args);
     }
-    p.completion_signal.handle = r.signal;
+    p.completion_signal.handle = slot_signal(r, slot);
     p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
                            hsa_fence_scope_t(spec.release_fence));
-    post(q, r, p, spec.packet, spec.doorbell);
+    return post(q, k, instance, p, spec.packet, instance == 0 ? spec.doorbell : std::nullopt);
 }
 
 // The scenario's raw field overrides, then the packet into its slot and the doorbell.
 template <class Packet>
-void HostDriver::post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides,
-                      std::optional<uint64_t> doorbell) {
+bool HostDriver::post(uint32_t q, size_t k, uint64_t instance, Packet& p, const std::map<std::string, uint64_t>& overrides,
+                      std::optional<uint64_t> doorbell_value) {
+    LaunchRecord& r = launches_[k];
+    QueueState& s = queues_[q];
     apply_packet_overrides(p, overrides);
-    r.signal = p.completion_signal.handle;  // an override may point it elsewhere
-    r.packet = reserve_packet(q);
-    write_packet(q, r.packet, &p, doorbell);
-    r.doorbell = queues_[q].qk.get_current_time();
-    r.rung = true;
+    const uint64_t signal = p.completion_signal.handle;  // an override may point it elsewhere
+    if (instance == 0) r.signal = signal;
+    const auto index = reserve_packet(q);
+    if (!index) return false;
+    write_packet(q, *index, &p, doorbell_value);
+    const sc_time doorbell = s.qk.get_current_time();
+    s.in_flight[*index] =
+        PostedPacket{k, instance, uint32_t(instance % r.slots), *index, signal, submit_time(r, instance), doorbell, s.posted++};
+    ++r.posted;
+    if (instance == 0) {
+        r.packet = *index;
+        r.doorbell = doorbell;
+        r.rung = true;
+    }
+    return true;
 }
 
 // M4: a draw is one vendor-specific packet; the runtime's overhead and the signal reset come
 // first, as for a kernel.
-void HostDriver::submit_draw(uint32_t q, size_t k) {
+bool HostDriver::submit_draw(uint32_t q, size_t k, uint64_t instance) {
     const DrawSpec& spec = work_.draws[k - work_.kernels.size()];
     LaunchRecord& r = launches_[k];
     HostQuantum& qk = queues_[q].qk;
     if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
+    take_slot(q, k, instance);
+    const uint32_t slot = uint32_t(instance % r.slots);
     int64_t one = 1;
-    mem_write(qk, r.signal, &one, 8);
+    mem_write(qk, slot_signal(r, slot), &one, 8);
     DrawPacket p{};
     p.vertex_tasks = spec.vertex_tasks;
     p.vertex_cycles = spec.vertex_cycles;
     p.pixel_tasks_per_vertex_task = spec.pixel_tasks_per_vertex_task;
     p.pixel_cycles = spec.pixel_cycles;
-    p.completion_signal.handle = r.signal;
+    p.completion_signal.handle = slot_signal(r, slot);
     p.header.AmdFormat = kDrawPacketFormat;
     p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
-    post(q, r, p, spec.packet, spec.doorbell);
+    return post(q, k, instance, p, spec.packet, instance == 0 ? spec.doorbell : std::nullopt);
 }
 
 // The prior art's host copy (M5's `serial`): bytes into device memory through the BAR, one
@@ -345,7 +410,8 @@ void HostDriver::interrupt_handler() {
     }
 }
 
-// Reads the completion signals of the queue's unfinished kernels and the queue's status.
+// Reads the completion signals of the queue's packets in flight (posted, not seen ended) and
+// the queue's status.
 void HostDriver::check_queue(HostQuantum& qk, uint32_t q) {
     const uint64_t regs = map::kQueueRegs + q * map::kQueueStride;
     uint32_t status = 0;
@@ -354,25 +420,57 @@ void HostDriver::check_queue(HostQuantum& qk, uint32_t q) {
     if (status) {
         mmio_read(qk, regs + map::kQueueErrorPacket, &bad, 8);
         mmio_read(qk, regs + map::kQueueReadIndex, &consumed, 8);
+        queues_[q].stopped = true;
     }
     const std::string why = queue_error_name(QueueError(status));
-    for (size_t k : queues_[q].kernels) {
-        LaunchRecord& r = launches_[k];
-        qk.flush();  // `rung` is the submitting thread's
-        if (r.done || !r.rung) continue;
+    // Packet order is submit order. After each read the handler catches up with SystemC time
+    // (if the queue has later instances, posted or not), and looks again for packets posted
+    // meanwhile, as a handler walking all of the queue's launches would.
+    QueueState& s = queues_[q];
+    auto& flight = s.in_flight;
+    for (auto it = flight.begin(); it != flight.end();) {
+        qk.flush();  // the map is the submitting thread's too
+        const PostedPacket& p = it->second;
+        const uint64_t packet = p.packet;
+        const bool later = p.order + 1 < s.instances;
         int64_t v = 1;
-        if (r.signal % 8 == 0 && r.signal && r.signal + 8 <= layout_.host_bytes) mem_read(qk, r.signal, &v, 8);
-        if (v == 0) {
-            r.done = true;
-        } else if (v < 0 || (status && r.packet == bad)) {
-            r.done = true;
-            r.error = status ? why : "failed";
-        } else if (status && r.packet >= consumed) {
-            r.done = true;
-            r.error = "not processed: queue stopped by " + why + " at packet " + std::to_string(bad);
+        if (p.signal % 8 == 0 && p.signal && p.signal + 8 <= layout_.host_bytes) mem_read(qk, p.signal, &v, 8);
+        if (v == 0) it = ended(qk, q, it, "");
+        else if (v < 0 || (status && p.packet == bad)) it = ended(qk, q, it, status ? why : "failed");
+        else if (status && p.packet >= consumed)
+            it = ended(qk, q, it, "not processed: queue stopped by " + why + " at packet " + std::to_string(bad));
+        else ++it;
+        if (it == flight.end() && later) {
+            qk.flush();
+            it = flight.upper_bound(packet);
         }
-        if (r.done) r.seen_complete = qk.get_current_time();
     }
+}
+
+// The host saw a packet end (ok if `error` is empty): its launch's counts, its slot freed.
+std::map<uint64_t, PostedPacket>::iterator HostDriver::ended(HostQuantum& qk, uint32_t q,
+                                                             std::map<uint64_t, PostedPacket>::iterator it,
+                                                             const std::string& error) {
+    const PostedPacket& p = it->second;
+    LaunchRecord& r = launches_[p.launch];
+    ++r.ended;
+    if (!error.empty()) {
+        ++r.failed;
+        if (!r.first_failure || p.instance < r.first_failure->instance)
+            r.first_failure = LaunchRecord::Failure{p.instance, p.packet, error};
+    }
+    if (p.instance == 0) {
+        r.first_done = true;
+        r.error = error;
+        r.seen_complete = qk.get_current_time();
+    }
+    r.done = r.ended == r.instances;
+    slot_busy_[p.launch][p.slot] = false;
+    if (slot_waiter_) {
+        slot_waiter_ = false;
+        instance_ended_.notify(sc_core::SC_ZERO_TIME);
+    }
+    return queues_[q].in_flight.erase(it);
 }
 
 namespace {

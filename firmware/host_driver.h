@@ -24,6 +24,8 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,18 +38,49 @@ struct HostLayout {
     uint32_t warp_size = 32;
 };
 
-// What the host saw of one kernel launch (or one draw).
+// What the host saw of one kernel launch (or one draw): of its first instance, and counts over
+// all of them. A kernel or draw with `instances` posts that many packets; the host keeps only
+// these counts and the packets in flight, never a record per instance.
 struct LaunchRecord {
     std::string name;
     bool draw = false;  // M4: a draw packet, not a kernel
     uint32_t queue = 0;
-    uint64_t packet = ~0ull;  // its index in the queue
-    uint64_t kernel_object = 0, kernarg = 0, signal = 0, global = 0;
+    uint64_t instances = 1;            // packets it posts
+    sc_core::sc_time submit, interval;  // instance i is submitted at submit + i * interval
+    uint64_t kernel_object = 0, kernarg = 0, global = 0;  // kernarg: slot 0's segment
+    uint64_t signal = 0;       // instance 0's completion signal (as posted: an override may move it)
+    uint64_t signal_base = 0;  // slot 0's signal; slot s's is 64 * s further
     uint64_t device_code = 0, device_args = 0;  // copy_to_device: where the launch's copies go
     std::vector<unsigned char> code;            // copy_to_device: the code object to copy
-    sc_core::sc_time submit, doorbell, seen_complete;
-    bool rung = false, done = false;
+    // Signals and kernel-argument segments, `slots` of each (min(instances, queue size)):
+    // instance i uses slot i % slots, once the host has seen instance i - slots end.
+    uint32_t slots = 1;
+    uint64_t kernarg_stride = 0;
+    // Instance 0.
+    uint64_t packet = ~0ull;  // its index in the queue
+    sc_core::sc_time doorbell, seen_complete;
+    bool rung = false, first_done = false;
     std::string error;  // empty: ok
+    // Every instance.
+    uint64_t posted = 0;  // packets written and rung
+    uint64_t ended = 0;   // seen ended by the host: completed, failed or not processed
+    uint64_t failed = 0;  // of those, not ok
+    bool done = false;    // every instance ended
+    struct Failure {
+        uint64_t instance = 0, packet = 0;
+        std::string error;
+    };
+    std::optional<Failure> first_failure;  // the lowest-numbered instance that failed
+};
+
+// A packet the host has posted and not yet seen end (kernel or draw instances only).
+struct PostedPacket {
+    size_t launch = 0;  // index into launches()
+    uint64_t instance = 0;
+    uint32_t slot = 0;
+    uint64_t packet = 0, signal = 0;
+    sc_core::sc_time submit, doorbell;
+    uint64_t order = 0;  // its place among every instance of its queue, in submit order
 };
 
 class HostDriver : public sc_core::sc_module {
@@ -59,6 +92,20 @@ public:
 
     // The kernels in the workload's order, then the draws in theirs.
     const std::vector<LaunchRecord>& launches() const { return launches_; }
+    // The packet `packet` of queue `q` if the host posted it for a kernel or a draw and has not
+    // seen it end; nullptr otherwise (a barrier packet, or one already ended).
+    const PostedPacket* posted(uint32_t q, uint64_t packet) const;
+    // The lowest-numbered instance of launch `k` that has not ended (nullopt if all have), and
+    // whether it was posted (then `packet` is its packet).
+    struct Unended {
+        uint64_t instance = 0;
+        bool posted = false;
+        uint64_t packet = 0;
+    };
+    std::optional<Unended> first_unended(size_t k) const;
+    // Packets posted and not yet seen ended, over every queue (bounded: at most the slots of
+    // each launch).
+    size_t in_flight() const;
     bool all_done() const;
     uint32_t queue_index(const std::string& name) const;
     uint64_t interrupts() const { return interrupts_; }
@@ -71,19 +118,31 @@ private:
         QueueSpec spec;
         uint64_t ring = 0, read_index_addr = 0;
         uint64_t write_index = 0;
-        std::vector<size_t> kernels;  // launches_ indices in submit order
+        std::vector<size_t> kernels;  // launches_ indices on this queue, in file order
         HostQuantum qk;               // its submitting thread's
+        std::map<uint64_t, PostedPacket> in_flight;  // by packet index
+        uint64_t instances = 0;       // of every launch on the queue
+        uint64_t posted = 0;          // of those, posted so far
+        bool stopped = false;         // the host saw the queue's error
     };
     void end_of_elaboration() override;
     void create_queues();
     void submit_queue(uint32_t q);
-    void submit(uint32_t q, size_t k);
-    void submit_draw(uint32_t q, size_t k);
+    bool submit(uint32_t q, size_t k, uint64_t instance);  // false: the queue took no more packets
+    bool submit_draw(uint32_t q, size_t k, uint64_t instance);
+    void take_slot(uint32_t q, size_t k, uint64_t instance);
+    sc_core::sc_time submit_time(const LaunchRecord& r, uint64_t instance) const {
+        return r.submit + r.interval * double(instance);
+    }
+    uint64_t slot_signal(const LaunchRecord& r, uint32_t slot) const { return r.signal_base + 64ull * slot; }
+    uint64_t slot_kernarg(const LaunchRecord& r, uint32_t slot) const { return r.kernarg + r.kernarg_stride * slot; }
+    std::map<uint64_t, PostedPacket>::iterator ended(HostQuantum& qk, uint32_t q, std::map<uint64_t, PostedPacket>::iterator it,
+                                                     const std::string& error);
     sc_core::sc_time store_time() const { return sc_core::sc_time(work_.store_ns, sc_core::SC_NS); }
     template <class Packet>
-    void post(uint32_t q, LaunchRecord& r, Packet& p, const std::map<std::string, uint64_t>& overrides,
+    bool post(uint32_t q, size_t k, uint64_t instance, Packet& p, const std::map<std::string, uint64_t>& overrides,
               std::optional<uint64_t> doorbell);
-    uint64_t reserve_packet(uint32_t q);
+    std::optional<uint64_t> reserve_packet(uint32_t q);
     // Rings the doorbell with `doorbell` if given, else with the packet's index.
     void write_packet(uint32_t q, uint64_t index, const void* packet, std::optional<uint64_t> doorbell = {});
     void interrupt_handler();
@@ -103,6 +162,9 @@ private:
     HostLayout layout_;
     std::vector<QueueState> queues_;
     std::vector<LaunchRecord> launches_;
+    std::vector<std::vector<bool>> slot_busy_;  // per launch, per slot: an instance holds it
+    sc_core::sc_event instance_ended_;          // a slot may have come free
+    bool slot_waiter_ = false;                  // a submitting thread waits for one
     uint64_t host_next_, device_next_;
     uint64_t interrupts_ = 0;
     HostQuantum setup_quantum_, irq_quantum_;  // create_queues' and interrupt_handler's

@@ -53,6 +53,12 @@ struct KernelSpec {
     // The value the host writes to the doorbell for this packet instead of its index (a
     // firmware bug: a doorbell that goes back, jumps ahead or overflows the ring).
     std::optional<uint64_t> doorbell;
+    // `instances`: the same kernel launched this many times, each its own AQL packet, the
+    // i-th submitted at submit_ns + i * interval_ns. `instances_key`: the scenario wrote the
+    // key (the results then summarize the instances).
+    uint32_t instances = 1;
+    double interval_ns = 0;
+    bool instances_key = false;
     int line = 0;
 };
 
@@ -67,6 +73,9 @@ struct DrawSpec {
     uint32_t pixel_cycles = 100;                // per pixel task
     std::map<std::string, uint64_t> packet;     // raw draw packet field overrides, as for kernels
     std::optional<uint64_t> doorbell;           // as for kernels
+    uint32_t instances = 1;                     // as for kernels
+    double interval_ns = 0;
+    bool instances_key = false;
     int line = 0;
 };
 

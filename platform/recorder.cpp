@@ -11,10 +11,65 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
+using json = nlohmann::ordered_json;
+
 namespace {
 double us(const sc_time& t) { return to_ns(t) / 1000; }
 uint64_t block_key(uint32_t slot, uint64_t block) { return uint64_t(slot) << 48 | block; }
+// A difference of two times in ns, to whole picoseconds (as the results write them).
+double ns_diff(const sc_time& a, const sc_time& b) { return std::round((to_ns(a) - to_ns(b)) * 1000) / 1000; }
 }  // namespace
+
+LaunchRef Recorder::resolve(uint32_t queue, uint64_t packet) const {
+    LaunchRef r;
+    if (lookup_ && !lookup_(queue, packet, r)) r = LaunchRef{};
+    return r;
+}
+
+InstanceStats& Recorder::stats(uint32_t launch) {
+    if (launch >= stats_.size()) stats_.resize(launch + 1);
+    return stats_[launch];
+}
+
+void Recorder::push(TraceEvent&& ev, const json& args) {
+    if (!args.empty()) ev.args = args.dump();
+    events_.push_back(std::move(ev));
+}
+
+// A kernel instance's completion, into its launch's figures.
+void Recorder::fold(const Kernel& k) {
+    InstanceStats& st = stats(k.ref.launch);
+    ++st.completed;
+    if (k.completed && (!st.last_complete || *st.last_complete < *k.completed)) st.last_complete = k.completed;
+    if (const auto& end = k.stages[size_t(Stage::last_block_done)]) {
+        ++st.ended;
+        if (!st.last_end || *st.last_end < *end) st.last_end = end;
+    }
+    if (k.error != KernelError::none || !k.completed) return;
+    ++st.ok;
+    auto first_instruction = k.stages[size_t(Stage::kernarg_load_done)];
+    if (!first_instruction) first_instruction = k.stages[size_t(Stage::first_instruction_issued)];
+    if (first_instruction) {
+        st.launch_latency.add(ns_diff(*first_instruction, k.ref.submit));
+        st.dispatch_latency.add(ns_diff(*first_instruction, k.ref.doorbell));
+    }
+    if (const auto& w = k.stages[size_t(Stage::first_warp_started)]) st.response.add(ns_diff(*w, k.ref.submit));
+    st.turnaround.add(ns_diff(*k.completed, k.ref.submit));
+}
+
+void Recorder::fold(const Draw& d) {
+    InstanceStats& st = stats(d.ref.launch);
+    ++st.completed;
+    if (d.completed && (!st.last_complete || *st.last_complete < *d.completed)) st.last_complete = d.completed;
+    if (const auto& end = d.stages[size_t(DrawStage::tasks_done)]) {
+        ++st.ended;
+        if (!st.last_end || *st.last_end < *end) st.last_end = end;
+    }
+    if (d.error != KernelError::none || !d.completed) return;
+    ++st.ok;
+    if (const auto& f = d.stages[size_t(DrawStage::first_task)]) st.response.add(ns_diff(*f, d.ref.submit));
+    st.turnaround.add(ns_diff(*d.completed, d.ref.submit));
+}
 
 const Recorder::Kernel* Recorder::kernel(uint32_t queue, uint64_t packet) const {
     auto it = kernels_.find({queue, packet});
@@ -72,12 +127,17 @@ void Recorder::doorbell(uint32_t queue, uint64_t value, const sc_time& t) {
 
 void Recorder::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell,
                                const sc_time& t) {
-    if (slot >= slot_key_.size()) slot_key_.resize(slot + 1, {~0u, 0});
+    if (slot >= slot_key_.size()) {
+        slot_key_.resize(slot + 1, {~0u, 0});
+        slot_ref_.resize(slot + 1);
+    }
     slot_key_[slot] = {queue, packet};
     Kernel& k = kernels_[{queue, packet}];
     k = Kernel{};
     k.queue = queue;
     k.packet = packet;
+    k.ref = resolve(queue, packet);
+    slot_ref_[slot] = k.ref;
     k.doorbell_seen = doorbell;
     k.accepted = t;
 }
@@ -96,21 +156,26 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
     k->error = e;
     if (trace_ && room()) {
         TraceEvent ev{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), kKernelPid, 0, {}};
-        ev.kernel_key = {k->queue, k->packet};
-        ev.args["queue"] = k->queue;
-        ev.args["packet"] = k->packet;
-        ev.args["status"] = e == KernelError::none ? "ok" : kernel_error_text(e);
+        ev.launch = k->ref.launch;
+        ev.instance = k->ref.instance;
         ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        events_.push_back(std::move(ev));
+        push(std::move(ev), json{{"queue", k->queue},
+                                 {"packet", k->packet},
+                                 {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
     }
     slot_key_[slot] = {~0u, 0};
+    slot_ref_[slot] = LaunchRef{};
+    if (k->ref.launch != ~0u) {
+        fold(*k);
+        if (k->ref.instance != 0) kernels_.erase({k->queue, k->packet});  // its launch's figures have it
+    }
 }
 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
     if (!trace_ || !room()) return;
     TraceEvent ev{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
                   kCpPid, 100 + queue, {}};
-    events_.push_back(std::move(ev));
+    push(std::move(ev), json());
 }
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
@@ -118,10 +183,7 @@ void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketChec
     if (!trace_ || !room()) return;
     TraceEvent ev{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
                   100 + queue, {}};
-    ev.args["packet"] = packet;
-    ev.args["field"] = why.field;
-    ev.args["detail"] = why.detail;
-    events_.push_back(std::move(ev));
+    push(std::move(ev), json{{"packet", packet}, {"field", why.field}, {"detail", why.detail}});
 }
 
 void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
@@ -148,10 +210,11 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
     TraceEvent ev{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
                   kSmPid + sm, 0, {}};
     ev.tid = 1000 + lane(block_lanes_[sm], ev.ts_us, ev.ts_us + ev.dur_us);
-    if (slot < slot_key_.size()) ev.kernel_key = slot_key_[slot];
-    ev.args["block"] = block;
-    ev.args["sm"] = sm;
-    events_.push_back(std::move(ev));
+    if (slot < slot_ref_.size()) {
+        ev.launch = slot_ref_[slot].launch;
+        ev.instance = slot_ref_[slot].instance;
+    }
+    push(std::move(ev), json{{"block", block}, {"sm", sm}});
     block_start_.erase(it);
 }
 
@@ -160,13 +223,12 @@ void Recorder::warp_finished(const WarpRecord& w) {
     if (!trace_ || !room()) return;
     TraceEvent ev{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), kSmPid + w.sm,
                   w.slot, {}};
-    if (w.kernel_slot < slot_key_.size()) ev.kernel_key = slot_key_[w.kernel_slot];
-    ev.args["block"] = w.block;
-    ev.args["warp"] = w.warp;
-    ev.args["sm"] = w.sm;
-    ev.args["slot"] = w.slot;
-    ev.args["instructions"] = w.instructions;
-    events_.push_back(std::move(ev));
+    if (w.kernel_slot < slot_ref_.size()) {
+        ev.launch = slot_ref_[w.kernel_slot].launch;
+        ev.instance = slot_ref_[w.kernel_slot].instance;
+    }
+    ev.block = w.block;
+    push(std::move(ev), json{{"block", w.block}, {"warp", w.warp}, {"sm", w.sm}, {"slot", w.slot}, {"instructions", w.instructions}});
 }
 
 void Recorder::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
@@ -176,8 +238,7 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
     uint32_t pid = kGlcPid;
     if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
     TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}};
-    ev.args["values"] = values;
-    events_.push_back(std::move(ev));
+    push(std::move(ev), json{{"values", values}});
 }
 
 // M2: each lock event is an instant on its warp's slot row (the arbiter's on its own row).
@@ -209,46 +270,52 @@ void Recorder::lock_event(const LockEvent& e) {
     }
     const bool from_arbiter = e.slot == ~0u;
     TraceEvent ev{name, "lock", 'i', us(e.t), 0, kSmPid + e.sm, from_arbiter ? kArbiterTid : e.slot, {}};
-    if (!from_arbiter && e.kernel_slot < slot_key_.size()) ev.kernel_key = slot_key_[e.kernel_slot];
-    ev.args[from_arbiter ? "row" : "block"] = e.block;
-    ev.args["warp"] = e.warp;
-    if (e.lock != ~0u) ev.args["lock"] = e.lock;
-    if (e.other != ~0u) ev.args["other"] = e.other;
-    if (e.cpr != ~0u) ev.args["cpr"] = e.cpr;
-    if (e.other_cpr != ~0u) ev.args["other_cpr"] = e.other_cpr;
-    if (e.kind == LockEventKind::acquired) {
-        ev.args["word"] = hex(e.word);
-        ev.args["wait_ns"] = to_ns(e.wait);
+    if (!from_arbiter && e.kernel_slot < slot_ref_.size()) {
+        ev.launch = slot_ref_[e.kernel_slot].launch;
+        ev.instance = slot_ref_[e.kernel_slot].instance;
     }
-    if (e.redone) ev.args["redone_instructions"] = e.redone;
-    events_.push_back(std::move(ev));
+    json args;
+    args[from_arbiter ? "row" : "block"] = e.block;
+    args["warp"] = e.warp;
+    if (e.lock != ~0u) args["lock"] = e.lock;
+    if (e.other != ~0u) args["other"] = e.other;
+    if (e.cpr != ~0u) args["cpr"] = e.cpr;
+    if (e.other_cpr != ~0u) args["other_cpr"] = e.other_cpr;
+    if (e.kind == LockEventKind::acquired) {
+        args["word"] = hex(e.word);
+        args["wait_ns"] = to_ns(e.wait);
+    }
+    if (e.redone) args["redone_instructions"] = e.redone;
+    push(std::move(ev), args);
 }
 
 // M3: a counter track per SM: scalar registers in use per level.
 void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
     if (!trace_ || !room()) return;
     TraceEvent ev{"scalar pool", "scalar", 'C', us(t), 0, kSmPid + sm, 0, {}};
-    ev.args["kernel"] = used[0];
-    ev.args["workgroup"] = used[1];
-    ev.args["warp"] = used[2];
-    ev.args["slice"] = used[3];
-    events_.push_back(std::move(ev));
+    push(std::move(ev), json{{"kernel", used[0]}, {"workgroup", used[1]}, {"warp", used[2]}, {"slice", used[3]}});
 }
 
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
     const auto key = kernel_slot < slot_key_.size() ? slot_key_[kernel_slot] : std::make_pair(~0u, uint64_t(0));
-    lock_stalls_.push_back({key, state, t});
+    const LaunchRef ref = kernel_slot < slot_ref_.size() ? slot_ref_[kernel_slot] : LaunchRef{};
+    lock_stalls_.push_back({key, ref, state, t});
 }
 
 // --- M4: draws and the unified shading array --------------------------------------------
 
 void Recorder::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell, const sc_time& t) {
-    if (slot >= draw_slot_key_.size()) draw_slot_key_.resize(slot + 1, {~0u, 0});
+    if (slot >= draw_slot_key_.size()) {
+        draw_slot_key_.resize(slot + 1, {~0u, 0});
+        draw_slot_ref_.resize(slot + 1);
+    }
     draw_slot_key_[slot] = {queue, packet};
     Draw& d = draws_[{queue, packet}];
     d = Draw{};
     d.queue = queue;
     d.packet = packet;
+    d.ref = resolve(queue, packet);
+    draw_slot_ref_[slot] = d.ref;
     d.accepted = t;
 }
 
@@ -264,18 +331,24 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
     if (it == draws_.end()) return;
     Draw& d = it->second;
     d.completed = t;
+    d.error = e;
     if (trace_ && room()) {
         const sc_time from = d.stages[size_t(DrawStage::arrived)].value_or(d.accepted);
         TraceEvent ev{"", "draw", 'X', us(from), us(t) - us(from), kUsaPid, 0, {}};
-        ev.kernel_key = draw_slot_key_[slot];
-        ev.args["queue"] = d.queue;
-        ev.args["packet"] = d.packet;
-        ev.args["status"] = e == KernelError::none ? "ok" : kernel_error_text(e);
+        ev.launch = d.ref.launch;
+        ev.instance = d.ref.instance;
         ev.tid = 1000 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        events_.push_back(std::move(ev));
+        push(std::move(ev), json{{"queue", d.queue},
+                                 {"packet", d.packet},
+                                 {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
         usa_seen_ = true;
     }
     draw_slot_key_[slot] = {~0u, 0};
+    draw_slot_ref_[slot] = LaunchRef{};
+    if (d.ref.launch != ~0u) {
+        fold(d);
+        if (d.ref.instance != 0) draws_.erase(it);
+    }
 }
 
 // Each task is a slice on its core's row, named by its type.
@@ -284,11 +357,13 @@ void Recorder::shading_task(const ShadingTask& task) {
     usa_seen_ = true;
     TraceEvent ev{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
                   kUsaPid, task.core, {}};
-    if (task.draw_slot < draw_slot_key_.size()) ev.kernel_key = draw_slot_key_[task.draw_slot];
-    ev.args["task"] = task.task;
-    ev.args["start_ns"] = to_ns(task.start);  // inputs in (and shader state loaded)
-    if (task.switched) ev.args["switched"] = true;
-    events_.push_back(std::move(ev));
+    if (task.draw_slot < draw_slot_ref_.size()) {
+        ev.launch = draw_slot_ref_[task.draw_slot].launch;
+        ev.instance = draw_slot_ref_[task.draw_slot].instance;
+    }
+    json args{{"task", task.task}, {"start_ns", to_ns(task.start)}};  // start: inputs in (and shader state loaded)
+    if (task.switched) args["switched"] = true;
+    push(std::move(ev), args);
 }
 
 // Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
@@ -303,9 +378,7 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv, bool changed) {
         if (!changed || !room()) return;
         TraceEvent ev{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}};
-        ev.args[a] = av;
-        ev.args[b] = bv;
-        events_.push_back(std::move(ev));
+        push(std::move(ev), json{{a, av}, {b, bv}});
     };
     counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel,
             !was || was->flags != s.flags);
@@ -324,18 +397,14 @@ void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f
     TraceEvent ev{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
                       flag_bits(f.idle_pixel) + ")",
                   "usa", 'i', us(t), 0, kUsaPid, core, {}};
-    ev.args["core"] = core;
-    ev.args["idle_vertex"] = flag_bits(f.idle_vertex);
-    ev.args["idle_pixel"] = flag_bits(f.idle_pixel);
-    events_.push_back(std::move(ev));
+    push(std::move(ev), json{{"core", core}, {"idle_vertex", flag_bits(f.idle_vertex)}, {"idle_pixel", flag_bits(f.idle_pixel)}});
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
     if (vcd_on_) vcd_.change(vcd_irq_, level, t);
     if (!trace_ || !room()) return;
     TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
-    ev.args["level"] = level ? 1 : 0;
-    events_.push_back(std::move(ev));
+    push(std::move(ev), json{{"level", level ? 1 : 0}});
 }
 
 void Recorder::add_launch_stages(const std::string& kernel,
@@ -346,19 +415,24 @@ void Recorder::add_launch_stages(const std::string& kernel,
     for (const auto& [name, span] : stages) {
         if (!room()) continue;  // counted as dropped
         TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
-        ev.args["kernel"] = kernel;
-        events_.push_back(std::move(ev));
+        push(std::move(ev), json{{"kernel", kernel}});
     }
 }
 
-nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint32_t, uint64_t)>& name_of,
-                                            const std::vector<std::string>& queue_names, uint32_t sms,
-                                            uint32_t warp_slots, uint32_t usa_cores) const {
-    using json = nlohmann::ordered_json;
-    json events = json::array();
+// Written event by event, as nlohmann's compact dump of the whole document would write it, so
+// the output never exists twice (as a document and as text).
+std::string Recorder::trace_text(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
+                                 uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) const {
+    std::string out = "{\"traceEvents\":[";
+    out.reserve(out.size() + events_.size() * 200);
+    bool first = true;
+    auto put = [&](const std::string& text) {
+        if (!first) out += ',';
+        first = false;
+        out += text;
+    };
     auto meta = [&](const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
-        json m{{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
-        events.push_back(m);
+        put(json{{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}}.dump());
     };
     meta("process_name", kHostPid, 0, "host");
     meta("process_name", kCpPid, 0, "command processor");
@@ -368,8 +442,7 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
     meta("process_name", kKernelPid, 0, "kernels");
     for (uint32_t s = 0; s < sms; ++s) {
         meta("process_name", kSmPid + s, 0, "sm[" + std::to_string(s) + "]");
-        json sort{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kSmPid + s}, {"args", {{"sort_index", 10 + s}}}};
-        events.push_back(sort);
+        put(json{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kSmPid + s}, {"args", {{"sort_index", 10 + s}}}}.dump());
         for (uint32_t w = 0; w < warp_slots; ++w) meta("thread_name", kSmPid + s, w, "warp slot " + std::to_string(w));
         meta("thread_name", kSmPid + s, kArbiterTid, "lock arbiters");
         meta("thread_name", kSmPid + s, kTableTid, "block status table");
@@ -383,27 +456,38 @@ nlohmann::ordered_json Recorder::trace_json(const std::function<std::string(uint
     }
     for (const auto& [key, name] : thread_names_) meta("thread_name", key.first, key.second, name);
     // Times to whole picoseconds, so 1.5 us prints as 1.5 and not as 1.5000000000000002.
-    auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
+    auto ps = [](double us) { return json(std::round(us * 1e6) / 1e6).dump(); };
+    auto text = [](const std::string& s) { return json(s).dump(); };
+    std::string e_text;
     for (const TraceEvent& e : events_) {
-        json j{{"name", e.name}, {"cat", e.cat}, {"ph", std::string(1, e.ph)}, {"ts", ps(e.ts_us)}};
-        if (e.ph == 'X') j["dur"] = ps(e.dur_us);
-        if (e.ph == 'i') j["s"] = "t";
-        j["pid"] = e.pid;
-        j["tid"] = e.tid;
-        json args = e.args;
-        if (e.kernel_key.first != ~0u) {
-            std::string k = name_of(e.kernel_key.first, e.kernel_key.second);
-            if (e.cat == "kernel" || e.cat == "draw") j["name"] = k;
-            if (e.cat == "block") j["name"] = k + " " + e.name;
-            if (e.cat == "warp") j["name"] = k + " b" + std::to_string(e.args["block"].get<uint64_t>()) + " " + e.name;
-            args[e.cat == "draw" || e.cat == "shading" ? "draw" : "kernel"] = k;
+        const std::string cat = e.cat;
+        const bool named = e.launch < launches.size();
+        std::string name = e.name;
+        std::string args = e.args;
+        if (named) {
+            const TraceLaunch& l = launches[e.launch];
+            const std::string k = l.instanced ? l.name + "[" + std::to_string(e.instance) + "]" : l.name;
+            if (cat == "kernel" || cat == "draw") name = k;
+            if (cat == "block") name = k + " " + e.name;
+            if (cat == "warp") name = k + " b" + std::to_string(e.block) + " " + e.name;
+            std::string add = text(cat == "draw" || cat == "shading" ? "draw" : "kernel") + ":" + text(l.name);
+            if (l.instanced) add += ",\"instance\":" + std::to_string(e.instance);
+            args = args.empty() ? "{" + add + "}" : args.substr(0, args.size() - 1) + "," + add + "}";
         }
-        if (!args.empty()) j["args"] = args;
-        events.push_back(std::move(j));
+        e_text = "{\"name\":" + text(name) + ",\"cat\":" + text(cat) + ",\"ph\":" + text(std::string(1, e.ph)) +
+                 ",\"ts\":" + ps(e.ts_us);
+        if (e.ph == 'X') e_text += ",\"dur\":" + ps(e.dur_us);
+        if (e.ph == 'i') e_text += ",\"s\":\"t\"";
+        e_text += ",\"pid\":" + std::to_string(e.pid) + ",\"tid\":" + std::to_string(e.tid);
+        if (!args.empty()) e_text += ",\"args\":" + args;
+        e_text += '}';
+        put(e_text);
     }
-    json out{{"traceEvents", events}, {"displayTimeUnit", "ns"}};
-    if (dropped_) out["otherData"] = {{"note", "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " +
-                                                   std::to_string(limit_) + "; see --trace-limit)"}};
+    out += "],\"displayTimeUnit\":\"ns\"";
+    if (dropped_)
+        out += ",\"otherData\":" + json{{"note", "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " +
+                                                       std::to_string(limit_) + "; see --trace-limit)"}}.dump();
+    out += '}';
     return out;
 }
 

@@ -1,13 +1,20 @@
 // Records what the blocks report (an Observer): per-kernel launch stages, completions,
 // rejected packets, and the trace events. Kernels are keyed by (queue, packet index), which
-// is how the host names them too.
+// is how the host names them too; the host's lookup (set_launch_lookup) says which kernel or
+// draw of the scenario, and which instance of it, a packet is.
+//
+// Bounded memory: a kernel's (or draw's) record is kept for its first instance only; every
+// other instance's is folded into its launch's InstanceStats when it completes and dropped.
+// Trace events stop at the limit (the rest are counted), and each takes a few hundred bytes.
 #pragma once
 #include "models/common/observer.h"
 #include "platform/vcd.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +22,42 @@
 #include <vector>
 
 namespace gpuvp {
+
+// Which kernel or draw of the scenario a packet is, as the host posted it.
+struct LaunchRef {
+    uint32_t launch = ~0u;  // index into the host's launches(): the kernels, then the draws
+    uint64_t instance = 0;
+    sc_core::sc_time submit, doorbell;  // the instance's submit time; when the host rang its doorbell
+};
+
+// min, mean and max of a series, kept as it comes.
+struct Spread {
+    uint64_t n = 0;
+    double min = 0, max = 0, sum = 0;
+    void add(double v) {
+        min = n ? std::min(min, v) : v;
+        max = n ? std::max(max, v) : v;
+        sum += v;
+        ++n;
+    }
+};
+
+// What the instances of one kernel (or draw) did, folded in as each completes.
+struct InstanceStats {
+    uint64_t completed = 0;  // completions reported by the CP (ok or failed)
+    uint64_t ok = 0;         // of those, without error
+    // Over the ok ones (ns): launch latency, response, turnaround, dispatch latency (draws:
+    // response and turnaround only).
+    Spread launch_latency, response, turnaround, dispatch_latency;
+    uint64_t ended = 0;  // instances that reached last_block_done (draws: their last task's end)
+    std::optional<sc_core::sc_time> last_end, last_complete;  // the latest of each
+};
+
+// How the trace names a launch: its name, and whether its events name the instance too.
+struct TraceLaunch {
+    std::string name;
+    bool instanced = false;  // `name[i]`, and args.instance
+};
 
 class Recorder : public Observer {
 public:
@@ -28,9 +71,23 @@ public:
     std::string vcd_text() const { return vcd_.text(); }
     uint64_t trace_dropped() const { return dropped_; }
 
+    // The host's lookup: the launch and instance of packet `packet` of queue `q`; false if none.
+    void set_launch_lookup(std::function<bool(uint32_t q, uint64_t packet, LaunchRef&)> lookup) {
+        lookup_ = std::move(lookup);
+    }
+    // Launch `launch`'s instances so far (nullptr if none completed).
+    const InstanceStats* instance_stats(uint32_t launch) const {
+        return launch < stats_.size() ? &stats_[launch] : nullptr;
+    }
+    // Kernel and draw records held (first instances, and instances in flight).
+    size_t records() const { return kernels_.size() + draws_.size(); }
+    // Blocks started and not finished that the trace is timing (0 without a trace).
+    size_t open_blocks() const { return block_start_.size(); }
+
     struct Kernel {
         uint32_t queue = 0;
         uint64_t packet = 0;
+        LaunchRef ref;
         sc_core::sc_time doorbell_seen, accepted;
         std::array<std::optional<sc_core::sc_time>, size_t(Stage::count)> stages;
         std::optional<sc_core::sc_time> completed;
@@ -40,9 +97,11 @@ public:
     struct Draw {
         uint32_t queue = 0;
         uint64_t packet = 0;
+        LaunchRef ref;
         sc_core::sc_time accepted;  // the CP took the packet
         std::array<std::optional<sc_core::sc_time>, size_t(DrawStage::count)> stages;
         std::optional<sc_core::sc_time> completed;
+        KernelError error = KernelError::none;
     };
     struct Rejection {
         uint32_t queue;
@@ -53,17 +112,21 @@ public:
     // M2: the lock watchdog's report on a kernel's stuck warps.
     struct LockStall {
         std::pair<uint32_t, uint64_t> kernel;  // (queue, packet)
+        LaunchRef ref;
         std::string state;
         sc_core::sc_time at;
     };
+    // One trace event, kept compact: its args already as JSON text.
     struct TraceEvent {
-        std::string name, cat;
+        std::string name;
+        const char* cat;
         char ph;
         double ts_us, dur_us;
         uint32_t pid, tid;
-        nlohmann::ordered_json args;
-        uint32_t kernel_slot = ~0u;  // resolved to the kernel's name when written
-        std::pair<uint32_t, uint64_t> kernel_key{~0u, 0};
+        std::string args;       // the args object as compact JSON; empty: none
+        uint32_t launch = ~0u;  // the kernel or draw it belongs to, named when written
+        uint64_t instance = 0;
+        uint64_t block = 0;     // a warp's block, for its name
     };
 
     const Kernel* kernel(uint32_t queue, uint64_t packet) const;
@@ -73,10 +136,10 @@ public:
     uint64_t warps_finished() const { return warps_; }
     uint64_t table_updates() const { return table_updates_; }
 
-    // The trace as Chrome trace-event JSON; `name_of` names a kernel by (queue, packet).
-    nlohmann::ordered_json trace_json(const std::function<std::string(uint32_t, uint64_t)>& name_of,
-                                      const std::vector<std::string>& queue_names, uint32_t sms,
-                                      uint32_t warp_slots, uint32_t usa_cores) const;
+    // The trace as Chrome trace-event JSON text (compact, without a final newline); `launches`
+    // names the kernels, then the draws, as the host's launches() has them.
+    std::string trace_text(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
+                           uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) const;
     void add_launch_stages(const std::string& kernel, const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                            uint32_t lane);
 
@@ -115,14 +178,23 @@ public:
 private:
     Kernel* live(uint32_t slot);
     bool room();  // false (and counted) once the trace is full
+    void push(TraceEvent&& ev, const nlohmann::ordered_json& args);
+    LaunchRef resolve(uint32_t queue, uint64_t packet) const;
+    InstanceStats& stats(uint32_t launch);
+    void fold(const Kernel& k);
+    void fold(const Draw& d);
     uint32_t lane(std::vector<double>& lanes, double start_us, double end_us);
 
     bool trace_;
     uint64_t limit_, dropped_ = 0;
     std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
     std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
+    std::vector<LaunchRef> slot_ref_;                       // live kernel slot -> its launch
     std::map<std::pair<uint32_t, uint64_t>, Draw> draws_;
     std::vector<std::pair<uint32_t, uint64_t>> draw_slot_key_;  // live draw slot -> key
+    std::vector<LaunchRef> draw_slot_ref_;
+    std::function<bool(uint32_t, uint64_t, LaunchRef&)> lookup_;
+    std::vector<InstanceStats> stats_;  // per launch
     std::vector<double> draw_lanes_;
     bool usa_seen_ = false;
     std::optional<ShadingState> last_usa_;  // the counters' last values

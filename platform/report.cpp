@@ -898,6 +898,9 @@ std::string kernel_spans(const json& r, const Registry& kernels, const Scale& xs
         const double ry = top + rh * double(i);
         const double submit = num(at(k, "submit_ns")), first = num(at(k, "first_warp_start_ns")),
                      end = num(at(k, "end_ns")), complete = num(at(k, "complete_ns"));
+        // A kernel with `instances` is one span, from instance 0's submit to the last completion.
+        const double count = num(at(at(k, "instances"), "count"));
+        const std::string instances = std::isfinite(count) ? "; " + fmt(count, 0) + " instances" : "";
         o << "<g class=\"kernel-span\" data-kernel=\"" << esc(name) << "\">";
         if (rh >= 12 || i % 2 == 0)
             o << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
@@ -909,7 +912,7 @@ std::string kernel_spans(const json& r, const Registry& kernels, const Scale& xs
             o << "<rect x=\"" << px(xs(a)) << "\" y=\"" << px(ry + 1) << "\" width=\"" << px(std::max(0.8, xs(b) - xs(a)))
               << "\" height=\"" << px(rh - 2) << "\" fill=\"" << colour << "\" fill-opacity=\"" << fmt(opacity, 2)
               << "\"><title>" << esc(name) << ": " << what << " " << ns(a) << "–" << ns(b) << " ns (" << ns(b - a)
-              << " ns); status " << esc(str(k, "status")) << "</title></rect>";
+              << " ns); status " << esc(str(k, "status")) << esc(instances) << "</title></rect>";
         };
         if (std::isfinite(first)) {
             seg(submit, first, 0.3, "waiting");

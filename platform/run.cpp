@@ -60,6 +60,22 @@ std::string fmt_ns(double v) {
     return b;
 }
 
+// "  kernel k: 1000 instances, 1000 ok; per instance, min / mean / max ns: launch 1.0 / 2.0 / 3.0, ..."
+std::string instances_line(const std::string& what, const json& in) {
+    std::string line = "  " + what + ": " + std::to_string(in["count"].get<uint64_t>()) + " instances, " +
+                       std::to_string(in["ok"].get<uint64_t>()) + " ok";
+    std::string figures;
+    for (const char* f : {"launch_latency_ns", "response_ns", "turnaround_ns"}) {
+        if (!in.contains(f) || !in[f]["mean"].is_number()) continue;
+        const std::string name = std::string(f).substr(0, std::string(f).find("_ns"));
+        figures += (figures.empty() ? "" : ", ") + (name == "launch_latency" ? std::string("launch") : name) + " " +
+                   fmt_ns(in[f]["min"].get<double>()) + " / " + fmt_ns(in[f]["mean"].get<double>()) + " / " +
+                   fmt_ns(in[f]["max"].get<double>());
+    }
+    if (!figures.empty()) line += "; per instance, min / mean / max ns: " + figures;
+    return line + "\n";
+}
+
 // What became of a kernel or a draw, in words: "ok", its error, or why it did not complete.
 // How the run ended for what did not complete: `unfinished` says why ("did not complete ...").
 std::string launch_status(const LaunchRecord& l, const System& sys, const Recorder& rec, const std::string& unfinished) {
@@ -92,6 +108,81 @@ std::string launch_status(const LaunchRecord& l, const System& sys, const Record
         }
     }
     return status;
+}
+
+// A copy of what launch_status reads, for one instance of a launch.
+LaunchRecord instance_view(const LaunchRecord& l, bool rung, uint64_t packet, bool done, const std::string& error) {
+    LaunchRecord v;
+    v.name = l.name;
+    v.draw = l.draw;
+    v.queue = l.queue;
+    v.rung = rung;
+    v.packet = packet;
+    v.done = done;
+    v.error = error;
+    return v;
+}
+
+// The status of a kernel or draw with `instances`: ok when every instance ended ok, else how
+// many did not and what became of the lowest-numbered of them.
+std::string instances_status(const LaunchRecord& l, size_t launch, const System& sys, const Recorder& rec,
+                             const std::string& unfinished) {
+    if (l.done && l.failed == 0) return "ok";
+    const auto unended = sys.host.first_unended(launch);
+    uint64_t first = 0;
+    std::string text;
+    if (l.first_failure && (!unended || l.first_failure->instance < unended->instance)) {
+        first = l.first_failure->instance;
+        text = launch_status(instance_view(l, true, l.first_failure->packet, true, l.first_failure->error), sys, rec, unfinished);
+    } else if (unended) {
+        first = unended->instance;
+        text = launch_status(instance_view(l, unended->posted, unended->packet, false, ""), sys, rec, unfinished);
+    }
+    for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
+        if (st.ref.launch == launch && st.ref.instance == first) text += "; " + st.state;
+    const uint64_t not_ok = l.instances - (l.ended - l.failed);
+    return std::to_string(not_ok) + " of " + std::to_string(l.instances) + " instances did not end ok; the first, instance " +
+           std::to_string(first) + ": " + text;
+}
+
+// The `instances` summary: counts, and min / mean / max of each figure over the instances that
+// completed ok.
+json instances_json(const LaunchRecord& l, double interval_ns, const InstanceStats* st, bool kernel) {
+    auto spread = [](const Spread* sp) {
+        if (!sp || !sp->n) return json{{"min", nullptr}, {"mean", nullptr}, {"max", nullptr}};
+        return json{{"min", sp->min}, {"mean", std::round(sp->sum / double(sp->n) * 1000) / 1000}, {"max", sp->max}};
+    };
+    const uint64_t ok = l.ended - l.failed;
+    json j{{"count", l.instances}, {"interval_ns", interval_ns}, {"submitted", l.posted}, {"ok", ok},
+           {"failed", l.instances - ok}};
+    if (kernel) {
+        j["launch_latency_ns"] = spread(st ? &st->launch_latency : nullptr);
+        j["dispatch_latency_ns"] = spread(st ? &st->dispatch_latency : nullptr);
+    }
+    j["response_ns"] = spread(st ? &st->response : nullptr);
+    j["turnaround_ns"] = spread(st ? &st->turnaround : nullptr);
+    return j;
+}
+
+// A metric of a kernel's or a draw's entry: its field, or (`instances_ok`, `instances_failed`,
+// `instance_turnaround_max_ns`, ...) one of its `instances` summary. null if it has none.
+json entry_metric(const json& entry, const std::string& metric) {
+    if (entry.contains(metric)) return entry[metric];
+    if (!entry.contains("instances")) return json(nullptr);
+    const json& in = entry["instances"];
+    if (metric == "instances_ok") return in["ok"];
+    if (metric == "instances_failed") return in["failed"];
+    const std::string head = "instance_", tail = "_ns";
+    if (metric.size() > head.size() + tail.size() && metric.compare(0, head.size(), head) == 0 &&
+        metric.compare(metric.size() - tail.size(), tail.size(), tail) == 0) {
+        const std::string mid = metric.substr(head.size(), metric.size() - head.size() - tail.size());  // turnaround_max
+        const size_t cut = mid.rfind('_');
+        if (cut != std::string::npos) {
+            const std::string figure = mid.substr(0, cut) + "_ns", stat = mid.substr(cut + 1);
+            if (in.contains(figure) && in[figure].contains(stat)) return in[figure][stat];
+        }
+    }
+    return json(nullptr);
 }
 
 }  // namespace
@@ -157,8 +248,8 @@ json results_value(const json& results, const ExpectOperand& o) {
         if (!o.draw.empty() && results.contains("usa") && results["usa"].contains("draws")) list = &results["usa"]["draws"];
         if (list && list->is_array())
             for (const json& x : *list)
-                if (x.value("name", std::string()) == (o.kernel.empty() ? o.draw : o.kernel) && x.contains(o.metric))
-                    return x[o.metric];
+                if (x.value("name", std::string()) == (o.kernel.empty() ? o.draw : o.kernel))
+                    return entry_metric(x, o.metric);
         return json(nullptr);
     }
     // A path: dot-separated keys; a list's element by its name or index.
@@ -207,6 +298,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         hang = r;
         sc_core::sc_stop();
     });
+    rec.set_launch_lookup([&sys](uint32_t q, uint64_t packet, LaunchRef& ref) {
+        const PostedPacket* p = sys.host.posted(q, packet);
+        if (p) ref = LaunchRef{uint32_t(p->launch), p->instance, p->submit, p->doorbell};
+        return p != nullptr;
+    });
 
     const auto t0 = std::chrono::steady_clock::now();
     const sc_time limit(s.max_sim_ns, sc_core::SC_NS);
@@ -218,9 +314,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         auto report = [&] {
             Progress p;
             p.sim_ns = ns_of(sc_core::sc_time_stamp());
-            for (const LaunchRecord& l : sys.host.launches()) {
-                (l.draw ? p.draws : p.kernels)++;
-                if (l.done) (l.draw ? p.draws_done : p.kernels_done)++;
+            for (const LaunchRecord& l : sys.host.launches()) {  // each instance counts
+                (l.draw ? p.draws : p.kernels) += l.instances;
+                (l.draw ? p.draws_done : p.kernels_done) += l.ended;
             }
             options.progress(p);
         };
@@ -256,9 +352,16 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                      fmt_ns(ns_of(hang->since)) + " to " + fmt_ns(ns_of(hang->at)) + " ns)";
     } else if (!sc_core::sc_pending_activity()) {
         unfinished = "did not complete: the simulated machine went idle with the {what} unfinished";
-        if (std::any_of(launches.begin(), launches.end(), [&](const LaunchRecord& l) {
-                return launch_status(l, sys, rec, unfinished).rfind("did not complete", 0) == 0;
-            })) {
+        bool unended = false;  // a launch (or an instance) not done and not stopped by its queue
+        for (size_t i = 0; i < launches.size(); ++i) {
+            const bool instanced = i < s.workload.kernels.size()
+                                       ? s.workload.kernels[i].instances_key
+                                       : s.workload.draws[i - s.workload.kernels.size()].instances_key;
+            const std::string st = instanced ? instances_status(launches[i], i, sys, rec, unfinished)
+                                             : launch_status(launches[i], sys, rec, unfinished);
+            unended |= st.find("did not complete") != std::string::npos;
+        }
+        if (unended) {
             hang = Gpu::HangReport{end, end, sys.gpu.cp().in_flight(), sys.gpu.state_dump()};
             hang_cause = "idle";
         }
@@ -290,15 +393,28 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const Recorder::Kernel* k = l.rung ? rec.kernel(l.queue, l.packet) : nullptr;
         auto stage = [&](Stage st) -> std::optional<sc_time> { return k ? k->stages[size_t(st)] : std::nullopt; };
 
-        std::string status = launch_status(l, sys, rec, unfinished);
-        for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
-            if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
+        // With `instances`: the entry is the whole set, from instance 0's submit to the latest end.
+        const bool instanced = spec.instances_key;
+        const InstanceStats* inst = rec.instance_stats(uint32_t(i));
+        std::string status;
+        if (instanced) {
+            status = instances_status(l, i, sys, rec, unfinished);
+        } else {
+            status = launch_status(l, sys, rec, unfinished);
+            for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
+                if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
+        }
         (status == "ok" ? kernels_ok : kernels_failed)++;
 
         const double submit = ns_of(l.submit);
         std::optional<sc_time> first_instruction = stage(Stage::kernarg_load_done);
         if (!first_instruction) first_instruction = stage(Stage::first_instruction_issued);
-        const std::optional<sc_time> complete = k ? k->completed : std::nullopt;
+        std::optional<sc_time> complete = k ? k->completed : std::nullopt;
+        std::optional<sc_time> end = stage(Stage::last_block_done);
+        if (instanced) {  // the latest of every instance, once every instance has one
+            complete = inst && inst->completed == l.instances ? inst->last_complete : std::nullopt;
+            end = inst && inst->ended == l.instances ? inst->last_end : std::nullopt;
+        }
 
         json j;
         j["name"] = l.name;
@@ -313,7 +429,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["first_block_dispatch_ns"] = opt_ns(stage(Stage::first_block_dispatched));
         j["first_warp_start_ns"] = opt_ns(stage(Stage::first_warp_started));
         j["first_instruction_ns"] = opt_ns(first_instruction);
-        j["end_ns"] = opt_ns(stage(Stage::last_block_done));
+        j["end_ns"] = opt_ns(end);
         j["complete_ns"] = opt_ns(complete);
         auto since_submit = [&](const std::optional<sc_time>& t) { return t ? json(ns_diff(ns_of(*t), submit)) : json(nullptr); };
         j["launch_latency_ns"] = since_submit(first_instruction);
@@ -361,9 +477,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         ms["submit_ns"] = submit;
         for (size_t st = 0; st < size_t(Stage::count); ++st)
             ms[std::string(stage_name(Stage(st))) + "_ns"] = opt_ns(stage(Stage(st)));
-        ms["complete_ns"] = opt_ns(complete);
-        ms["host_saw_completion_ns"] = l.done && l.rung ? json(ns_of(l.seen_complete)) : json(nullptr);
+        ms["complete_ns"] = opt_ns(k ? k->completed : std::nullopt);
+        ms["host_saw_completion_ns"] = l.first_done && l.rung ? json(ns_of(l.seen_complete)) : json(nullptr);
         j["milestones"] = ms;
+        if (instanced) j["instances"] = instances_json(l, spec.interval_ns, inst, true);
         rec.add_launch_stages(l.name, trace_stages, uint32_t(i));
         kernels.push_back(j);
         auto num = [&](const char* key) { return j[key].is_number() ? j[key].get<double>() : NAN; };
@@ -512,12 +629,19 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const LaunchRecord& l = launches[i];
         const DrawSpec& spec = s.workload.draws[i - kernel_count];
         const Recorder::Draw* d = l.rung ? rec.draw(l.queue, l.packet) : nullptr;
-        const std::string status = launch_status(l, sys, rec, unfinished);
+        const bool instanced = spec.instances_key;
+        const InstanceStats* inst = rec.instance_stats(uint32_t(i));
+        const std::string status = instanced ? instances_status(l, i, sys, rec, unfinished) : launch_status(l, sys, rec, unfinished);
         (status == "ok" ? draws_ok : draws_failed)++;
         auto stage = [&](DrawStage st) { return d ? opt_ns(d->stages[size_t(st)]) : json(nullptr); };
         const double submit = ns_of(l.submit);
         auto since_submit = [&](const json& t) { return t.is_number() ? json(ns_diff(t.get<double>(), submit)) : json(nullptr); };
-        const json complete = d ? opt_ns(d->completed) : json(nullptr);
+        json complete = d ? opt_ns(d->completed) : json(nullptr);
+        json end = stage(DrawStage::tasks_done);
+        if (instanced) {  // the latest of every instance, once every instance has one
+            complete = inst && inst->completed == l.instances ? opt_ns(inst->last_complete) : json(nullptr);
+            end = inst && inst->ended == l.instances ? opt_ns(inst->last_end) : json(nullptr);
+        }
         if (status == "ok" && complete.is_number()) draws_complete = std::max(draws_complete, complete.get<double>());
         json j;
         j["name"] = l.name;
@@ -531,10 +655,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["arrived_ns"] = stage(DrawStage::arrived);
         j["first_task_ns"] = stage(DrawStage::first_task);
         j["vertex_done_ns"] = stage(DrawStage::vertex_done);
-        j["end_ns"] = stage(DrawStage::tasks_done);
+        j["end_ns"] = end;
         j["complete_ns"] = complete;
         j["response_ns"] = since_submit(j["first_task_ns"]);
         j["turnaround_ns"] = since_submit(complete);
+        if (instanced) j["instances"] = instances_json(l, spec.interval_ns, inst, false);
         draws.push_back(j);
     }
     const UnifiedShadingArray& usa = sys.gpu.usa();
@@ -673,7 +798,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                 value = m->second.second ? by_priority[p][m->second.first][m->second.second] : by_priority[p][m->second.first];
         } else if (!e.draw.empty()) {
             for (const json& d : draws)
-                if (d["name"] == e.draw && d.contains(e.metric)) value = d[e.metric];
+                if (d["name"] == e.draw) value = entry_metric(d, e.metric);
         } else if (e.kernel.empty()) {
             if (e.metric == "sim_end_ns") value = out.sim_end_ns;
             else if (e.metric == "kernels_ok") value = kernels_ok;
@@ -695,7 +820,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
         } else {
             for (const json& k : kernels)
-                if (k["name"] == e.kernel && k.contains(e.metric)) value = k[e.metric];
+                if (k["name"] == e.kernel) value = entry_metric(k, e.metric);
         }
         bool passed = value.is_number();
         if (passed && e.min) passed = value.get<double>() >= *e.min;
@@ -727,12 +852,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     if (options.trace) {
         std::vector<std::string> qn;
         for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) qn.push_back(queue_name(q));
-        auto name_of = [&](uint32_t q, uint64_t p) {
-            for (const LaunchRecord& l : launches)
-                if (l.rung && l.queue == q && l.packet == p) return l.name;
-            return std::string("?");
-        };
-        out.trace = rec.trace_json(name_of, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores).dump() + "\n";
+        std::vector<TraceLaunch> names;
+        for (size_t i = 0; i < launches.size(); ++i)
+            names.push_back({launches[i].name, i < kernel_count ? s.workload.kernels[i].instances_key
+                                                                : s.workload.draws[i - kernel_count].instances_key});
+        out.trace = rec.trace_text(names, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores);
+        out.trace += '\n';
     }
 
     // The breakdown table: stages as rows, kernels as columns (the first eight kernels).
@@ -764,6 +889,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         for (size_t c = 0; c < kernel_count; ++c) {
             const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
             if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
+            if (kernels[c].contains("instances")) t << instances_line("kernel " + launches[c].name, kernels[c]["instances"]);
         }
         t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
              " launch = the same from submit;\n  response = submit -> first warp running;"
@@ -782,6 +908,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
               << cell(d["vertex_done_ns"]) << cell(d["end_ns"]) << cell(d["complete_ns"]) << cell(d["turnaround_ns"])
               << "  " << d["status"].get<std::string>() << "\n";
         }
+        for (const json& d : draws)
+            if (d.contains("instances")) t << instances_line("draw " + d["name"].get<std::string>(), d["instances"]);
         t << "  " << usa.cores().size() << " cores (" << usa_json["cores"]["types"].get<std::string>()
           << "), final split " << final_state.vertex_cores << " vertex / " << final_state.pixel_cores << " pixel, "
           << us.reassignments << " reassignments, utilization " << fmt_ns(utilization * 100) << " %\n";

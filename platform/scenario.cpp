@@ -19,15 +19,32 @@
 #include <map>
 #include <sstream>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 
 namespace gpuvp {
 
+namespace {
+// `instances_ok`, `instances_failed` and `instance_<figure>_<min|mean|max>_ns` (the `instances`
+// summary of a kernel or a draw with `instances`).
+std::vector<std::string> instance_metrics(std::vector<std::string> figures) {
+    std::vector<std::string> m = {"instances_ok", "instances_failed"};
+    for (const std::string& f : figures)
+        for (const char* stat : {"min", "mean", "max"}) m.push_back("instance_" + f + "_" + stat + "_ns");
+    return m;
+}
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+}  // namespace
+
 const std::vector<std::string>& kernel_metrics() {
-    static const std::vector<std::string> m = {
-        "response_ns", "turnaround_ns", "launch_latency_ns", "dispatch_latency_ns", "first_instruction_ns",
-        "first_warp_start_ns", "first_block_dispatch_ns", "doorbell_ns", "end_ns",
-        "complete_ns", "blocks", "warps", "alone_turnaround_ns", "slowdown"};
+    static const std::vector<std::string> m = joined(
+        {"response_ns", "turnaround_ns", "launch_latency_ns", "dispatch_latency_ns", "first_instruction_ns",
+         "first_warp_start_ns", "first_block_dispatch_ns", "doorbell_ns", "end_ns", "complete_ns", "blocks", "warps",
+         "alone_turnaround_ns", "slowdown"},
+        instance_metrics({"launch_latency", "response", "turnaround", "dispatch_latency"}));
     return m;
 }
 
@@ -50,8 +67,10 @@ const std::vector<std::string>& results_sections() {
 }
 
 const std::vector<std::string>& draw_metrics() {
-    static const std::vector<std::string> m = {"doorbell_ns", "arrived_ns",     "first_task_ns", "vertex_done_ns",
-                                               "end_ns",      "complete_ns",    "turnaround_ns", "response_ns"};
+    static const std::vector<std::string> m =
+        joined({"doorbell_ns", "arrived_ns", "first_task_ns", "vertex_done_ns", "end_ns", "complete_ns", "turnaround_ns",
+                "response_ns"},
+               instance_metrics({"response", "turnaround"}));
     return m;
 }
 
@@ -67,6 +86,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
+constexpr uint64_t kMaxInstances = 0xffffffffull;  // `instances` of a kernel or a draw (docs/limits.md)
 
 // ---- Text helpers (format_number, join_words, unknown_word: platform/gpu_config.h)
 
@@ -664,6 +684,12 @@ const Schema<KernelSpec>& kernel_schema() {
                   },
                   true),
         K::map("packet", &KernelSpec::packet, packet_schema()),
+        K::custom("instances",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                      k.instances = uint32_t(get_uint(c, v, at, 1, kMaxInstances));
+                      k.instances_key = true;
+                  }),
+        K::real("interval_ns", &KernelSpec::interval_ns, 0, kInf),
         K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
             k.doorbell = get_uint(c, v, at, 0, ~0ull);
         }),
@@ -753,6 +779,12 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown_word("queue", k.queue, queues));
     const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
     if (threads > 1024) c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items is more than 1024");
+    const uint32_t grid[3] = {k.grid[0], k.grid[1], k.grid[2]};
+    const uint16_t block[3] = {uint16_t(k.block[0]), uint16_t(k.block[1]), uint16_t(k.block[2])};
+    if (const auto blocks = grid_blocks(grid, block); blocks > DispatchLimits{}.max_grid_blocks)
+        c.fail(key_loc(m, at, "grid"), "a grid of " + to_string_u128(blocks) + " blocks is more than " +
+                                           std::to_string(DispatchLimits{}.max_grid_blocks) +
+                                           " (2^48), the most the GPU numbers in one kernel");
     const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
     if (warps > sm.warp_slots)
         c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items needs " + std::to_string(warps) +
@@ -820,11 +852,11 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
 // Errors at the first repeated name; locs[i] is where element i is.
 void check_unique(const Ctx& c, const YAML::Node& list, const std::vector<Loc>& locs, const std::vector<std::string>& names,
                   const char* what) {
+    std::unordered_map<std::string, size_t> first;
     for (size_t i = 0; i < names.size(); ++i)
-        for (size_t j = 0; j < i; ++j)
-            if (names[i] == names[j])
-                c.fail(key_loc(list[i], locs[i], "name"), "duplicate " + std::string(what) + " name '" + names[i] +
-                                                               "' (first at line " + std::to_string(locs[j].line) + ")");
+        if (auto [it, fresh] = first.emplace(names[i], i); !fresh)
+            c.fail(key_loc(list[i], locs[i], "name"), "duplicate " + std::string(what) + " name '" + names[i] +
+                                                           "' (first at line " + std::to_string(locs[it->second].line) + ")");
 }
 
 void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
@@ -847,6 +879,11 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
                 size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
                 if (j == names.size()) c.fail(l, unknown_word("kernel", name, names));
                 if (j == i) c.fail(l, "a kernel cannot wait for itself");
+                if (ks[j].instances > 1)
+                    c.fail(l, "'" + name + "' has " + std::to_string(ks[j].instances) +
+                                  " instances, and 'after' waits for one completion signal: put '" + ks[i].name +
+                                  "' on queue '" + ks[j].queue + "' after it with 'barrier: true' (it then waits for every "
+                                  "earlier packet of that queue)");
                 deps[i].emplace_back(j, l);
             });
     std::vector<int> state(ks.size(), 0);  // 0 unseen, 1 on the path, 2 done
@@ -906,6 +943,12 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
                    DrawLimits{}.max_pixel_tasks_per_vertex_task),
         K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, DrawLimits{}.max_task_cycles),
         K::map("packet", &DrawSpec::packet, draw_packet_schema()),
+        K::custom("instances",
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, DrawSpec& d) {
+                      d.instances = uint32_t(get_uint(c, v, at, 1, kMaxInstances));
+                      d.instances_key = true;
+                  }),
+        K::real("interval_ns", &DrawSpec::interval_ns, 0, kInf),
         K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, DrawSpec& d) {
             d.doorbell = get_uint(c, v, at, 0, ~0ull);
         }),
@@ -941,6 +984,15 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     s.workload.draws = std::move(ds);
 }
 
+// Whether the kernel (or draw) named has the `instances` key (its results summarize them).
+bool has_instances(const Scenario& s, const std::string& kernel, const std::string& draw) {
+    for (const auto& k : s.workload.kernels)
+        if (!kernel.empty() && k.name == kernel) return k.instances_key;
+    for (const auto& d : s.workload.draws)
+        if (!draw.empty() && d.name == draw) return d.instances_key;
+    return false;
+}
+
 // A path into results.json: dot-separated keys, a list's element by its name or index.
 void check_path(const Ctx& c, const Loc& at, const std::string& path) {
     const std::string first = path.substr(0, path.find('.'));
@@ -964,6 +1016,8 @@ ExpectOperand read_operand(const Ctx& c, const Loc& at, const std::string& text,
         if (contains(own, rest)) {
             if ((rest == "slowdown" || rest == "alone_turnaround_ns") && !s.measure_alone)
                 c.fail(at, "'" + text + "' needs 'measure_alone: true' (each kernel also run alone)");
+            if (rest.rfind("instance", 0) == 0 && !has_instances(s, o.kernel, o.draw))
+                c.fail(at, "'" + text + "' needs the " + (o.draw.empty() ? "kernel's" : "draw's") + " 'instances' key");
             o.metric = rest;
             return o;
         }
@@ -1100,6 +1154,8 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
         }
         if ((e.metric == "slowdown" || e.metric == "alone_turnaround_ns") && !s.measure_alone)
             c.fail(metric_at, "'" + e.metric + "' needs 'measure_alone: true' (each kernel also run alone)");
+        if (e.metric.rfind("instance", 0) == 0 && !has_instances(s, e.kernel, e.draw))
+            c.fail(metric_at, "'" + e.metric + "' needs the " + (e.draw.empty() ? "kernel's" : "draw's") + " 'instances' key");
     }
     s.expect = std::move(kept);
 }

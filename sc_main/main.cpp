@@ -302,8 +302,15 @@ int sc_main(int argc, char** argv) {
     if (!vcd_file.empty() && !scenario.variants.empty())
         return usage("--vcd records one run: it takes a scenario without 'variants'");
     if (command == "validate") {
-        std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels, "
-                  << scenario.workload.draws.size() << " draws, " << scenario.workload.queues.size() << " queues"
+        uint64_t launches = 0, draw_launches = 0;  // with `instances`, a packet each
+        for (const auto& k : scenario.workload.kernels) launches += k.instances;
+        for (const auto& d : scenario.workload.draws) draw_launches += d.instances;
+        auto of = [](uint64_t n, size_t entries) {
+            return n == entries ? std::string() : " (" + std::to_string(n) + " launches)";
+        };
+        std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels"
+                  << of(launches, scenario.workload.kernels.size()) << ", " << scenario.workload.draws.size() << " draws"
+                  << of(draw_launches, scenario.workload.draws.size()) << ", " << scenario.workload.queues.size() << " queues"
                   << (scenario.variants.empty() ? "" : ", " + std::to_string(scenario.variants.size()) + " variants")
                   << ")\n";
         return 0;

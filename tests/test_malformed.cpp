@@ -58,6 +58,8 @@ MALFORMED("zero workgroup size", "{workgroup_size_x: 0}", "invalid workgroup siz
 MALFORMED("oversized workgroup", "{workgroup_size_x: 2048, grid_size_x: 4096}", "invalid workgroup size", "workgroup_size")
 MALFORMED("zero grid", "{grid_size_x: 0}", "invalid grid size", "grid_size_x")
 MALFORMED("grid smaller than its workgroup", "{grid_size_x: 32}", "invalid grid size", "grid_size_x")
+// 4 x (2^32 - 1) x 2^16 blocks: more than the 2^48 a kernel's blocks are numbered in (docs/limits.md).
+MALFORMED("grid of more than 2^48 blocks", "{dimensions: 3, grid_size_y: 4294967295, grid_size_z: 65536}", "invalid grid size", "grid_size")
 MALFORMED("reserved field set", "{reserved2: 1}", "reserved field not zero", "reserved2")
 MALFORMED("group segment larger than an SM's shared memory", "{group_segment_size: 1000000}", "group segment too large",
           "group_segment_size")

@@ -34,6 +34,24 @@ PacketCheck fail(QueueError e, std::string field, std::string detail) {
 }
 }  // namespace
 
+unsigned __int128 grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]) {
+    unsigned __int128 n = 1;
+    for (int d = 0; d < 3; ++d) {
+        const uint64_t wg = workgroup[d] ? workgroup[d] : 1;
+        n *= (uint64_t(grid[d]) + wg - 1) / wg;
+    }
+    return n;
+}
+
+std::string to_string_u128(unsigned __int128 v) {
+    std::string s;
+    do {
+        s.insert(s.begin(), char('0' + int(v % 10)));
+        v /= 10;
+    } while (v);
+    return s;
+}
+
 PacketCheck check_header(uint16_t header) {
     PacketHeader h = decode_header(header);
     if (h.type > HSA_PACKET_TYPE_BARRIER_OR)
@@ -74,6 +92,9 @@ PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const Dispatch
     if (items > limits.max_workgroup_items)
         return fail(QueueError::invalid_workgroup, "workgroup_size",
                     std::to_string(items) + " work-items in a workgroup, at most " + std::to_string(limits.max_workgroup_items));
+    if (const auto blocks = grid_blocks(grid, wg); blocks > limits.max_grid_blocks)
+        return fail(QueueError::invalid_grid, "grid_size",
+                    to_string_u128(blocks) + " blocks in the grid, at most " + std::to_string(limits.max_grid_blocks));
     if (p.reserved0)
         return fail(QueueError::invalid_reserved, "reserved0", "reserved field is not 0");
     if (p.reserved2)

@@ -38,6 +38,13 @@ public:
                           Observer* observer = nullptr);
 
     const GlcTables& tables() const { return tables_; }
+    // Blocks sent to SMs that no status notice has counted yet, over every SM: the GLC's only
+    // per-block state (bounded by what the SMs can hold).
+    size_t blocks_in_flight() const {
+        size_t n = 0;
+        for (const SmView& v : views_) n += v.in_flight.size();
+        return n;
+    }
     uint64_t blocks_dispatched() const { return blocks_dispatched_; }
     // Blocks placed by each PlacementKind (whole_blocks, first_sm, second_sm).
     const std::array<uint64_t, 3>& blocks_by_kind() const { return by_kind_; }

@@ -126,6 +126,9 @@ public:
     };
     const ScalarPool& scalar_pool() const { return pool_; }
     const Stats& stats() const { return stats_; }
+    // Rows of the block status table ever used (a finished block's row is reused): the most
+    // blocks resident at once; the SM holds nothing for a block before its descriptor arrives.
+    size_t block_rows() const { return blocks_.size(); }
     sc_core::sc_time busy_time() const;  // including the current busy stretch
     uint32_t id() const { return id_; }
     uint32_t free_registers() const { return free_regs_; }
