@@ -35,7 +35,7 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
         r.interval = sc_time(interval_ns, sc_core::SC_NS);
         r.slots = uint32_t(std::min<uint64_t>(r.instances, work_.queues[r.queue].size));
         launches_.push_back(r);
-        slot_busy_.emplace_back(r.slots, false);
+        slots_.emplace_back(r.slots);
     };
     for (const KernelSpec& k : work_.kernels) add(k.name, false, k.queue, k.submit_ns, k.instances, k.interval_ns);
     for (const DrawSpec& d : work_.draws) add(d.name, true, d.queue, d.submit_ns, d.instances, d.interval_ns);
@@ -245,14 +245,19 @@ std::optional<uint64_t> HostDriver::reserve_packet(uint32_t q) {
 }
 
 // An instance's signal and kernel-argument slot: free once the host has seen the instance
-// that last used it end (a runtime reusing its signals and kernarg segments).
+// that last used it end (a runtime reusing its signals and kernarg segments). The flag is the
+// interrupt handler's too: in step first, and not before the handler (with its local time)
+// freed it.
 void HostDriver::take_slot(uint32_t q, size_t k, uint64_t instance) {
-    std::vector<bool>::reference busy = slot_busy_[k][size_t(instance % launches_[k].slots)];
-    while (busy) {
+    HostQuantum& qk = queues_[q].qk;
+    Slot& slot = slots_[k][size_t(instance % launches_[k].slots)];
+    qk.flush();
+    while (slot.busy) {
         slot_waiter_ = true;
-        queues_[q].qk.wait(instance_ended_);
+        qk.wait(instance_ended_);
     }
-    busy = true;
+    qk.wait_until(slot.free_at);
+    slot.busy = true;
 }
 
 // Writes a packet (the body first, the header last) and rings the queue's doorbell with its
@@ -465,10 +470,10 @@ std::map<uint64_t, PostedPacket>::iterator HostDriver::ended(HostQuantum& qk, ui
         r.seen_complete = qk.get_current_time();
     }
     r.done = r.ended == r.instances;
-    slot_busy_[p.launch][p.slot] = false;
+    slots_[p.launch][p.slot] = Slot{false, qk.get_current_time()};
     if (slot_waiter_) {
         slot_waiter_ = false;
-        instance_ended_.notify(sc_core::SC_ZERO_TIME);
+        instance_ended_.notify(qk.get_local_time());  // when the handler, in its own time, saw it
     }
     return queues_[q].in_flight.erase(it);
 }

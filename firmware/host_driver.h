@@ -162,9 +162,13 @@ private:
     HostLayout layout_;
     std::vector<QueueState> queues_;
     std::vector<LaunchRecord> launches_;
-    std::vector<std::vector<bool>> slot_busy_;  // per launch, per slot: an instance holds it
-    sc_core::sc_event instance_ended_;          // a slot may have come free
-    bool slot_waiter_ = false;                  // a submitting thread waits for one
+    struct Slot {
+        bool busy = false;         // an instance holds it
+        sc_core::sc_time free_at;  // when the handler saw its last instance end (its local time included)
+    };
+    std::vector<std::vector<Slot>> slots_;  // per launch, per slot
+    sc_core::sc_event instance_ended_;      // a slot may have come free
+    bool slot_waiter_ = false;              // a submitting thread waits for one
     uint64_t host_next_, device_next_;
     uint64_t interrupts_ = 0;
     HostQuantum setup_quantum_, irq_quantum_;  // create_queues' and interrupt_handler's
