@@ -49,7 +49,11 @@ std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program) {
 
 uint64_t block_count(const KernelSpec& k) {
     uint64_t n = 1;
-    for (int i = 0; i < 3; ++i) n *= (uint64_t(k.grid[i]) + k.block[i] - 1) / k.block[i];
+    for (int i = 0; i < 3; ++i) {
+        const uint64_t along = k.block[i] ? (uint64_t(k.grid[i]) + k.block[i] - 1) / k.block[i] : 0;
+        if (along && n > UINT64_MAX / along) return UINT64_MAX;  // three 32-bit sizes can exceed 64 bits
+        n *= along;
+    }
     return n;
 }
 

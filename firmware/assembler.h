@@ -26,7 +26,7 @@ uint32_t vector_registers(const KernelSpec& k, bool multilevel);
 bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level);
 
 // Work-items -> blocks and warps, as the hardware counts them.
-uint64_t block_count(const KernelSpec& k);
+uint64_t block_count(const KernelSpec& k);  // saturates at UINT64_MAX
 uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size);  // of a whole block
 uint64_t warp_count(const KernelSpec& k, uint32_t warp_size);       // partial edge blocks counted as they run
 

@@ -754,6 +754,10 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     if (warps > sm.warp_slots)
         c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items needs " + std::to_string(warps) +
                                             " warps; an SM has " + std::to_string(sm.warp_slots) + " warp slots");
+    if (const uint64_t blocks = block_count(k); blocks > s.platform.cp.max_blocks)
+        c.fail(key_loc(m, at, "grid"), (blocks == UINT64_MAX ? std::string("more than 2^64") : std::to_string(blocks)) +
+                                           " blocks, more than platform.cp.max_blocks (" +
+                                           std::to_string(s.platform.cp.max_blocks) + ")");
     const bool multilevel = s.policy.scalar == "multilevel";
     const uint32_t vregs = vector_registers(k, multilevel);  // M3: per-warp scalars cost vector registers
     const uint64_t regs = uint64_t(vregs) * sm.warp_size * warps;
@@ -918,6 +922,10 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
             if (k.name == d.name)
                 c.fail(key_loc(v[i], locs[i], "name"),
                        "'" + d.name + "' is already a kernel's name (line " + std::to_string(k.line) + ")");
+        if (d.vertex_tasks > u.max_vertex_tasks)
+            c.fail(key_loc(v[i], locs[i], "vertex_tasks"), std::to_string(d.vertex_tasks) +
+                                                               " vertex tasks, more than platform.usa.max_vertex_tasks (" +
+                                                               std::to_string(u.max_vertex_tasks) + ")");
         if (d.pixel_tasks_per_vertex_task > u.pixel_queue)
             c.fail(key_loc(v[i], locs[i], "pixel_tasks_per_vertex_task"),
                    std::to_string(d.pixel_tasks_per_vertex_task) + " pixel tasks per vertex task never fit the pixel queue of " +

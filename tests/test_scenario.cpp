@@ -684,6 +684,19 @@ TEST_CASE("scenario: a block must fit one SM", "[scenario][errors]") {
     }
 }
 
+TEST_CASE("scenario: a grid of more blocks than platform.cp.max_blocks is refused", "[scenario][errors]") {
+    const std::string kernel = "kernels:\n  - name: k\n    grid: [256, 4]\n    block: [64]\n    program: [{op: valu}]\n";
+    CHECK_NOTHROW(parse_scenario("name: x\nplatform: {cp: {max_blocks: 16}}\n" + kernel, "t"));  // 4 x 4 blocks
+    auto e = error_of("name: x\nplatform: {cp: {max_blocks: 15}}\n" + kernel);
+    CHECK(e.line() == 5);
+    CHECK(e.key() == "kernels[0].grid");
+    CHECK_THAT(e.what(), Contains("16 blocks, more than platform.cp.max_blocks (15)"));
+    // Three 32-bit sizes of one-item blocks: more blocks than 64 bits count.
+    e = error_of("name: x\nkernels:\n  - {name: k, grid: [4294967295, 4294967295, 4294967295], block: [1], program: [{op: valu}]}\n");
+    CHECK(e.key() == "kernels[0].grid");
+    CHECK_THAT(e.what(), Contains("more than 2^64 blocks, more than platform.cp.max_blocks (4294967296)"));
+}
+
 TEST_CASE("scenario: kernels go to the first queue unless they name one", "[scenario]") {
     const Scenario s = parse_scenario(R"(name: x
 queues:
@@ -779,6 +792,10 @@ TEST_CASE("scenario: bad draws name their line and key", "[scenario][m4][errors]
     e = error_of("name: x\nplatform: {usa: {pixel_queue: 8}}\ndraws:\n  - {name: f0, pixel_tasks_per_vertex_task: 9}\n");
     CHECK(e.key() == "draws[0].pixel_tasks_per_vertex_task");
     CHECK_THAT(e.what(), Contains("never fit the pixel queue of 8"));
+    e = error_of("name: x\nplatform: {usa: {max_vertex_tasks: 64}}\ndraws:\n  - {name: f0, vertex_tasks: 65}\n");
+    CHECK(e.key() == "draws[0].vertex_tasks");
+    CHECK_THAT(e.what(), Contains("65 vertex tasks, more than platform.usa.max_vertex_tasks (64)"));
+    CHECK_NOTHROW(parse_scenario("name: x\nplatform: {usa: {max_vertex_tasks: 64}}\ndraws: [{name: f0, vertex_tasks: 64}]\n", "t"));
 }
 
 TEST_CASE("scenario: a static split that can never run a draw's tasks is refused", "[scenario][m4][errors]") {

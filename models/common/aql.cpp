@@ -47,6 +47,17 @@ PacketCheck check_header(uint16_t header) {
     return {};
 }
 
+uint64_t grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]) {
+    uint64_t blocks = 1;
+    for (int d = 0; d < 3; ++d) {
+        if (workgroup[d] == 0) return UINT64_MAX;
+        const uint64_t n = (uint64_t(grid[d]) + workgroup[d] - 1) / workgroup[d];
+        if (n && blocks > UINT64_MAX / n) return UINT64_MAX;
+        blocks *= n;
+    }
+    return blocks;
+}
+
 PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits) {
     if (auto c = check_header(p.header); !c) return c;
     unsigned dims = p.setup & 3;
@@ -74,6 +85,10 @@ PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const Dispatch
     if (items > limits.max_workgroup_items)
         return fail(QueueError::invalid_workgroup, "workgroup_size",
                     std::to_string(items) + " work-items in a workgroup, at most " + std::to_string(limits.max_workgroup_items));
+    if (const uint64_t blocks = grid_blocks(grid, wg); blocks > limits.max_blocks)
+        return fail(QueueError::invalid_grid, "grid_size",
+                    (blocks == UINT64_MAX ? "more than " + std::to_string(UINT64_MAX - 1) : std::to_string(blocks)) +
+                        " blocks, at most " + std::to_string(limits.max_blocks));
     if (p.reserved0)
         return fail(QueueError::invalid_reserved, "reserved0", "reserved field is not 0");
     if (p.reserved2)

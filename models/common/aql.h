@@ -76,7 +76,12 @@ struct PacketCheck {
 struct DispatchLimits {
     uint32_t max_workgroup_items = 1024;
     uint32_t max_group_segment = 65536;
+    uint64_t max_blocks = 1ull << 32;  // blocks (workgroups) of one dispatch: bounds a kernel's work
 };
+
+// The blocks of a grid: the workgroups along each dimension (a partial one at the far edge
+// counted), multiplied; saturates at UINT64_MAX (three 32-bit dimensions can exceed 64 bits).
+uint64_t grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]);
 
 // M4: gpuvp's draw packet, an AQL vendor-specific packet (type 0) that starts with ROCm's AMD
 // vendor packet header (header, format byte, reserved byte). The command processor serves the
