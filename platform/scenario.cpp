@@ -661,6 +661,9 @@ const Schema<KernelSpec>& kernel_schema() {
                   [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
                       k.program = read_steps(c, v, at, 0);
                       if (k.program.back().insn.op != Opcode::end) k.program.emplace_back().line = at.line;
+                      if (assembled_size(k.program, kMaxProgramInstructions) > kMaxProgramInstructions)
+                          c.fail(at, "the program assembles to more than " + std::to_string(kMaxProgramInstructions) +
+                                         " instructions (loops and repeats count once, if_warp bodies in full)");
                   },
                   true),
         K::map("packet", &KernelSpec::packet, packet_schema()),
@@ -1207,6 +1210,31 @@ std::string apply_override(YAML::Node& root, const std::string& key, const YAML:
     return canon;
 }
 
+// Aliases (*name) let a small file stand for an enormous document (each use copies what its
+// anchor names, and anchors may use aliases): refuse one whose nodes, aliases expanded, outnumber
+// both kMinNodeBudget and its text's bytes. A file without aliases has fewer nodes than bytes.
+constexpr uint64_t kMinNodeBudget = 1'000'000;
+
+bool within_budget(const YAML::Node& n, uint64_t& left) {
+    if (left == 0) return false;
+    --left;
+    if (n.IsSequence() || n.IsMap())
+        for (const auto& item : n) {
+            if (n.IsMap() ? !within_budget(item.first, left) || !within_budget(item.second, left)
+                          : !within_budget(item, left))
+                return false;
+        }
+    return true;
+}
+
+void check_size(const YAML::Node& doc, const std::string& file, uint64_t text_bytes) {
+    const uint64_t budget = std::max<uint64_t>(kMinNodeBudget, text_bytes);
+    uint64_t left = budget;
+    if (!within_budget(doc, left))
+        throw ScenarioError(file, 0, "", "aliases make the document more than " + std::to_string(budget) +
+                                             " nodes long (each alias copies what its anchor names)");
+}
+
 }  // namespace
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides) {
@@ -1235,6 +1263,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
         blamed.insert(blamed.end(), created.begin(), created.end());
     };
     apply_set(root);
+    uint64_t text_bytes = yaml_text.size();
+    for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();
+    check_size(root, file, text_bytes);  // every variant's document is this one with some keys changed
     auto read = [&](const YAML::Node& doc, VariantCtx variant) {
         const Ctx c(file, blamed, std::move(variant));
         Scenario s;

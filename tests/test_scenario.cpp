@@ -1,5 +1,6 @@
 // The scenario loader: defaults, every class of input error (file, line and dotted key),
 // --set overrides and the decoding of programs into instructions.
+#include "firmware/assembler.h"
 #include "platform/scenario.h"
 #include "support.h"
 
@@ -653,6 +654,58 @@ TEST_CASE("scenario: loop rules", "[scenario][program][errors]") {
     CHECK(e.key() == "kernels[0].program[0].count");
     e = error_of("name: x\nkernels:\n  - name: k\n    program: [{op: valu, repeat: 0}]\n");
     CHECK(e.key() == "kernels[0].program[0].repeat");
+}
+
+TEST_CASE("scenario: assembled_size counts the instructions assemble makes", "[scenario][program]") {
+    const std::vector<std::string> programs = {
+        "[{op: valu}]",
+        "[{op: valu, repeat: 3}, {op: end}]",
+        "[{op: loop, count: 2, body: [{op: valu}, {op: salu, repeat: 2}]}, {op: barrier}]",
+        "[{op: if_warp, warps: [0], body: [{op: valu}, {op: end}]}]",
+        "[{op: if_warp, warps: [1], body: [{op: loop, count: 3, body: [{op: valu}]}]}, {op: valu}]",
+    };
+    for (const std::string& p : programs) {
+        INFO(p);
+        const auto steps = parse_scenario("name: p\nkernels:\n  - name: k\n    program: " + p + "\n", "p.yaml")
+                               .workload.kernels.at(0).program;
+        CHECK(assembled_size(steps) == assemble(steps).size());
+    }
+}
+
+// Aliases multiply if_warp bodies (which add no loop depth) 16-fold per level.
+std::string nested_bodies(int levels) {
+    std::string doc = "name: x\nkernels:\n  - name: k\n    program:\n      - {op: if_warp, warps: [0], body: &l1 [";
+    for (int i = 0; i < 16; ++i) doc += i ? ", {op: valu}" : "{op: valu}";
+    doc += "]}\n";
+    for (int l = 2; l <= levels; ++l) {
+        doc += "      - {op: if_warp, warps: [0], body: &l" + std::to_string(l) + " [";
+        for (int i = 0; i < 16; ++i)
+            doc += std::string(i ? ", " : "") + "{op: if_warp, warps: [0], body: *l" + std::to_string(l - 1) + "}";
+        doc += "]}\n";
+    }
+    return doc;
+}
+
+TEST_CASE("scenario: a program assembles to at most 65536 instructions", "[scenario][program][errors]") {
+    // 3 levels: 3 if_warps holding 16, 16 x 17 and 16 x 273 instructions, then an end; a 4th
+    // level's if_warp body would hold 16 x 4369 = 69904.
+    const Scenario s = parse_scenario(nested_bodies(3), "t");
+    CHECK(assembled_size(s.workload.kernels[0].program) == 3 + 16 + 272 + 4368 + 1);
+    const auto e = error_of(nested_bodies(4));
+    CHECK(e.line() == 5);
+    CHECK(e.key() == "kernels[0].program");
+    CHECK_THAT(e.what(), Contains("the program assembles to more than 65536 instructions"));
+}
+
+TEST_CASE("scenario: aliases that make the document enormous are refused before it is read", "[scenario][errors]") {
+    // 7 levels of 16-fold aliases: 4 KB of text for some 300 million steps.
+    const auto e = error_of(nested_bodies(7));
+    CHECK(e.line() == 0);
+    CHECK_THAT(e.what(), Contains("aliases make the document more than 1000000 nodes long"));
+    // (3 levels of them load: "a program assembles to at most 65536 instructions".) A long file without aliases loads.
+    std::string big = "name: x\nkernels:\n  - name: k\n    program:\n";
+    for (int i = 0; i < 20000; ++i) big += "      - {op: valu, cycles: 1}\n";
+    CHECK(parse_scenario(big, "t").workload.kernels.at(0).program.size() == 20001);
 }
 
 TEST_CASE("scenario: a block must fit one SM", "[scenario][errors]") {
