@@ -7,7 +7,8 @@
 // flight, every queue stopped, drained or waiting for what will not come) or a bound passes
 // (kTimeBound of simulated time, kDeltaBound delta cycles: some inputs start work that runs for
 // a long time, e.g. a descriptor and code the input wrote into its own ring; that work then
-// goes on under the next input).
+// goes on under the next input). An input whose own steps outlast the bound (256 waits of
+// 16 us are 4 ms) is cut there: the firmware stops after the step it is in.
 //
 // A bug: a crash, a sanitizer report, a hang, a SystemC error report, or one of the checks
 // below failing (a kernel or draw slot given twice or freed unused; at quiet: a kernel or draw
@@ -113,12 +114,13 @@ struct Watch : Observer {
     }
 };
 
-// The host firmware: plays one input when `start` is notified, then sets `done`.
+// The host firmware: plays one input when `start` is notified, then sets `done`; with `stop`
+// set it ends after the step it is in.
 struct Firmware : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<Firmware> bus{"bus"};
     sc_core::sc_event start;
     const Input* input = nullptr;
-    bool done = true;
+    bool done = true, stop = false;
     std::array<uint64_t, kQueues> written{};  // each queue's write index
 
     SC_HAS_PROCESS(Firmware);
@@ -191,6 +193,7 @@ struct Firmware : sc_core::sc_module {
         mmio(map::kIntEnable, ~0ull, 8);
         for (unsigned q = 0; q < kQueues; ++q) create_queue(q, in);
         for (const Step& s : in.steps) {
+            if (stop) break;
             const unsigned q = s.queue;
             switch (s.op) {
             case Op::packet:
@@ -301,7 +304,7 @@ struct Harness {
         const uint64_t rejected = watch.rejected, failed = watch.failed, finished = watch.finished;
         firmware.reset_memory(config.platform.sm.warp_size);
         firmware.input = &in;
-        firmware.done = false;
+        firmware.done = firmware.stop = false;
         firmware.start.notify(sc_core::SC_ZERO_TIME);
         const sc_time t0 = sc_core::sc_time_stamp();
         const uint64_t d0 = sc_core::sc_delta_count();
@@ -314,6 +317,12 @@ struct Harness {
             if (sc_core::sc_time_stamp() - t0 >= kTimeBound || sc_core::sc_delta_count() - d0 >= kDeltaBound) break;
             // To the slice's end, events or not (SC_EXIT_ON_STARVATION would not move time to an
             // event past the slice's end: the next call would not either).
+            sc_core::sc_start(kSlice);
+        }
+        // The input is gone when this returns: the firmware must not be inside it any more.
+        firmware.stop = true;
+        for (int i = 0; !firmware.done; ++i) {
+            if (i == 10) bug("the firmware did not stop within 10 slices");
             sc_core::sc_start(kSlice);
         }
         if (verbose)
