@@ -1211,28 +1211,40 @@ std::string apply_override(YAML::Node& root, const std::string& key, const YAML:
 }
 
 // Aliases (*name) let a small file stand for an enormous document (each use copies what its
-// anchor names, and anchors may use aliases): refuse one whose nodes, aliases expanded, outnumber
-// both kMinNodeBudget and its text's bytes. A file without aliases has fewer nodes than bytes.
+// anchor names, and anchors may use aliases), or an endless one (an alias inside its own
+// anchor's value): refuse one whose nodes, aliases expanded, outnumber both kMinNodeBudget and
+// its text's bytes, or nest deeper than kMaxDepth (the reading below recurses). A file without
+// aliases has fewer nodes than bytes, and YAML's parser refuses one nested as deep.
 constexpr uint64_t kMinNodeBudget = 1'000'000;
+constexpr unsigned kMaxDepth = 1000;
 
-bool within_budget(const YAML::Node& n, uint64_t& left) {
-    if (left == 0) return false;
+enum class Size { ok, too_many, too_deep };
+
+Size measure(const YAML::Node& n, uint64_t& left, unsigned depth) {
+    if (left == 0) return Size::too_many;
+    if (depth > kMaxDepth) return Size::too_deep;
     --left;
     if (n.IsSequence() || n.IsMap())
         for (const auto& item : n) {
-            if (n.IsMap() ? !within_budget(item.first, left) || !within_budget(item.second, left)
-                          : !within_budget(item, left))
-                return false;
+            Size s = n.IsMap() ? measure(item.first, left, depth + 1) : measure(item, left, depth + 1);
+            if (s == Size::ok && n.IsMap()) s = measure(item.second, left, depth + 1);
+            if (s != Size::ok) return s;
         }
-    return true;
+    return Size::ok;
 }
 
 void check_size(const YAML::Node& doc, const std::string& file, uint64_t text_bytes) {
     const uint64_t budget = std::max<uint64_t>(kMinNodeBudget, text_bytes);
     uint64_t left = budget;
-    if (!within_budget(doc, left))
+    switch (measure(doc, left, 0)) {
+    case Size::ok: return;
+    case Size::too_many:
         throw ScenarioError(file, 0, "", "aliases make the document more than " + std::to_string(budget) +
                                              " nodes long (each alias copies what its anchor names)");
+    case Size::too_deep:
+        throw ScenarioError(file, 0, "", "aliases nest the document more than " + std::to_string(kMaxDepth) +
+                                             " levels deep (an alias inside its own anchor's value nests it for ever)");
+    }
 }
 
 }  // namespace

@@ -702,6 +702,9 @@ TEST_CASE("scenario: aliases that make the document enormous are refused before 
     const auto e = error_of(nested_bodies(7));
     CHECK(e.line() == 0);
     CHECK_THAT(e.what(), Contains("aliases make the document more than 1000000 nodes long"));
+    // An alias inside its own anchor's value: an endless document.
+    const auto cycle = error_of("name: x\nkernels:\n  - name: k\n    program:\n      - &w {op: if_warp, warps: [0], body: [*w]}\n");
+    CHECK_THAT(cycle.what(), Contains("aliases nest the document more than 1000 levels deep"));
     // (3 levels of them load: "a program assembles to at most 65536 instructions".) A long file without aliases loads.
     std::string big = "name: x\nkernels:\n  - name: k\n    program:\n";
     for (int i = 0; i < 20000; ++i) big += "      - {op: valu, cycles: 1}\n";
