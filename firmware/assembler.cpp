@@ -39,6 +39,31 @@ void emit(const std::vector<ProgramStep>& steps, std::vector<uint64_t>& out, uns
 }
 }  // namespace
 
+namespace {
+uint64_t size_of(const std::vector<ProgramStep>& steps, uint64_t limit) {
+    uint64_t n = 0;
+    for (const ProgramStep& s : steps) {
+        if (n > limit) break;
+        if (s.insn.op == Opcode::if_warp) n += 1 + size_of(s.body, limit);
+        else if (!s.body.empty()) n += 2 + size_of(s.body, limit);
+        else n += s.repeat > 1 ? 3 : 1;
+    }
+    return n;
+}
+
+// Whether the last instruction `steps` emit is an `end`.
+bool ends_with_end(const std::vector<ProgramStep>& steps) {
+    if (steps.empty()) return false;
+    const ProgramStep& s = steps.back();
+    if (s.insn.op == Opcode::if_warp) return ends_with_end(s.body);
+    return s.body.empty() && s.repeat <= 1 && s.insn.op == Opcode::end;
+}
+}  // namespace
+
+uint64_t assembled_size(const std::vector<ProgramStep>& program, uint64_t limit) {
+    return size_of(program, limit) + (ends_with_end(program) ? 0 : 1);  // assemble() appends an end
+}
+
 std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program) {
     std::vector<uint64_t> out;
     emit(program, out, 0);
@@ -49,7 +74,11 @@ std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program) {
 
 uint64_t block_count(const KernelSpec& k) {
     uint64_t n = 1;
-    for (int i = 0; i < 3; ++i) n *= (uint64_t(k.grid[i]) + k.block[i] - 1) / k.block[i];
+    for (int i = 0; i < 3; ++i) {
+        const uint64_t along = k.block[i] ? (uint64_t(k.grid[i]) + k.block[i] - 1) / k.block[i] : 0;
+        if (along && n > UINT64_MAX / along) return UINT64_MAX;  // three 32-bit sizes can exceed 64 bits
+        n *= along;
+    }
     return n;
 }
 

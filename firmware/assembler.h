@@ -10,8 +10,16 @@
 namespace gpuvp {
 
 // `repeat` and loops become loop_begin/loop_end pairs; an `end` is appended if missing.
-// Throws std::invalid_argument if loops nest deeper than the hardware loop stack.
+// Throws std::invalid_argument if loops nest deeper than the hardware loop stack or a loop or
+// if_warp body is longer than its 16-bit count (0xffff instructions).
 std::vector<uint64_t> assemble(const std::vector<ProgramStep>& program);
+
+// The most instructions a program may assemble to (a 512 KiB code object); the scenario
+// loader refuses more. Within it every body fits its 16-bit count.
+constexpr uint64_t kMaxProgramInstructions = 65536;
+// The instructions `program` assembles to, `end` included (what assemble() returns, counted
+// without building it); stops counting past `limit`.
+uint64_t assembled_size(const std::vector<ProgramStep>& program, uint64_t limit = UINT64_MAX);
 
 // The bytes to place at the kernel object address (see models/common/kernel_descriptor.h).
 // `multilevel`: the scalar pool (M3) holds uniform values; else the compiler keeps the
@@ -26,7 +34,7 @@ uint32_t vector_registers(const KernelSpec& k, bool multilevel);
 bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level);
 
 // Work-items -> blocks and warps, as the hardware counts them.
-uint64_t block_count(const KernelSpec& k);
+uint64_t block_count(const KernelSpec& k);  // saturates at UINT64_MAX
 uint32_t warps_per_block(const KernelSpec& k, uint32_t warp_size);  // of a whole block
 uint64_t warp_count(const KernelSpec& k, uint32_t warp_size);       // partial edge blocks counted as they run
 

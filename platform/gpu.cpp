@@ -38,7 +38,9 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     std::vector<SmConfig> sm_configs;  // each SM's: the class's with its instance's own values
     for (uint32_t i = 0; i < p.sms; ++i) sm_configs.push_back(p.sm_of(i));
     limits.max_group_segment = p.largest_sm().shared_memory;  // no SM holds more
+    limits.max_blocks = p.cp.max_blocks;
     DrawLimits draw_limits;
+    draw_limits.max_vertex_tasks = p.usa.max_vertex_tasks;
     draw_limits.max_pixel_tasks_per_vertex_task = std::min(draw_limits.max_pixel_tasks_per_vertex_task, p.usa.pixel_queue);
     cp_ = std::make_unique<CommandProcessor>("cp", p.cp, p.sm.max_kernels, limits, p.usa.max_draws, draw_limits, clock_,
                                              bus, observer);

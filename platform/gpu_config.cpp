@@ -128,6 +128,7 @@ std::vector<GpuParam> make_params() {
         integer("memory.l2_ways", GPUVP_AT(platform.memory.l2_ways), 1, 64),
         // cp
         integer("cp.max_queues", GPUVP_AT(platform.cp.max_queues), 1, 64),
+        integer("cp.max_blocks", GPUVP_AT(platform.cp.max_blocks), 1, 1ull << 48, "blocks"),
         integer("cp.wakeup_cycles", GPUVP_AT(platform.cp.wakeup_cycles), 0, kCycles, cyc),
         integer("cp.decode_cycles", GPUVP_AT(platform.cp.decode_cycles), 0, kCycles, cyc),
         integer("cp.barrier_cycles", GPUVP_AT(platform.cp.barrier_cycles), 0, kCycles, cyc),
@@ -144,6 +145,7 @@ std::vector<GpuParam> make_params() {
         integer("usa.cores", GPUVP_AT(platform.usa.cores), 2, 80),
         integer("usa.vertex_cores", GPUVP_AT(platform.usa.vertex_cores), 0, 80),
         integer("usa.max_draws", GPUVP_AT(platform.usa.max_draws), 1, 64),
+        integer("usa.max_vertex_tasks", GPUVP_AT(platform.usa.max_vertex_tasks), 1, 1 << 20, "tasks"),
         integer("usa.pixel_queue", GPUVP_AT(platform.usa.pixel_queue), 1, 1 << 20, "tasks"),
         integer("usa.balance_cycles", GPUVP_AT(platform.usa.balance_cycles), 1, kCycles, cyc),
         integer("usa.switch_cycles", GPUVP_AT(platform.usa.switch_cycles), 0, kCycles, cyc),

@@ -681,6 +681,9 @@ const Schema<KernelSpec>& kernel_schema() {
                   [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
                       k.program = read_steps(c, v, at, 0);
                       if (k.program.back().insn.op != Opcode::end) k.program.emplace_back().line = at.line;
+                      if (assembled_size(k.program, kMaxProgramInstructions) > kMaxProgramInstructions)
+                          c.fail(at, "the program assembles to more than " + std::to_string(kMaxProgramInstructions) +
+                                         " instructions (loops and repeats count once, if_warp bodies in full)");
                   },
                   true),
         K::map("packet", &KernelSpec::packet, packet_schema()),
@@ -779,16 +782,14 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
     if (!contains(queues, k.queue)) c.fail(key_loc(m, at, "queue"), unknown_word("queue", k.queue, queues));
     const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
     if (threads > 1024) c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items is more than 1024");
-    const uint32_t grid[3] = {k.grid[0], k.grid[1], k.grid[2]};
-    const uint16_t block[3] = {uint16_t(k.block[0]), uint16_t(k.block[1]), uint16_t(k.block[2])};
-    if (const auto blocks = grid_blocks(grid, block); blocks > DispatchLimits{}.max_grid_blocks)
-        c.fail(key_loc(m, at, "grid"), "a grid of " + to_string_u128(blocks) + " blocks is more than " +
-                                           std::to_string(DispatchLimits{}.max_grid_blocks) +
-                                           " (2^48), the most the GPU numbers in one kernel");
     const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
     if (warps > sm.warp_slots)
         c.fail(key_loc(m, at, "block"), "a block of " + std::to_string(threads) + " work-items needs " + std::to_string(warps) +
                                             " warps; an SM has " + std::to_string(sm.warp_slots) + " warp slots");
+    if (const uint64_t blocks = block_count(k); blocks > s.platform.cp.max_blocks)
+        c.fail(key_loc(m, at, "grid"), (blocks == UINT64_MAX ? std::string("more than 2^64") : std::to_string(blocks)) +
+                                           " blocks, more than platform.cp.max_blocks (" +
+                                           std::to_string(s.platform.cp.max_blocks) + ")");
     const bool multilevel = s.policy.scalar == "multilevel";
     const uint32_t vregs = vector_registers(k, multilevel);  // M3: per-warp scalars cost vector registers
     const uint64_t regs = uint64_t(vregs) * sm.warp_size * warps;
@@ -967,6 +968,10 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
             if (k.name == d.name)
                 c.fail(key_loc(v[i], locs[i], "name"),
                        "'" + d.name + "' is already a kernel's name (line " + std::to_string(k.line) + ")");
+        if (d.vertex_tasks > u.max_vertex_tasks)
+            c.fail(key_loc(v[i], locs[i], "vertex_tasks"), std::to_string(d.vertex_tasks) +
+                                                               " vertex tasks, more than platform.usa.max_vertex_tasks (" +
+                                                               std::to_string(u.max_vertex_tasks) + ")");
         if (d.pixel_tasks_per_vertex_task > u.pixel_queue)
             c.fail(key_loc(v[i], locs[i], "pixel_tasks_per_vertex_task"),
                    std::to_string(d.pixel_tasks_per_vertex_task) + " pixel tasks per vertex task never fit the pixel queue of " +
@@ -1261,6 +1266,43 @@ std::string apply_override(YAML::Node& root, const std::string& key, const YAML:
     return canon;
 }
 
+// Aliases (*name) let a small file stand for an enormous document (each use copies what its
+// anchor names, and anchors may use aliases), or an endless one (an alias inside its own
+// anchor's value): refuse one whose nodes, aliases expanded, outnumber both kMinNodeBudget and
+// its text's bytes, or nest deeper than kMaxDepth (the reading below recurses). A file without
+// aliases has fewer nodes than bytes, and YAML's parser refuses one nested as deep.
+constexpr uint64_t kMinNodeBudget = 1'000'000;
+constexpr unsigned kMaxDepth = 1000;
+
+enum class Size { ok, too_many, too_deep };
+
+Size measure(const YAML::Node& n, uint64_t& left, unsigned depth) {
+    if (left == 0) return Size::too_many;
+    if (depth > kMaxDepth) return Size::too_deep;
+    --left;
+    if (n.IsSequence() || n.IsMap())
+        for (const auto& item : n) {
+            Size s = n.IsMap() ? measure(item.first, left, depth + 1) : measure(item, left, depth + 1);
+            if (s == Size::ok && n.IsMap()) s = measure(item.second, left, depth + 1);
+            if (s != Size::ok) return s;
+        }
+    return Size::ok;
+}
+
+void check_size(const YAML::Node& doc, const std::string& file, uint64_t text_bytes) {
+    const uint64_t budget = std::max<uint64_t>(kMinNodeBudget, text_bytes);
+    uint64_t left = budget;
+    switch (measure(doc, left, 0)) {
+    case Size::ok: return;
+    case Size::too_many:
+        throw ScenarioError(file, 0, "", "aliases make the document more than " + std::to_string(budget) +
+                                             " nodes long (each alias copies what its anchor names)");
+    case Size::too_deep:
+        throw ScenarioError(file, 0, "", "aliases nest the document more than " + std::to_string(kMaxDepth) +
+                                             " levels deep (an alias inside its own anchor's value nests it for ever)");
+    }
+}
+
 }  // namespace
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides) {
@@ -1289,6 +1331,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
         blamed.insert(blamed.end(), created.begin(), created.end());
     };
     apply_set(root);
+    uint64_t text_bytes = yaml_text.size();
+    for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();
+    check_size(root, file, text_bytes);  // every variant's document is this one with some keys changed
     auto read = [&](const YAML::Node& doc, VariantCtx variant) {
         const Ctx c(file, blamed, std::move(variant));
         Scenario s;

@@ -314,6 +314,42 @@ TEST_CASE("aql: check_dispatch rejects every malformed class with its error and 
     }
 }
 
+TEST_CASE("aql: check_dispatch refuses more blocks than max_blocks", "[aql]") {
+    auto p = packet_1d();
+    p.workgroup_size_x = 1;
+    p.grid_size_x = 1u << 20;  // 2^20 one-item blocks: within the default
+    CHECK(check_dispatch(p, DispatchLimits{}));
+    DispatchLimits limits;
+    limits.max_blocks = 1u << 20;
+    CHECK(check_dispatch(p, limits));  // exactly the limit
+    limits.max_blocks = (1u << 20) - 1;
+    PacketCheck r = check_dispatch(p, limits);
+    CHECK(r.error == QueueError::invalid_grid);
+    CHECK(r.field == "grid_size");
+    CHECK(r.detail == "1048576 blocks, at most 1048575");
+    // A partial block at the far edge counts: 257 items in blocks of 256 are 2 blocks.
+    p = packet_1d();
+    p.grid_size_x = 257;
+    limits.max_blocks = 1;
+    CHECK(check_dispatch(p, limits).field == "grid_size");
+    limits.max_blocks = 2;
+    CHECK(check_dispatch(p, limits));
+    // Three dimensions of 2^32 - 1 one-item blocks: more than 64 bits count, refused by the default.
+    p = packet_3d();
+    p.workgroup_size_x = p.workgroup_size_y = p.workgroup_size_z = 1;
+    p.grid_size_x = p.grid_size_y = p.grid_size_z = 0xffff'ffffu;
+    r = check_dispatch(p, DispatchLimits{});
+    CHECK(r.error == QueueError::invalid_grid);
+    CHECK(r.detail == "more than 18446744073709551614 blocks, at most 281474976710656");
+    const uint32_t grid[3] = {0xffff'ffffu, 0xffff'ffffu, 0xffff'ffffu};
+    const uint16_t one[3] = {1, 1, 1}, wide[3] = {1024, 1024, 1024};
+    CHECK(grid_blocks(grid, one) == UINT64_MAX);
+    CHECK(grid_blocks(grid, wide) == UINT64_MAX);  // 2^22 blocks along each: 2^66
+    const uint32_t flat[3] = {0xffff'ffffu, 0xffff'ffffu, 1};
+    CHECK(grid_blocks(flat, one) == 0xffff'ffffull * 0xffff'ffffull);  // the most that fits
+    CHECK(grid_blocks(flat, wide) == 4194304ull * 4194304);
+}
+
 // The unused-dimension check names the field at fault: the grid when the workgroup is 1.
 TEST_CASE("aql: an unused grid dimension not 1 is reported on the grid field", "[aql]") {
     auto p = packet_1d();

@@ -155,3 +155,29 @@ TEST_CASE("malformed doorbell: a doorbell ahead of the packets written waits at 
     CHECK(r.kernel("b")["status"] == "doorbell regressed: doorbell: doorbell 1 after 3");  // its own doorbell
     CHECK(r.results["queues"][0]["packets_processed"] == 1);
 }
+
+// platform.cp.max_blocks reaches the CP: a packet whose grid has one block more is refused.
+TEST_CASE("malformed packet: more blocks than platform.cp.max_blocks", "[malformed]") {
+    auto r = run_yaml("name: t\n" + std::string(kRoundPlatform) + R"(  cp: {max_blocks: 4}
+queues: [{name: bad}, {name: good}]
+kernels:
+  - {name: victim, queue: bad, grid: [256], block: [64], packet: {grid_size_x: 257}, program: [{op: kernarg_load}]}
+  - {name: behind, queue: bad, submit_ns: 100, program: [{op: kernarg_load}]}
+  - {name: other, queue: good, grid: [256], block: [64], program: [{op: kernarg_load}, {op: valu, cycles: 20, repeat: 10}]}
+)");
+    check_rejected(r, "invalid grid size", "grid_size");
+    CHECK(r.results["errors"][0]["detail"] == "5 blocks, at most 4");
+}
+
+// platform.usa.max_vertex_tasks reaches the CP's draw check.
+TEST_CASE("malformed packet: a draw of more vertex tasks than platform.usa.max_vertex_tasks", "[malformed][m4]") {
+    auto r = run_yaml("name: t\n" + std::string(kRoundPlatform) + R"(  usa: {cores: 4, vertex_cores: 2, max_vertex_tasks: 8}
+draws:
+  - {name: bad, vertex_tasks: 8, packet: {vertex_tasks: 9}}
+)");
+    INFO(r.out.results);
+    const auto& d = r.results["usa"]["draws"];
+    CHECK(d[0]["status"] == "invalid draw: vertex_tasks: 9 is outside 1..8");
+    CHECK(r.results["errors"][0]["field"] == "vertex_tasks");
+    CHECK(r.results["usa"]["tasks"]["vertex"] == 0);
+}

@@ -1,5 +1,6 @@
 // The scenario loader: defaults, every class of input error (file, line and dotted key),
 // --set overrides and the decoding of programs into instructions.
+#include "firmware/assembler.h"
 #include "platform/scenario.h"
 #include "support.h"
 
@@ -655,6 +656,61 @@ TEST_CASE("scenario: loop rules", "[scenario][program][errors]") {
     CHECK(e.key() == "kernels[0].program[0].repeat");
 }
 
+TEST_CASE("scenario: assembled_size counts the instructions assemble makes", "[scenario][program]") {
+    const std::vector<std::string> programs = {
+        "[{op: valu}]",
+        "[{op: valu, repeat: 3}, {op: end}]",
+        "[{op: loop, count: 2, body: [{op: valu}, {op: salu, repeat: 2}]}, {op: barrier}]",
+        "[{op: if_warp, warps: [0], body: [{op: valu}, {op: end}]}]",
+        "[{op: if_warp, warps: [1], body: [{op: loop, count: 3, body: [{op: valu}]}]}, {op: valu}]",
+    };
+    for (const std::string& p : programs) {
+        INFO(p);
+        const auto steps = parse_scenario("name: p\nkernels:\n  - name: k\n    program: " + p + "\n", "p.yaml")
+                               .workload.kernels.at(0).program;
+        CHECK(assembled_size(steps) == assemble(steps).size());
+    }
+}
+
+// Aliases multiply if_warp bodies (which add no loop depth) 16-fold per level.
+std::string nested_bodies(int levels) {
+    std::string doc = "name: x\nkernels:\n  - name: k\n    program:\n      - {op: if_warp, warps: [0], body: &l1 [";
+    for (int i = 0; i < 16; ++i) doc += i ? ", {op: valu}" : "{op: valu}";
+    doc += "]}\n";
+    for (int l = 2; l <= levels; ++l) {
+        doc += "      - {op: if_warp, warps: [0], body: &l" + std::to_string(l) + " [";
+        for (int i = 0; i < 16; ++i)
+            doc += std::string(i ? ", " : "") + "{op: if_warp, warps: [0], body: *l" + std::to_string(l - 1) + "}";
+        doc += "]}\n";
+    }
+    return doc;
+}
+
+TEST_CASE("scenario: a program assembles to at most 65536 instructions", "[scenario][program][errors]") {
+    // 3 levels: 3 if_warps holding 16, 16 x 17 and 16 x 273 instructions, then an end; a 4th
+    // level's if_warp body would hold 16 x 4369 = 69904.
+    const Scenario s = parse_scenario(nested_bodies(3), "t");
+    CHECK(assembled_size(s.workload.kernels[0].program) == 3 + 16 + 272 + 4368 + 1);
+    const auto e = error_of(nested_bodies(4));
+    CHECK(e.line() == 5);
+    CHECK(e.key() == "kernels[0].program");
+    CHECK_THAT(e.what(), Contains("the program assembles to more than 65536 instructions"));
+}
+
+TEST_CASE("scenario: aliases that make the document enormous are refused before it is read", "[scenario][errors]") {
+    // 7 levels of 16-fold aliases: 4 KB of text for some 300 million steps.
+    const auto e = error_of(nested_bodies(7));
+    CHECK(e.line() == 0);
+    CHECK_THAT(e.what(), Contains("aliases make the document more than 1000000 nodes long"));
+    // An alias inside its own anchor's value: an endless document.
+    const auto cycle = error_of("name: x\nkernels:\n  - name: k\n    program:\n      - &w {op: if_warp, warps: [0], body: [*w]}\n");
+    CHECK_THAT(cycle.what(), Contains("aliases nest the document more than 1000 levels deep"));
+    // (3 levels of them load: "a program assembles to at most 65536 instructions".) A long file without aliases loads.
+    std::string big = "name: x\nkernels:\n  - name: k\n    program:\n";
+    for (int i = 0; i < 20000; ++i) big += "      - {op: valu, cycles: 1}\n";
+    CHECK(parse_scenario(big, "t").workload.kernels.at(0).program.size() == 20001);
+}
+
 TEST_CASE("scenario: a block must fit one SM", "[scenario][errors]") {
     SECTION("warps") {
         const auto e = error_of("name: x\nplatform: {sm: {warp_slots: 4}}\nkernels:\n  - name: k\n    block: [256]\n    program: [{op: valu}]\n");
@@ -682,6 +738,19 @@ TEST_CASE("scenario: a block must fit one SM", "[scenario][errors]") {
         CHECK(e.key() == "kernels[0].warp_priorities");
         CHECK_THAT(e.what(), Contains("a block has 2"));
     }
+}
+
+TEST_CASE("scenario: a grid of more blocks than platform.cp.max_blocks is refused", "[scenario][errors]") {
+    const std::string kernel = "kernels:\n  - name: k\n    grid: [256, 4]\n    block: [64]\n    program: [{op: valu}]\n";
+    CHECK_NOTHROW(parse_scenario("name: x\nplatform: {cp: {max_blocks: 16}}\n" + kernel, "t"));  // 4 x 4 blocks
+    auto e = error_of("name: x\nplatform: {cp: {max_blocks: 15}}\n" + kernel);
+    CHECK(e.line() == 5);
+    CHECK(e.key() == "kernels[0].grid");
+    CHECK_THAT(e.what(), Contains("16 blocks, more than platform.cp.max_blocks (15)"));
+    // Three 32-bit sizes of one-item blocks: more blocks than 64 bits count.
+    e = error_of("name: x\nkernels:\n  - {name: k, grid: [4294967295, 4294967295, 4294967295], block: [1], program: [{op: valu}]}\n");
+    CHECK(e.key() == "kernels[0].grid");
+    CHECK_THAT(e.what(), Contains("more than 2^64 blocks, more than platform.cp.max_blocks (281474976710656)"));
 }
 
 TEST_CASE("scenario: kernels go to the first queue unless they name one", "[scenario]") {
@@ -779,6 +848,10 @@ TEST_CASE("scenario: bad draws name their line and key", "[scenario][m4][errors]
     e = error_of("name: x\nplatform: {usa: {pixel_queue: 8}}\ndraws:\n  - {name: f0, pixel_tasks_per_vertex_task: 9}\n");
     CHECK(e.key() == "draws[0].pixel_tasks_per_vertex_task");
     CHECK_THAT(e.what(), Contains("never fit the pixel queue of 8"));
+    e = error_of("name: x\nplatform: {usa: {max_vertex_tasks: 64}}\ndraws:\n  - {name: f0, vertex_tasks: 65}\n");
+    CHECK(e.key() == "draws[0].vertex_tasks");
+    CHECK_THAT(e.what(), Contains("65 vertex tasks, more than platform.usa.max_vertex_tasks (64)"));
+    CHECK_NOTHROW(parse_scenario("name: x\nplatform: {usa: {max_vertex_tasks: 64}}\ndraws: [{name: f0, vertex_tasks: 64}]\n", "t"));
 }
 
 TEST_CASE("scenario: a static split that can never run a draw's tasks is refused", "[scenario][m4][errors]") {

@@ -34,24 +34,6 @@ PacketCheck fail(QueueError e, std::string field, std::string detail) {
 }
 }  // namespace
 
-unsigned __int128 grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]) {
-    unsigned __int128 n = 1;
-    for (int d = 0; d < 3; ++d) {
-        const uint64_t wg = workgroup[d] ? workgroup[d] : 1;
-        n *= (uint64_t(grid[d]) + wg - 1) / wg;
-    }
-    return n;
-}
-
-std::string to_string_u128(unsigned __int128 v) {
-    std::string s;
-    do {
-        s.insert(s.begin(), char('0' + int(v % 10)));
-        v /= 10;
-    } while (v);
-    return s;
-}
-
 PacketCheck check_header(uint16_t header) {
     PacketHeader h = decode_header(header);
     if (h.type > HSA_PACKET_TYPE_BARRIER_OR)
@@ -63,6 +45,17 @@ PacketCheck check_header(uint16_t header) {
     if (h.release_scope > HSA_FENCE_SCOPE_SYSTEM)
         return fail(QueueError::invalid_header, "header.release_fence_scope", "scope 3 is not a fence scope");
     return {};
+}
+
+uint64_t grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]) {
+    uint64_t blocks = 1;
+    for (int d = 0; d < 3; ++d) {
+        if (workgroup[d] == 0) return UINT64_MAX;
+        const uint64_t n = (uint64_t(grid[d]) + workgroup[d] - 1) / workgroup[d];
+        if (n && blocks > UINT64_MAX / n) return UINT64_MAX;
+        blocks *= n;
+    }
+    return blocks;
 }
 
 PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits) {
@@ -92,9 +85,10 @@ PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const Dispatch
     if (items > limits.max_workgroup_items)
         return fail(QueueError::invalid_workgroup, "workgroup_size",
                     std::to_string(items) + " work-items in a workgroup, at most " + std::to_string(limits.max_workgroup_items));
-    if (const auto blocks = grid_blocks(grid, wg); blocks > limits.max_grid_blocks)
+    if (const uint64_t blocks = grid_blocks(grid, wg); blocks > limits.max_blocks)
         return fail(QueueError::invalid_grid, "grid_size",
-                    to_string_u128(blocks) + " blocks in the grid, at most " + std::to_string(limits.max_grid_blocks));
+                    (blocks == UINT64_MAX ? "more than " + std::to_string(UINT64_MAX - 1) : std::to_string(blocks)) +
+                        " blocks, at most " + std::to_string(limits.max_blocks));
     if (p.reserved0)
         return fail(QueueError::invalid_reserved, "reserved0", "reserved field is not 0");
     if (p.reserved2)

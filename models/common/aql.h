@@ -76,16 +76,15 @@ struct PacketCheck {
 struct DispatchLimits {
     uint32_t max_workgroup_items = 1024;
     uint32_t max_group_segment = 65536;
-    // Blocks in one grid: the GPU numbers a kernel's blocks in 48 bits (block ids, the
-    // trace's block keys). AQL's grid sizes are 32 bits per dimension, so a packet can ask for
-    // up to about 2^96 (docs/limits.md).
-    uint64_t max_grid_blocks = 1ull << 48;
+    // Blocks (workgroups) of one dispatch: bounds a kernel's work. At most 2^48: the GPU numbers
+    // a kernel's blocks in 48 bits (block ids, the trace's block keys), while AQL's 32-bit grid
+    // sizes can ask for about 2^96 (docs/limits.md).
+    uint64_t max_blocks = 1ull << 48;
 };
 
-// Blocks in a grid, ceil(grid / workgroup) per dimension multiplied; 128 bits, as three 32-bit
-// dimensions of blocks can need 96. A workgroup size of 0 counts as 1.
-unsigned __int128 grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]);
-std::string to_string_u128(unsigned __int128 v);
+// The blocks of a grid: the workgroups along each dimension (a partial one at the far edge
+// counted), multiplied; saturates at UINT64_MAX (three 32-bit dimensions can exceed 64 bits).
+uint64_t grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]);
 
 // M4: gpuvp's draw packet, an AQL vendor-specific packet (type 0) that starts with ROCm's AMD
 // vendor packet header (header, format byte, reserved byte). The command processor serves the

@@ -105,6 +105,10 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
         if (write && n == 4) {
             const bool was_enabled = q.control & 1;
             q.control = uint32_t(v) & 1;
+            if (bool(q.control) != was_enabled) {  // what the packet processor held of the queue is dropped
+                ++q.epoch;
+                pending_[(a - map::kQueueRegs) / map::kQueueStride].reset();
+            }
             if (q.control && !was_enabled) {  // enabling checks the ring and starts it empty
                 q.read_index = q.write_index = 0;
                 q.outstanding = 0;
@@ -220,8 +224,11 @@ void CommandProcessor::run() {
         }
         int q = pick_queue();
         if (q >= 0) {
-            if (idle_) wait(clock_.cycles(cfg_.wakeup_cycles));  // the firmware wakes up
-            idle_ = false;
+            if (idle_) {
+                wait(clock_.cycles(cfg_.wakeup_cycles));  // the firmware wakes up
+                idle_ = false;
+                if (!can_proceed(uint32_t(q))) continue;  // the queue was disabled or changed meanwhile
+            }
             serve(uint32_t(q));
             continue;
         }
@@ -278,6 +285,7 @@ void CommandProcessor::serve(uint32_t qi) {
 // Reads the packet at the read index and checks it. False if the queue cannot go on now.
 bool CommandProcessor::fetch(uint32_t qi) {
     Queue& q = queues_[qi];
+    const uint64_t epoch = q.epoch;  // after each wait: was the queue disabled meanwhile?
     Pending p{};
     p.index = q.read_index;
     p.doorbell = q.doorbell_time;
@@ -285,6 +293,7 @@ bool CommandProcessor::fetch(uint32_t qi) {
     sc_time d = sc_core::SC_ZERO_TIME;
     auto status = transport(mem, tlm::TLM_READ_COMMAND, address, p.bytes.data(), kPacketBytes, d);
     wait(d);
+    if (!current(qi, epoch)) return false;
     if (status != tlm::TLM_OK_RESPONSE) {
         queue_error(qi, p.index, {QueueError::address_error, "ring_base", "packet at " + hex(address) + " cannot be read"}, 0);
         return false;
@@ -298,6 +307,7 @@ bool CommandProcessor::fetch(uint32_t qi) {
         return false;
     }
     wait(clock_.cycles(cfg_.decode_cycles));
+    if (!current(qi, epoch)) return false;
     PacketCheck c;
     uint64_t signal = 0;
     switch (p.header.type) {
@@ -331,6 +341,7 @@ bool CommandProcessor::fetch(uint32_t qi) {
         return false;
     }
     wait(fence_cost(p.header.acquire_scope, true));
+    if (!current(qi, epoch)) return false;
     p.decoded = sc_core::sc_time_stamp();
     pending_[qi] = p;
     return true;
@@ -353,9 +364,10 @@ void CommandProcessor::launch(uint32_t qi) {
     const uint32_t slot = uint32_t(free);
     const auto k = from_bytes<hsa_kernel_dispatch_packet_t>(p.bytes.data());
     Queue& q = queues_[qi];
-    slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope};
+    slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope, q.epoch};
     ++q.outstanding;
     in_flight_event_.notify(sc_core::SC_ZERO_TIME);
+    const uint64_t epoch = q.epoch;
     if (observer_) {
         observer_->kernel_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
         observer_->kernel_stage(slot, Stage::packet_fetched, p.fetched);
@@ -381,7 +393,7 @@ void CommandProcessor::launch(uint32_t qi) {
     sc_time d = sc_core::SC_ZERO_TIME;
     write_msg(to_wlm, map::kWlmLaunch, l, d);
     wait(d);
-    finish_packet(qi);
+    if (current(qi, epoch)) finish_packet(qi);  // else the kernel runs on, no longer the queue's
 }
 
 // M4: a draw goes to the unified shading array when the array has a free draw slot.
@@ -394,7 +406,8 @@ void CommandProcessor::draw(uint32_t qi) {
     }
     const uint32_t slot = uint32_t(free);
     const auto d = from_bytes<DrawPacket>(p.bytes.data());
-    draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope};
+    const uint64_t epoch = queues_[qi].epoch;
+    draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope, epoch};
     ++queues_[qi].outstanding;
     in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     if (observer_) observer_->draw_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
@@ -402,11 +415,12 @@ void CommandProcessor::draw(uint32_t qi) {
     sc_time delay = sc_core::SC_ZERO_TIME;
     write_msg(to_usa, map::kUsaDraw, desc, delay);
     wait(delay);
-    finish_packet(qi);
+    if (current(qi, epoch)) finish_packet(qi);
 }
 
 void CommandProcessor::barrier(uint32_t qi) {
     const Pending p = *pending_[qi];  // a copy: an error below resets the pending packet
+    const uint64_t epoch = queues_[qi].epoch;  // after each wait: was the queue disabled meanwhile?
     const auto b = from_bytes<hsa_barrier_and_packet_t>(p.bytes.data());
     const bool is_and = p.header.type == HSA_PACKET_TYPE_BARRIER_AND;
     bool any_zero = false, all_zero = true, any_signal = false;
@@ -418,6 +432,7 @@ void CommandProcessor::barrier(uint32_t qi) {
         int64_t v = 0;
         if (transport(mem, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
             wait(d);
+            if (!current(qi, epoch)) return;
             pending_[qi].reset();
             queue_error(qi, p.index, {QueueError::address_error, "dep_signal[" + std::to_string(i) + "]",
                                       "signal at " + hex(a) + " cannot be read"}, b.completion_signal.handle);
@@ -425,6 +440,7 @@ void CommandProcessor::barrier(uint32_t qi) {
         }
         if (v < 0) {  // the kernel behind the signal failed: so does what waits for it
             wait(d);
+            if (!current(qi, epoch)) return;
             pending_[qi].reset();
             queue_error(qi, p.index, {QueueError::dependency_failed, "dep_signal[" + std::to_string(i) + "]",
                                       "signal at " + hex(a) + " is " + std::to_string(v) + ": its kernel failed"},
@@ -435,15 +451,19 @@ void CommandProcessor::barrier(uint32_t qi) {
         all_zero &= v == 0;
     }
     wait(d + clock_.cycles(cfg_.barrier_cycles));
+    if (!current(qi, epoch)) return;
     const bool satisfied = is_and ? all_zero : (any_zero || !any_signal);
     if (!satisfied) {
         pending_[qi]->wait = Wait::signals;  // looked at again when a signal or doorbell changes
         return;
     }
     wait(fence_cost(p.header.release_scope, false));
+    if (!current(qi, epoch)) return;
     const sc_time start = p.decoded;
     const uint64_t index = p.index;
-    if (b.completion_signal.handle && !write_signal(b.completion_signal.handle, 0, true)) {
+    const bool written = !b.completion_signal.handle || write_signal(b.completion_signal.handle, 0, true);
+    if (!current(qi, epoch)) return;
+    if (!written) {
         queue_error(qi, index, {QueueError::address_error, "completion_signal",
                                 "signal at " + hex(b.completion_signal.handle) + " cannot be written"}, 0);
         return;
@@ -465,7 +485,9 @@ void CommandProcessor::finish_packet(uint32_t qi) {
     }
 }
 
-// A kernel (or a draw) has ended: its completion signal, its slot, the interrupt.
+// A kernel (or a draw) has ended: its completion signal, its slot, the interrupt. One its
+// queue had before it was disabled (Slot::epoch) still writes its signal (-1 if it failed), but
+// no longer counts as the queue's: no error stops the queue, no interrupt, no outstanding count.
 void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelError e, uint64_t fault_address,
                                 bool draw) {
     if (slot >= slots.size() || !slots[slot].used) return;
@@ -473,9 +495,11 @@ void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelE
     wait(clock_.cycles(cfg_.completion_cycles) + fence_cost(s.release_scope, false));
     sc_time written = sc_core::sc_time_stamp();
     if (e == KernelError::none) {
-        if (s.signal && !write_signal(s.signal, 0, true, &written))
+        if (s.signal && !write_signal(s.signal, 0, true, &written) && current(s.queue, s.epoch))
             queue_error(s.queue, s.packet, {QueueError::address_error, "completion_signal",
                                             "signal at " + hex(s.signal) + " cannot be written"}, 0);
+    } else if (!current(s.queue, s.epoch)) {
+        if (s.signal) write_signal(s.signal, -1, false);
     } else if (e == KernelError::descriptor_fault) {
         queue_error(s.queue, s.packet, {QueueError::invalid_descriptor, "kernel_object",
                                         "the kernel descriptor at " + hex(fault_address) + " is unreadable or invalid"},
@@ -495,10 +519,11 @@ void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelE
         if (draw) observer_->draw_completed(slot, e, written);
         else observer_->kernel_completed(slot, e, written);
     }
-    --queues_[s.queue].outstanding;
+    const bool mine = current(s.queue, s.epoch);  // (enabling the queue again set its count to 0)
+    if (mine) --queues_[s.queue].outstanding;
     for (auto& p : pending_)
         if (p && p->wait == Wait::signals) p->wait = Wait::none;  // a signal changed
-    if (e == KernelError::none) raise_interrupt(s.queue);
+    if (e == KernelError::none && mine) raise_interrupt(s.queue);
 }
 
 void CommandProcessor::queue_error(uint32_t qi, uint64_t packet, const PacketCheck& why, uint64_t signal) {

@@ -53,6 +53,9 @@ public:
         sc_core::sc_time doorbell_time;
         uint32_t outstanding = 0;  // kernels and draws launched from this queue and not complete
         bool not_ready = false;    // its next packet's header was still INVALID
+        // Changes each time the queue is enabled or disabled: work the packet processor began
+        // for the queue before that is no longer the queue's (docs/models/cp.md).
+        uint64_t epoch = 0;
     };
     const Queue& queue(uint32_t q) const { return queues_.at(q); }
     // What the queue's packet processor waits for now, in words ("" when it waits for nothing).
@@ -84,6 +87,7 @@ private:
         uint64_t packet = 0;
         uint64_t signal = 0;
         uint8_t release_scope = 0;
+        uint64_t epoch = 0;  // the queue's when the packet was taken
     };
 
     void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -100,6 +104,8 @@ private:
     int pick_queue() const;
     bool can_proceed(uint32_t q) const;
     void serve(uint32_t q);
+    // Whether queue q is still as it was at `epoch` (not disabled or enabled since).
+    bool current(uint32_t q, uint64_t epoch) const { return queues_[q].epoch == epoch; }
     bool fetch(uint32_t q);
     static int free_slot(const std::vector<Slot>& slots);
     void launch(uint32_t q);

@@ -6,6 +6,7 @@ namespace gpuvp {
 // Command processor timing, in GPU clock cycles (the CP runs firmware on a microcontroller).
 struct CpConfig {
     uint32_t max_queues = 16;             // hardware queue slots reachable through mmio
+    uint64_t max_blocks = 1ull << 48;     // blocks (workgroups) a dispatch packet may have
     uint32_t wakeup_cycles = 600;         // doorbell seen -> packet processor scheduled
     uint32_t decode_cycles = 900;         // parse and check one AQL packet
     uint32_t barrier_cycles = 300;        // evaluate a barrier-AND/OR packet

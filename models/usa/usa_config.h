@@ -9,6 +9,7 @@ struct UsaConfig {
                                        // the last cluster holds the remainder when cores % 8 != 0
     uint32_t vertex_cores = 8;         // the initial split: this many cores start vertex-typed
     uint32_t max_draws = 16;           // draws in the array at once; the CP holds further ones
+    uint32_t max_vertex_tasks = 1u << 20;  // vertex tasks a draw packet may have
     uint32_t pixel_queue = 1024;       // pixel tasks waiting for a core; a vertex task starts only
                                        // when the queue has room for the pixel tasks it will produce
     uint32_t balance_cycles = 1;       // the balancer reassigns at most one core per this many cycles

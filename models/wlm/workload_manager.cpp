@@ -1,4 +1,5 @@
 #include "models/wlm/workload_manager.h"
+#include "models/common/aql.h"
 #include "models/common/kernel_descriptor.h"
 #include "models/common/memory_map.h"
 #include "models/common/tlm_util.h"
@@ -73,12 +74,9 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     if (!check_descriptor(code, p, sm_.warp_size, most_registers, res)) return reject(l, KernelError::descriptor_fault);
 
     // 2. Resources per block.
-    uint64_t blocks = 1;
+    const uint64_t blocks = grid_blocks(l.grid_size, l.workgroup_size);  // at most the CP's max_blocks
     uint32_t threads = 1;
-    for (int i = 0; i < 3; ++i) {
-        blocks *= (uint64_t(l.grid_size[i]) + l.workgroup_size[i] - 1) / l.workgroup_size[i];
-        threads *= l.workgroup_size[i];
-    }
+    for (int i = 0; i < 3; ++i) threads *= l.workgroup_size[i];
     KernelRegistration r{};
     r.kernel_slot = l.kernel_slot;
     r.priority = l.priority;
