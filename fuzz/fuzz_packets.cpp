@@ -13,7 +13,9 @@
 // A bug: a crash, a sanitizer report, a hang, a SystemC error report, or one of the checks
 // below failing (a kernel or draw slot given twice or freed unused; at quiet: a kernel or draw
 // still in flight, a queue with work it does not start, a count of outstanding work that is not
-// 0, an interrupt line that disagrees with INT_STATUS & INT_ENABLE).
+// 0, a resource not free again (an SM's warp slots, registers or scalar registers, the GLC's
+// kernel and SM tables, the shading array's cores and tasks), an interrupt line that disagrees
+// with INT_STATUS & INT_ENABLE).
 // --expect-clean (replay only): every input must also run without a rejected packet or a failed
 // kernel or draw, consume every packet it rang, and become quiet; the seeds are checked so.
 // --verbose (replay only): a line per input: quiet or not, simulated time, delta cycles.
