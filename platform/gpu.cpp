@@ -80,6 +80,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     connect_(wlm_->to_cp, cp_->internal);
     connect_(glc_->to_cp, cp_->internal);
     const double l1 = p.memory.l1_latency_ns;
+    core_clock_ = std::make_unique<CoreClock>("core_clock");
     for (uint32_t i = 0; i < p.sms; ++i) {
         const std::string n = "sm[" + std::to_string(i) + "]";
         SmPolicy policy;
@@ -87,8 +88,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
         policy.kernarg_prefetch = cfg_.policy.launch == "prefetch";
         policy.locks = cfg_.policy.lock == "priority" ? LockScheme::priority : LockScheme::spin;
         policy.multilevel_scalars = cfg_.policy.scalar == "multilevel";
-        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, sm_configs[i], p.memory.line_bytes, clock_, bus, policy,
-                                                            observer);
+        auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, sm_configs[i], p.memory.line_bytes, clock_, bus,
+                                                            *core_clock_, policy, observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto l1d = std::make_unique<Cache>(("l1d[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1d_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});
         auto arbiter = std::make_unique<LockArbiter>(("arbiter[" + std::to_string(i) + "]").c_str(), i,

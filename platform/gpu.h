@@ -14,6 +14,7 @@
 #include "models/memory/link.h"
 #include "models/memory/memory.h"
 #include "models/memory/router.h"
+#include "models/sm/core_clock.h"
 #include "models/sm/lock_arbiter.h"
 #include "models/sm/sm.h"
 #include "models/usa/unified_shading_array.h"
@@ -101,6 +102,7 @@ private:
     std::unique_ptr<CommandProcessor> cp_;
     std::unique_ptr<WorkloadManager> wlm_;
     std::unique_ptr<GlobalLogicController> glc_;
+    std::unique_ptr<CoreClock> core_clock_;  // runs every SM
     std::vector<std::unique_ptr<StreamingMultiprocessor>> sms_;
     std::vector<std::unique_ptr<Cache>> l1i_, l1d_;  // beside each SM
     std::vector<std::unique_ptr<LockArbiter>> arbiters_;  // one per SM (M2)

@@ -2,6 +2,8 @@
 // sc_time here. The clock period is rounded to whole picoseconds (1500 MHz -> 667 ps).
 #pragma once
 #include <systemc>
+
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -14,9 +16,10 @@ public:
         : period_ps_(static_cast<uint64_t>(1e6 / mhz + 0.5)) {
         if (ticks_per_ps() == 0)
             throw std::logic_error("gpuvp needs a SystemC time resolution of 1 ps or finer");
+        for (uint64_t n = 0; n < few_.size(); ++n) few_[n] = sc_core::sc_time::from_value(n * period_ps_ * ticks_per_ps());
     }
-    sc_core::sc_time cycles(uint64_t n) const {  // hot: no floating point
-        return sc_core::sc_time::from_value(n * period_ps_ * ticks_per_ps());
+    sc_core::sc_time cycles(uint64_t n) const {  // hot: no floating point, no call for a few cycles
+        return n < few_.size() ? few_[n] : sc_core::sc_time::from_value(n * period_ps_ * ticks_per_ps());
     }
     uint64_t period_ps() const { return period_ps_; }
     // Next clock edge at or after t (blocks issue on edges).
@@ -32,6 +35,7 @@ private:
         return n;
     }
     uint64_t period_ps_;
+    std::array<sc_core::sc_time, 16> few_;  // cycles(0) .. cycles(15)
 };
 
 inline sc_core::sc_time ns(double v) { return sc_core::sc_time(v, sc_core::SC_NS); }

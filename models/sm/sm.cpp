@@ -12,13 +12,14 @@ using sc_core::sc_time;
 
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id,
                                                  const SmConfig& config, uint32_t line_bytes,
-                                                 const Clock& clock, sc_time bus, SmPolicy policy,
-                                                 Observer* observer)
+                                                 const Clock& clock, sc_time bus, CoreClock& core_clock,
+                                                 SmPolicy policy, Observer* observer)
     : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), to_arbiter("to_arbiter"),
       id_(id), cfg_(config),
       policy_(policy),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
-      contexts_(config.max_kernels), warps_(config.warp_slots), shared_(config.shared_memory),
+      contexts_(config.max_kernels), warps_(config.warp_slots), core_clock_(core_clock),
+      clock_index_(core_clock.attach(*this)), shared_(config.shared_memory),
       pool_(config.scalar_pool, config.scalar_split, config.scalar_quota, config.slice_threshold),
       free_regs_(config.registers), free_slots_(config.warp_slots), free_shared_(config.shared_memory),
       scratch_(65536) {
@@ -27,8 +28,6 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
     for (uint32_t s = config.warp_slots; s-- > 0;) idle_slots_.push_back(s);
     for (Warp& w : warps_)
         for (IbufLine& l : w.ibuf) l.bytes.resize(line_bytes_);
-    SC_HAS_PROCESS(StreamingMultiprocessor);
-    SC_THREAD(run);
 }
 
 // --- Registers: dispatch, ISU kernel contexts, block status table -------------------------
@@ -135,77 +134,75 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
 
 // --- The SM logic controller and the issue scheduler --------------------------------------
 
-void StreamingMultiprocessor::run() {
-    for (;;) {
-        const sc_time now = sc_core::sc_time_stamp();
-        while (arrivals_.due(now)) {
-            const BlockDescriptor d = arrivals_.pop();
-            size_t i = std::find(block_used_.begin(), block_used_.end(), false) - block_used_.begin();
-            if (i == blocks_.size()) {
-                blocks_.emplace_back();
-                block_used_.push_back(false);
-            }
-            Block& b = blocks_[i];
-            b = Block{};
-            b.desc = d;
-            b.arrival = arrivals_seen_++;
-            const auto& cprs = contexts_[d.kernel_slot % contexts_.size()].cpr;
-            b.cpr.resize(d.warps);
-            for (uint32_t w = 0; w < d.warps; ++w) b.cpr[w] = cprs[std::min<size_t>(w, cprs.size() - 1)];
-            b.slot_of.assign(d.warps, -1);
-            scalars_block_arrived(b);
-            b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
-                             d.shared_bytes, d.warps, 0};
-            block_used_[i] = true;
-            status_dirty_ = true;
-            if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
-            table_changed(b, now);
+sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
+    while (arrivals_.due(now)) {
+        const BlockDescriptor d = arrivals_.pop();
+        size_t i = std::find(block_used_.begin(), block_used_.end(), false) - block_used_.begin();
+        if (i == blocks_.size()) {
+            blocks_.emplace_back();
+            block_used_.push_back(false);
         }
-        while (decisions_.due(now)) lock_decision(decisions_.pop(), now);
-        if (trying_ > 0) check_lock_watchdog(now);
-        admit(now);
-        unsigned issued = 0;
-        while (!ready_.empty() && ready_.top().at <= now && issued < cfg_.issue_width) {
-            ReadyEntry e = ready_.top();
-            ready_.pop();
-            Warp& w = warps_[e.slot];
-            if (!w.active || w.waiting() || w.ready_at != e.at) continue;  // a stale entry
-            if (step(e.slot, now)) ++issued;
-        }
-        admit(now);
-        if (status_dirty_) send_status();  // after the logic controller has started what it can
-        // Drop stale entries so the next wake-up is a real one.
-        while (!ready_.empty()) {
-            const ReadyEntry& e = ready_.top();
-            const Warp& w = warps_[e.slot];
-            if (w.active && !w.waiting() && w.ready_at == e.at) break;
-            ready_.pop();
-        }
-        if (!pool_stalled_.empty() && ready_.empty() && arrivals_.empty() && decisions_.empty() && trying_ == 0)
-            check_pool_deadlock(now);
-        // Sleep until the next warp is ready or the next block arrives.
-        sc_time at = sc_core::SC_ZERO_TIME;
-        bool timed = false;
-        if (!ready_.empty()) {
-            at = ready_.top().at <= now ? now + clock_.cycles(1) : clock_.edge_at_or_after(ready_.top().at);
-            timed = true;
-        }
-        if (!arrivals_.empty() && (!timed || arrivals_.next() < at)) {
-            at = arrivals_.next();
-            timed = true;
-        }
-        if (!decisions_.empty() && (!timed || decisions_.next() < at)) {
-            at = decisions_.next();
-            timed = true;
-        }
-        if (trying_ > 0 && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
-            const sc_time check = last_progress_ + clock_.cycles(cfg_.lock_watchdog_cycles);
-            if (!timed || check < at) at = std::max(check, now + clock_.cycles(1));
-            timed = true;
-        }
-        if (timed) wait(at - now, arrival_event_);
-        else wait(arrival_event_);
+        Block& b = blocks_[i];
+        b = Block{};
+        b.desc = d;
+        b.arrival = arrivals_seen_++;
+        const auto& cprs = contexts_[d.kernel_slot % contexts_.size()].cpr;
+        b.cpr.resize(d.warps);
+        for (uint32_t w = 0; w < d.warps; ++w) b.cpr[w] = cprs[std::min<size_t>(w, cprs.size() - 1)];
+        b.slot_of.assign(d.warps, -1);
+        unstarted_warps_ += d.warps;
+        scalars_block_arrived(b);
+        b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
+                         d.shared_bytes, d.warps, 0};
+        block_used_[i] = true;
+        status_dirty_ = true;
+        if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
+        table_changed(b, now);
     }
+    while (decisions_.due(now)) lock_decision(decisions_.pop(), now);
+    if (trying_ > 0) check_lock_watchdog(now);
+    admit(now);
+    unsigned issued = 0;
+    ready_.release(now);
+    while (ready_.has_due() && issued < cfg_.issue_width) {
+        const ReadyQueue::Entry e = ready_.front();
+        ready_.pop_front();
+        Warp& w = warps_[e.slot];
+        if (!w.active || w.waiting() || w.ready_at != e.at) continue;  // a stale entry
+        if (step(e.slot, now)) ++issued;
+    }
+    admit(now);
+    if (status_dirty_) send_status();  // after the logic controller has started what it can
+    // Drop stale entries so the next wake-up is a real one.
+    while (!ready_.empty()) {
+        const ReadyQueue::Entry e = ready_.front();
+        const Warp& w = warps_[e.slot];
+        if (w.active && !w.waiting() && w.ready_at == e.at) break;
+        ready_.pop_front();
+    }
+    if (!pool_stalled_.empty() && ready_.empty() && arrivals_.empty() && decisions_.empty() && trying_ == 0)
+        check_pool_deadlock(now);
+    // The next cycle with work: the next warp ready, block or decision arriving.
+    sc_time at = sc_core::SC_ZERO_TIME;
+    bool timed = false;
+    if (!ready_.empty()) {
+        at = ready_.has_due() ? now + clock_.cycles(1) : clock_.edge_at_or_after(ready_.front().at);
+        timed = true;
+    }
+    if (!arrivals_.empty() && (!timed || arrivals_.next() < at)) {
+        at = arrivals_.next();
+        timed = true;
+    }
+    if (!decisions_.empty() && (!timed || decisions_.next() < at)) {
+        at = decisions_.next();
+        timed = true;
+    }
+    if (trying_ > 0 && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
+        const sc_time check = last_progress_ + clock_.cycles(cfg_.lock_watchdog_cycles);
+        if (!timed || check < at) at = std::max(check, now + clock_.cycles(1));
+        timed = true;
+    }
+    return timed ? at : sc_core::sc_max_time();
 }
 
 // The SM logic controller's choice of the block whose next warp starts: the highest-priority
@@ -245,7 +242,7 @@ StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block(bool started
 }
 
 void StreamingMultiprocessor::admit(const sc_time& now) {
-    while (free_slots_ > 0) {
+    while (free_slots_ > 0 && unstarted_warps_ > 0) {
         Block* b = pick_block();
         if (!b) return;
         if (!b->holds_shared) {
@@ -281,6 +278,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.at_barrier = false;
     w.block = bi;
     w.index = b.next_warp++;
+    --unstarted_warps_;
     w.pc = contexts_[b.desc.kernel_slot].regs.pc;
     w.start = now;
     for (IbufLine& l : w.ibuf) l.address = ~0ull;
@@ -315,7 +313,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
 
 void StreamingMultiprocessor::make_ready(uint32_t slot, const sc_time& at) {
     warps_[slot].ready_at = at;
-    ready_.push(ReadyEntry{at, seq_++, slot});
+    ready_.push(at, slot);
 }
 
 bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
@@ -532,6 +530,7 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
         // notice no longer counts their needs).
         const uint32_t never = b.desc.warps - b.next_warp;
         b.next_warp = b.desc.warps;
+        unstarted_warps_ -= never;
         b.done_warps += never;
         b.row.undispatched_warps = 0;
         b.row.regs_needed = 0;

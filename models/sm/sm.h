@@ -2,7 +2,8 @@
 // register file and shared memory accounting, the instruction schedule unit (ISU) with its
 // kernel contexts. Warps execute the abstract ISA fetched through the L1I (`to_l1i`) and load
 // and store through the L1D (`to_l1d`); the caches are wired beside the SM by the GPU. One
-// issue scheduler picks among ready warps, `issue_width` per cycle.
+// issue scheduler picks among ready warps, `issue_width` per cycle. The SMs' core clock runs
+// the SM's cycles (core_clock.h): the SM has no SystemC process of its own.
 #pragma once
 #include "models/common/inbox.h"
 #include "models/common/isa.h"
@@ -10,6 +11,8 @@
 #include "models/common/observer.h"
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
+#include "models/sm/core_clock.h"
+#include "models/sm/ready_queue.h"
 #include "models/sm/scalar_pool.h"
 #include "models/sm/shared_memory.h"
 
@@ -22,7 +25,6 @@
 #include <array>
 #include <deque>
 #include <map>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -49,7 +51,7 @@ struct SmPolicy {
     bool multilevel_scalars = false;  // M3: the scalar pool shared by four levels (else per-warp scalars only)
 };
 
-class StreamingMultiprocessor : public sc_core::sc_module {
+class StreamingMultiprocessor : public sc_core::sc_module, private CoreClock::Client {
 public:
     tlm_utils::multi_passthrough_target_socket<StreamingMultiprocessor> regs;  // GLC, WLM
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_glc;        // release notices
@@ -58,7 +60,7 @@ public:
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_arbiter;    // lock requests (M2)
 
     StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t id, const SmConfig& config,
-                            uint32_t line_bytes, const Clock& clock, sc_core::sc_time bus,
+                            uint32_t line_bytes, const Clock& clock, sc_core::sc_time bus, CoreClock& core_clock,
                             SmPolicy policy = {}, Observer* observer = nullptr);
 
     // One row of the block status register table (also its transport_dbg image).
@@ -187,27 +189,33 @@ private:
         backoff,  // spin: backing off before the next try
     };
     struct Warp {
+        // What the issue scheduler looks at for every instruction comes first, together.
         bool active = false;
         bool at_barrier = false;
-        uint32_t block = 0;          // index into blocks_
-        uint32_t index = 0;          // warp index within its block
-        uint64_t pc = 0;
-        sc_core::sc_time ready_at, start;
-        std::array<IbufLine, 2> ibuf;  // the line being executed and the one prefetched after it
-        std::array<LoopFrame, kMaxLoopDepth> loops{};
+        bool pool_stall = false;           // M3: waits for scalar registers
+        bool sync_wait = false;            // M3: waits for its sharers before a kernel/workgroup scalar update
+        LockWait lock_wait = LockWait::none;  // M2
+        bool started = false;              // the ISU has sent its first fetch (and any kernarg prefetch)
+        bool slice_scalars = false;        // M3: its slice-level scalars are allocated
+        bool warp_scalars = false;         // M3: its warp-level scalars are allocated
+        uint32_t block = 0;                // index into blocks_
+        uint32_t index = 0;                // warp index within its block
         unsigned loop_depth = 0;
-        uint64_t global_base = 0, global_size = 0;
-        bool started = false;  // the ISU has sent its first fetch (and any kernarg prefetch)
-        uint64_t accesses = 0;
+        uint64_t pc = 0;
+        sc_core::sc_time ready_at;
         uint64_t instructions = 0;
+        uint64_t accesses = 0;
+        uint64_t global_base = 0, global_size = 0;
+        std::array<LoopFrame, kMaxLoopDepth> loops{};
+        std::vector<uint16_t> held;        // M2: locks held, in the order taken
+        std::vector<uint16_t> retake;      // M2: released at the hold limit: to take back before going on
+        std::array<IbufLine, 2> ibuf;      // the line being executed and the one prefetched after it
+        sc_core::sc_time start;
         // M2
         uint8_t cpr = 0;                   // competitive priority register
-        std::vector<uint16_t> held;        // locks held, in the order taken
         std::vector<uint64_t> held_at;     // the counter thread's count when each was taken
-        std::vector<uint16_t> retake;      // released at the hold limit: to take back before going on
         uint64_t hold_count = 0;           // the counter thread: instructions executed holding locks
         Checkpoint checkpoint;
-        LockWait lock_wait = LockWait::none;
         uint16_t wait_lock = 0;
         uint32_t request_seq = 0;
         bool trying = false;               // between the first try of a lock instruction and taking the lock
@@ -218,9 +226,6 @@ private:
         sc_core::sc_time cs_birth;         // the equal-priority tie-break
         bool lock_active = false;          // holds, takes back or tries locks (the watchdog's concern)
         // M3
-        bool warp_scalars = false, slice_scalars = false;  // its warp- and slice-level scalars are allocated
-        bool pool_stall = false;           // waits for scalar registers
-        bool sync_wait = false;            // waits for its sharers before a kernel/workgroup scalar update
         uint16_t sync_cycles = 0;
         ScalarLevel sync_level = ScalarLevel::warp;
         bool waiting() const {
@@ -239,16 +244,12 @@ private:
         uint32_t resident_blocks = 0, active_warps = 0;
         std::vector<uint32_t> kernel_sync;  // slots of warps waiting to update a kernel scalar
     };
-    struct ReadyEntry {
-        sc_core::sc_time at;
-        uint64_t seq;
-        uint32_t slot;
-        bool operator>(const ReadyEntry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
-    };
 
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
-    void run();
+    // One cycle of the logic controller and the issue scheduler at `now`; returns when the SM
+    // next has work (a warp ready, a block or decision arriving, the lock watchdog's look).
+    sc_core::sc_time cycle(const sc_core::sc_time& now) override;
     void admit(const sc_core::sc_time& now);
     Block* pick_block(bool started_only = false);
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
@@ -335,10 +336,11 @@ private:
     std::vector<bool> block_used_;
     std::vector<Warp> warps_;            // one per hardware warp slot
     std::vector<uint32_t> idle_slots_;   // a stack, lowest slot on top
-    std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std::greater<>> ready_;
-    sc_core::sc_event arrival_event_;
-    Inbox<BlockDescriptor> arrivals_{arrival_event_};
-    Inbox<LockDecision> decisions_{arrival_event_};  // M2, from the lock arbiter
+    ReadyQueue ready_;
+    CoreClock& core_clock_;
+    uint32_t clock_index_;  // the SM's place in the core clock
+    Inbox<BlockDescriptor> arrivals_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};
+    Inbox<LockDecision> decisions_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};  // M2, from the lock arbiter
     SharedMemory shared_;
     ScalarPool pool_;                     // M3
     std::vector<uint32_t> pool_stalled_;  // M3: slots of warps waiting for scalar registers
@@ -346,7 +348,8 @@ private:
     uint32_t lock_active_ = 0;            // M2: warps holding, taking back or trying locks
     sc_core::sc_time last_progress_;      // M2: the last completed critical section (watchdog)
     uint64_t progress_ = 0;               // see progress()
-    uint64_t seq_ = 0, arrivals_seen_ = 0;
+    uint64_t arrivals_seen_ = 0;
+    uint64_t unstarted_warps_ = 0;  // of the blocks here, not started yet (nothing to admit at 0)
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;
     bool status_dirty_ = false;  // a status notice is owed to the GLC
