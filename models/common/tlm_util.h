@@ -21,13 +21,21 @@ inline void prepare(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, uint64_t
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
 }
 
+// With a payload the caller keeps for its accesses: making a payload allocates its extension
+// array, which costs more than a cache hit. The caller must not be re-entered while it waits.
+template <class Socket>
+tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_generic_payload& gp, tlm::tlm_command cmd,
+                                   uint64_t address, void* data, unsigned length, sc_core::sc_time& delay) {
+    prepare(gp, cmd, address, data, length);
+    socket->b_transport(gp, delay);
+    return gp.get_response_status();
+}
+
 template <class Socket>
 tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64_t address,
                                    void* data, unsigned length, sc_core::sc_time& delay) {
     tlm::tlm_generic_payload gp;
-    prepare(gp, cmd, address, data, length);
-    socket->b_transport(gp, delay);
-    return gp.get_response_status();
+    return transport(socket, gp, cmd, address, data, length, delay);
 }
 
 template <class Socket, class T>

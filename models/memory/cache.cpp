@@ -59,7 +59,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
     ++stats_.read_misses;
     sc_core::sc_time d = delay + hit_;  // the tag check before the miss goes out
     unsigned char* buf = fill_.data();
-    if (auto status = transport(downstream, tlm::TLM_READ_COMMAND, line_address, buf, cfg_.line_bytes, d);
+    if (auto status = transport(downstream, miss_gp_, tlm::TLM_READ_COMMAND, line_address, buf, cfg_.line_bytes, d);
         status != tlm::TLM_OK_RESPONSE) {
         ++stats_.errors;
         return status;

@@ -49,6 +49,7 @@ private:
     std::vector<unsigned char> data_;  // line data, same order
     // Buffers for one line (a cache is never re-entered by its own downstream traffic).
     std::vector<unsigned char> fill_, line_;
+    tlm::tlm_generic_payload miss_gp_;  // for line fills
     uint64_t use_clock_ = 0;
     sc_core::sc_time hit_;
     Stats stats_;

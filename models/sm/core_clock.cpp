@@ -15,14 +15,14 @@ uint32_t CoreClock::attach(Client& client) {
     const uint32_t i = uint32_t(clients_.size());
     clients_.push_back(&client);
     due_.push_back(sc_core::SC_ZERO_TIME);
-    queue_.add(sc_core::SC_ZERO_TIME, i);
+    queue_.push(sc_core::SC_ZERO_TIME, i);
     return i;
 }
 
 void CoreClock::wake(uint32_t client, const sc_time& at) {
     if (at >= due_[client]) return;
     due_[client] = at;
-    queue_.add(at, client);
+    queue_.push(at, client);
     wake_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stands
 }
 
@@ -32,33 +32,27 @@ void CoreClock::run() {
         // Every client due now, in client order; a wake-up for now posted while they run is for
         // the next delta cycle, as a notified event's is.
         batch_.clear();
-        while (!queue_.empty() && queue_.first_at() <= now) {
-            for (uint32_t c : queue_.first())
-                if (due_[c] == queue_.first_at()) {
-                    due_[c] = never_;
-                    batch_.push_back(c);
-                }
-            queue_.pop_first();
+        while (!queue_.empty() && queue_.front().at <= now) {
+            const uint32_t c = queue_.front().value;
+            if (due_[c] == queue_.front().at) {
+                due_[c] = never_;
+                batch_.push_back(c);
+            }
+            queue_.pop();
         }
         if (!std::is_sorted(batch_.begin(), batch_.end())) std::sort(batch_.begin(), batch_.end());
         for (uint32_t c : batch_) {
             const sc_time next = clients_[c]->cycle(now);
             if (next < due_[c]) {
                 due_[c] = next;
-                queue_.add(next, c);
+                queue_.push(next, c);
             }
         }
         cycles_run_ += batch_.size();
         // Sleep until the earliest time with a client still due then.
-        while (!queue_.empty()) {
-            auto& first = queue_.first();
-            first.erase(std::remove_if(first.begin(), first.end(), [&](uint32_t c) { return due_[c] != queue_.first_at(); }),
-                        first.end());
-            if (!first.empty()) break;
-            queue_.pop_first();
-        }
+        while (!queue_.empty() && due_[queue_.front().value] != queue_.front().at) queue_.pop();
         if (queue_.empty()) wait(wake_);
-        else wait(queue_.first_at() - now, wake_);
+        else wait(queue_.front().at - now, wake_);
     }
 }
 

@@ -8,7 +8,7 @@
 // that waits inside b_transport holds up every SM behind it (gpuvp's own targets annotate
 // their delay and never wait).
 #pragma once
-#include "models/common/time_buckets.h"
+#include "models/common/time_queue.h"
 
 #include <systemc>
 
@@ -43,7 +43,7 @@ private:
     std::vector<Client*> clients_;
     const sc_core::sc_time never_ = sc_core::sc_max_time();
     std::vector<sc_core::sc_time> due_;  // each client's next run; never_: none
-    TimeBuckets<uint32_t> queue_;  // clients by time; stale entries (not their due_) are skipped
+    TimeQueue<uint32_t> queue_;  // clients by time; stale entries (not their due_) are skipped
     std::vector<uint32_t> batch_;
     sc_core::sc_event wake_;
     uint64_t cycles_run_ = 0;

@@ -324,7 +324,7 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
         l.address = address;
         ++stats_.fetches;
         report(kslot, Stage::first_fetch_issued, now);
-        if (transport(to_l1i, tlm::TLM_READ_COMMAND, address, l.bytes.data(), line_bytes_, d) !=
+        if (transport(to_l1i, gp_, tlm::TLM_READ_COMMAND, address, l.bytes.data(), line_bytes_, d) !=
             tlm::TLM_OK_RESPONSE) {
             l.address = ~0ull;
             return false;
@@ -376,7 +376,7 @@ sc_time StreamingMultiprocessor::prefetch_kernargs(const Warp& w, const sc_time&
     for (uint64_t line = first; line < ctx.kernarg_ptr + ctx.kernarg_size; line += line_bytes_) {
         sc_time d = sc_core::SC_ZERO_TIME;
         ++stats_.kernarg_prefetches;
-        if (transport(to_l1d, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) == tlm::TLM_OK_RESPONSE)
+        if (transport(to_l1d, gp_, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) == tlm::TLM_OK_RESPONSE)
             done = std::max(done, now + d);
     }
     report(kslot, Stage::kernarg_prefetch_returned, done);
@@ -500,7 +500,7 @@ void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction
         return;
     }
     sc_time d = sc_core::SC_ZERO_TIME;
-    if (transport(to_l1d, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
+    if (transport(to_l1d, gp_, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
                   scratch_.data(), bytes, d) != tlm::TLM_OK_RESPONSE)
         return fail(slot, KernelError::memory_fault, now, address);
     w.ready_at = now + std::max(d, clock_.cycles(1));

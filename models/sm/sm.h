@@ -355,6 +355,7 @@ private:
     bool status_dirty_ = false;  // a status notice is owed to the GLC
     sc_core::sc_time busy_since_;
     std::vector<unsigned char> scratch_;
+    tlm::tlm_generic_payload gp_;  // for the SM's fetches, loads and stores (nothing re-enters the SM meanwhile)
     Stats stats_;
 };
 

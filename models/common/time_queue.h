@@ -1,0 +1,55 @@
+// Values waiting for a simulated time, earliest first, and among equal times in the order they
+// were added. For schedulers with a few dozen values waiting at once (the warps of an SM, the
+// SMs of a GPU): one contiguous array kept in order, so adding is a binary search and a short
+// move (of the entries before it or after it, whichever are fewer), and taking the earliest
+// costs nothing.
+#pragma once
+#include <systemc>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace gpuvp {
+
+template <class T>
+class TimeQueue {
+public:
+    struct Entry {
+        sc_core::sc_time at;
+        T value;
+    };
+
+    void push(const sc_core::sc_time& at, const T& value) {
+        // After every entry not later than `at`; the shorter side moves (into the free room
+        // before the head, if there is some).
+        auto it = std::upper_bound(entries_.begin() + std::ptrdiff_t(head_), entries_.end(), at,
+                                   [](const sc_core::sc_time& t, const Entry& e) { return t < e.at; });
+        const size_t at_index = size_t(it - entries_.begin());
+        if (head_ > 0 && at_index - head_ < entries_.size() - at_index) {
+            std::move(entries_.begin() + std::ptrdiff_t(head_), it, entries_.begin() + std::ptrdiff_t(head_ - 1));
+            --head_;
+            entries_[at_index - 1] = Entry{at, value};
+            return;
+        }
+        entries_.insert(it, Entry{at, value});
+    }
+    bool empty() const { return head_ == entries_.size(); }
+    const Entry& front() const { return entries_[head_]; }  // not empty
+    void pop() {                                            // not empty
+        if (++head_ == entries_.size()) {
+            entries_.clear();
+            head_ = 0;
+        } else if (head_ >= 64 && 2 * head_ >= entries_.size()) {  // reclaim most of the room before the head
+            entries_.erase(entries_.begin(), entries_.begin() + std::ptrdiff_t(head_ - kRoom));
+            head_ = kRoom;
+        }
+    }
+
+private:
+    static constexpr size_t kRoom = 16;  // kept before the head, for entries earlier than most
+    std::vector<Entry> entries_;  // [head_, end) waiting, in order
+    size_t head_ = 0;
+};
+
+}  // namespace gpuvp
