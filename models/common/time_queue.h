@@ -1,5 +1,5 @@
 // Values waiting for a simulated time, earliest first, and among equal times in the order they
-// were added. For schedulers with a few dozen values waiting at once (the warps of an SM, the
+// were added (or, with `ValueOrder`, in the order of the values). For schedulers with a few dozen values waiting at once (the warps of an SM, the
 // SMs of a GPU): one contiguous array kept in order, so adding is a binary search and a short
 // move (of the entries before it or after it, whichever are fewer), and taking the earliest
 // costs nothing.
@@ -12,7 +12,7 @@
 
 namespace gpuvp {
 
-template <class T>
+template <class T, bool ValueOrder = false>
 class TimeQueue {
 public:
     struct Entry {
@@ -21,18 +21,22 @@ public:
     };
 
     void push(const sc_core::sc_time& at, const T& value) {
-        // After every entry not later than `at`; the shorter side moves (into the free room
+        // After every entry not later (not after, with ValueOrder); the shorter side moves (into the free room
         // before the head, if there is some).
-        auto it = std::upper_bound(entries_.begin() + std::ptrdiff_t(head_), entries_.end(), at,
-                                   [](const sc_core::sc_time& t, const Entry& e) { return t < e.at; });
+        const Entry added{at, value};
+        auto it = std::upper_bound(entries_.begin() + std::ptrdiff_t(head_), entries_.end(), added,
+                                   [](const Entry& a, const Entry& e) {
+                                       if constexpr (ValueOrder) return a.at < e.at || (a.at == e.at && a.value < e.value);
+                                       else return a.at < e.at;
+                                   });
         const size_t at_index = size_t(it - entries_.begin());
         if (head_ > 0 && at_index - head_ < entries_.size() - at_index) {
             std::move(entries_.begin() + std::ptrdiff_t(head_), it, entries_.begin() + std::ptrdiff_t(head_ - 1));
             --head_;
-            entries_[at_index - 1] = Entry{at, value};
+            entries_[at_index - 1] = added;
             return;
         }
-        entries_.insert(it, Entry{at, value});
+        entries_.insert(it, added);
     }
     bool empty() const { return head_ == entries_.size(); }
     const Entry& front() const { return entries_[head_]; }  // not empty

@@ -1,6 +1,5 @@
 #include "models/sm/core_clock.h"
 
-#include <algorithm>
 
 namespace gpuvp {
 
@@ -29,7 +28,7 @@ void CoreClock::wake(uint32_t client, const sc_time& at) {
 void CoreClock::run() {
     for (;;) {
         const sc_time now = sc_core::sc_time_stamp();
-        // Every client due now, in client order; a wake-up for now posted while they run is for
+        // Every client due now, in client order (the queue's order within a time); a wake-up for now posted while they run is for
         // the next delta cycle, as a notified event's is.
         batch_.clear();
         while (!queue_.empty() && queue_.front().at <= now) {
@@ -40,7 +39,6 @@ void CoreClock::run() {
             }
             queue_.pop();
         }
-        if (!std::is_sorted(batch_.begin(), batch_.end())) std::sort(batch_.begin(), batch_.end());
         for (uint32_t c : batch_) {
             const sc_time next = clients_[c]->cycle(now);
             if (next < due_[c]) {

@@ -43,7 +43,7 @@ private:
     std::vector<Client*> clients_;
     const sc_core::sc_time never_ = sc_core::sc_max_time();
     std::vector<sc_core::sc_time> due_;  // each client's next run; never_: none
-    TimeQueue<uint32_t> queue_;  // clients by time; stale entries (not their due_) are skipped
+    TimeQueue<uint32_t, true> queue_;  // clients by time, then index; stale entries (not their due_) are skipped
     std::vector<uint32_t> batch_;
     sc_core::sc_event wake_;
     uint64_t cycles_run_ = 0;
