@@ -1,12 +1,23 @@
 // gpuvp_bench: speed of the simulator, measured (never asserted by a test).
-// Runs each bundled benchmark scenario in a child process of its own (SystemC allows one
-// elaboration per process) and prints simulated warp-instructions per host second, kernel
-// launches per host second, lock acquisitions (M2) and shading-array tasks (M4) per host second.
+// Runs each measurement in a child process of its own (SystemC allows one elaboration per
+// process) and prints, with each child's peak resident memory:
+//   - simulated warp-instructions per host second on the compute benchmark (80 SMs of 64
+//     warp slots, long programs mixing vector ALU, scalar ALU and memory operations);
+//   - kernel launches per host second on a launch storm of tiny kernels;
+//   - the host time of a scenario with 1 s of idle simulated time;
+//   - lock acquisitions (M2) and shading-array tasks (M4) per host second;
+//   - SystemC's own timed-event rate, from an SC_METHOD ping-pong, and the ratio of the
+//     warp-instruction rate to it (1 or more: a warp-instruction costs no more than a timed
+//     SystemC event);
+//   - the cost per warp-instruction of the compute program from 8 to 128 SMs, two waves of
+//     blocks per SM at every size.
 //   gpuvp_bench [SCENARIO_DIR]   (default: the source tree's scenarios/bench)
+//   gpuvp_bench --quick [DIR]    the same without the scaling table
 //   gpuvp_bench --big [DIR]      large work in bounded memory (default: scenarios/big): for grids
 //                                of 2^16, 2^18 and 2^20 blocks and queues of 10^4 and 10^5 packets,
 //                                the peak resident memory and host time of `gpuvp run FILE --out
 //                                DIR`, with and without a trace (docs/limits.md)
+// docs/performance.md explains every figure and what bounds it.
 #include "platform/run.h"
 #include "platform/scenario.h"
 
@@ -30,10 +41,13 @@ struct Measure {
     double host_seconds, sim_ns;
     unsigned long long instructions, kernels, acquisitions, tasks;
     int status;
+    long peak_kb;  // the child's peak resident memory (it starts as a copy of this small parent)
 };
 
-// Runs one scenario in a child; the child writes its measure into a pipe.
-bool measure(const std::string& file, Measure& m) {
+// Runs `work` in a child, which writes its measure into a pipe; the parent adds the child's
+// peak resident memory. False if the child failed.
+template <class Work>
+bool in_child(Work work, Measure& m) {
     int fd[2];
     if (pipe(fd) != 0) return false;
     std::fflush(stdout);  // the child must not print the parent's buffered lines again
@@ -42,12 +56,9 @@ bool measure(const std::string& file, Measure& m) {
         close(fd[0]);
         Measure r{};
         try {
-            gpuvp::Scenario s = gpuvp::load_scenario(file);
-            gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
-            r = Measure{o.host_seconds, o.sim_end_ns,      o.warp_instructions, o.kernels,
-                        o.lock_acquisitions, o.shading_tasks, o.ok ? 0 : 1};
+            r = work();
         } catch (const std::exception& e) {
-            std::cerr << file << ": " << e.what() << "\n";
+            std::cerr << e.what() << "\n";
             r.status = 2;
         }
         ssize_t n = write(fd[1], &r, sizeof r);
@@ -57,9 +68,63 @@ bool measure(const std::string& file, Measure& m) {
     ssize_t n = read(fd[0], &m, sizeof m);
     close(fd[0]);
     int st = 0;
-    waitpid(pid, &st, 0);
+    struct rusage usage {};
+    wait4(pid, &st, 0, &usage);
+    m.peak_kb = usage.ru_maxrss;
     return n == sizeof m && m.status == 0;
 }
+
+bool measure(const std::string& file, Measure& m, const gpuvp::Overrides& overrides = {}) {
+    return in_child(
+        [&] {
+            gpuvp::Scenario s = gpuvp::load_scenario(file, overrides);
+            gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
+            return Measure{o.host_seconds,      o.sim_end_ns,      o.warp_instructions, o.kernels,
+                           o.lock_acquisitions, o.shading_tasks, o.ok ? 0 : 1,        0};
+        },
+        m);
+}
+
+// SystemC's timed-event rate on this machine: two SC_METHODs, each notifying the other's
+// event 1 ns ahead, `events` times in all. No model code runs.
+struct PingPong : sc_core::sc_module {
+    sc_core::sc_event ping_event, pong_event;
+    unsigned long long count = 0, events;
+    PingPong(sc_core::sc_module_name name, unsigned long long n) : sc_module(name), events(n) {
+        SC_HAS_PROCESS(PingPong);
+        SC_METHOD(ping);
+        sensitive << ping_event;
+        dont_initialize();
+        SC_METHOD(pong);
+        sensitive << pong_event;
+        dont_initialize();
+    }
+    void start_of_simulation() override { ping_event.notify(1, sc_core::SC_NS); }
+    void ping() {
+        if (++count < events) pong_event.notify(1, sc_core::SC_NS);
+    }
+    void pong() {
+        if (++count < events) ping_event.notify(1, sc_core::SC_NS);
+    }
+};
+
+bool ping_pong(unsigned long long events, Measure& m) {
+    return in_child(
+        [&] {
+            PingPong p("ping_pong", events);
+            const auto t0 = std::chrono::steady_clock::now();
+            sc_core::sc_start();
+            Measure r{};
+            r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            r.sim_ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+            r.instructions = p.count;  // events taken
+            r.status = p.count == events ? 0 : 1;
+            return r;
+        },
+        m);
+}
+
+double mb(long kb) { return kb / 1024.0; }
 
 // One big run as `gpuvp run FILE [--no-trace] --out DIR` does it, in a child whose peak
 // resident set and wall-clock time the parent measures (wait4). The child starts as a copy of
@@ -137,36 +202,77 @@ int big_runs(const std::string& dir) {
 
 int sc_main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "--big") return big_runs(argc > 2 ? argv[2] : GPUVP_SOURCE_DIR "/scenarios/big");
-    const std::string dir = argc > 1 ? argv[1] : GPUVP_SOURCE_DIR "/scenarios/bench";
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    const int dir_arg = quick ? 2 : 1;
+    const std::string dir = argc > dir_arg ? argv[dir_arg] : GPUVP_SOURCE_DIR "/scenarios/bench";
     int failures = 0;
     Measure m{};
+    double instruction_rate = 0, event_rate = 0;
     if (measure(dir + "/compute.yaml", m)) {
-        std::printf("compute:      %12.0f warp-instructions per host second  (%llu instructions, %.3f s host, %.1f us simulated)\n",
-                    m.instructions / m.host_seconds, m.instructions, m.host_seconds, m.sim_ns / 1000);
+        instruction_rate = m.instructions / m.host_seconds;
+        std::printf("compute:      %12.0f warp-instructions per host second  (%llu instructions, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
+                    instruction_rate, m.instructions, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
     } else {
         std::printf("compute:      failed\n");
         ++failures;
     }
     if (measure(dir + "/launch_storm.yaml", m)) {
-        std::printf("launch storm: %12.0f kernel launches per host second    (%llu kernels, %.3f s host, %.1f us simulated)\n",
-                    m.kernels / m.host_seconds, m.kernels, m.host_seconds, m.sim_ns / 1000);
+        std::printf("launch storm: %12.0f kernel launches per host second    (%llu kernels, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
+                    m.kernels / m.host_seconds, m.kernels, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
     } else {
         std::printf("launch storm: failed\n");
         ++failures;
     }
+    if (measure(dir + "/idle.yaml", m)) {
+        std::printf("idle:         %12.3f ms host for %.3f s simulated, nearly all of it idle  (%llu kernels, %.1f MB peak)\n",
+                    m.host_seconds * 1e3, m.sim_ns / 1e9, m.kernels, mb(m.peak_kb));
+    } else {
+        std::printf("idle:         failed\n");
+        ++failures;
+    }
     if (measure(dir + "/locks.yaml", m)) {
-        std::printf("locks:        %12.0f lock acquisitions per host second  (%llu acquisitions, %llu instructions, %.3f s host, %.1f us simulated)\n",
-                    m.acquisitions / m.host_seconds, m.acquisitions, m.instructions, m.host_seconds, m.sim_ns / 1000);
+        std::printf("locks:        %12.0f lock acquisitions per host second  (%llu acquisitions, %llu instructions, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
+                    m.acquisitions / m.host_seconds, m.acquisitions, m.instructions, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
     } else {
         std::printf("locks:        failed\n");
         ++failures;
     }
     if (measure(dir + "/draws.yaml", m)) {
-        std::printf("draws:        %12.0f shading tasks per host second      (%llu tasks, %.3f s host, %.1f us simulated)\n",
-                    m.tasks / m.host_seconds, m.tasks, m.host_seconds, m.sim_ns / 1000);
+        std::printf("draws:        %12.0f shading tasks per host second      (%llu tasks, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
+                    m.tasks / m.host_seconds, m.tasks, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
     } else {
         std::printf("draws:        failed\n");
         ++failures;
+    }
+    if (ping_pong(20000000, m)) {
+        event_rate = m.instructions / m.host_seconds;
+        std::printf("SystemC:      %12.0f timed events per host second       (SC_METHOD ping-pong, %llu events, %.3f s host, %.1f MB peak)\n",
+                    event_rate, m.instructions, m.host_seconds, mb(m.peak_kb));
+    } else {
+        std::printf("SystemC:      failed\n");
+        ++failures;
+    }
+    if (instruction_rate > 0 && event_rate > 0)
+        std::printf("ratio:        %12.3f warp-instructions per SystemC timed event's host time (compute rate / SystemC rate)\n",
+                    instruction_rate / event_rate);
+    if (quick) return failures ? 1 : 0;
+
+    // Scaling: the compute program on N SMs, 16 blocks of 256 threads per SM (two waves).
+    std::printf("\nScaling: the compute program, 16 blocks of 8 warps per SM (two waves of 64 warp slots)\n");
+    std::printf("  %5s %14s %10s %14s %12s %10s\n", "SMs", "instructions", "host s", "ns/instruction", "vs 8 SMs", "peak MB");
+    double base = 0;
+    for (unsigned sms : {8u, 16u, 32u, 64u, 80u, 128u}) {
+        const gpuvp::Overrides o = {{"platform.sms", std::to_string(sms)},
+                                    {"kernels.compute.grid", "[" + std::to_string(4096u * sms) + "]"}};
+        if (!measure(dir + "/compute.yaml", m, o)) {
+            std::printf("  %5u failed\n", sms);
+            ++failures;
+            continue;
+        }
+        const double per = m.host_seconds * 1e9 / double(m.instructions);
+        if (base == 0) base = per;
+        std::printf("  %5u %14llu %10.3f %14.1f %11.2fx %10.1f\n", sms, m.instructions, m.host_seconds, per, per / base,
+                    mb(m.peak_kb));
     }
     return failures ? 1 : 0;
 }
