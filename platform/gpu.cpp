@@ -135,13 +135,19 @@ uint64_t Gpu::progress() const {
 // window's end.
 void Gpu::watch() {
     const sc_time now = sc_core::sc_time_stamp();
+    if (timer_pending_ && timer_at_ <= now) timer_pending_ = false;  // it has fired
     if (cp_->in_flight() == 0) {
-        watchdog_event_.cancel();
+        watchdog_event_.cancel();  // nothing left to watch: the run may end now
+        timer_pending_ = false;
         watching_ = false;
         return;
     }
     const sc_time window(double(cfg_.platform.watchdog_ns), sc_core::SC_NS);
-    if (!watching_ || now >= window_start_ + window) {
+    if (watching_ && now < window_start_ + window) {
+        look_at(window_start_ + window);  // a step on the way to the window's end
+        return;
+    }
+    {
         const uint64_t p = progress();
         if (watching_ && p == watched_progress_) {
             HangReport r{now, window_start_, cp_->in_flight(), state_dump()};
@@ -153,8 +159,24 @@ void Gpu::watch() {
         watching_ = true;
         watched_progress_ = p;
         window_start_ = now;
-        watchdog_event_.notify(window);
+        look_at(now + window);
     }
+}
+
+// The watchdog's timer goes to the window's end in steps of 1/64 window. A timed
+// notification cancelled before its time (when the GPU goes idle, after every short kernel of
+// a launch storm) stays in SystemC's event queue until that time: with one 5 ms notification
+// per launch, the queue held thousands and every timed event of the simulation paid for its
+// depth. A step lives 64 times shorter. The looks in between only take the next step.
+void Gpu::look_at(const sc_time& t) {
+    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time step = std::max(sc_time(double(cfg_.platform.watchdog_ns) / 64, sc_core::SC_NS),
+                                  sc_core::sc_get_time_resolution());
+    const sc_time at = std::min(t, now + step);
+    if (timer_pending_ && timer_at_ <= at) return;  // an earlier look comes first and steps on
+    watchdog_event_.notify(at - now);
+    timer_pending_ = true;
+    timer_at_ = at;
 }
 
 std::string Gpu::HangReport::text() const {

@@ -86,6 +86,7 @@ private:
     bool route(tlm::tlm_generic_payload& gp, bool& to_cp);
     unsigned debug_aperture(tlm::tlm_generic_payload& gp);
     void watch();  // the watchdog: runs at each launch and every watchdog_ns while busy
+    void look_at(const sc_core::sc_time& t);  // the watchdog looks again at t, in steps (one notification pending)
 
     GpuConfig cfg_;
     CheckedBindings connect_;  // the checkers between the blocks (declared first: destroyed last)
@@ -113,6 +114,8 @@ private:
     std::unique_ptr<Link> link_;
     std::function<void(const HangReport&)> on_hang_;
     sc_core::sc_event watchdog_event_;
+    bool timer_pending_ = false;  // watchdog_event_ is notified for timer_at_
+    sc_core::sc_time timer_at_;
     bool watching_ = false;
     uint64_t watched_progress_ = 0;
     sc_core::sc_time window_start_;
