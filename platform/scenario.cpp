@@ -634,6 +634,22 @@ const Schema<std::map<std::string, uint64_t>>& draw_packet_schema() {  // M4: th
     return s;
 }
 
+// A kernel's or a draw's fields, then the keys that make its launches, the same for both:
+// `instances`, `interval_ns` and `doorbell`.
+template <class S>
+std::vector<Field<S>> launch_fields(std::vector<Field<S>> fields) {
+    using K = Keys<S>;
+    fields.push_back(K::custom("instances", [](const Ctx& c, const YAML::Node& v, const Loc& at, S& spec) {
+        spec.instances = uint32_t(get_uint(c, v, at, 1, kMaxInstances));
+        spec.instances_key = true;
+    }));
+    fields.push_back(K::real("interval_ns", &S::interval_ns, 0, kInf));
+    fields.push_back(K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, S& spec) {
+        spec.doorbell = get_uint(c, v, at, 0, ~0ull);
+    }));
+    return fields;
+}
+
 const Schema<KernelSpec>& kernel_schema() {
     using K = Keys<KernelSpec>;
     using A = std::array<uint16_t, 4>;
@@ -644,7 +660,7 @@ const Schema<KernelSpec>& kernel_schema() {
         Keys<A>::integer("slice", [](A& a) -> uint16_t& { return a[size_t(ScalarLevel::slice)]; }, 0, 1024),
     }};
     static const std::vector<std::string> fences = {"none", "agent", "system"};
-    static const Schema<KernelSpec> s{{
+    static const Schema<KernelSpec> s{launch_fields<KernelSpec>({
         K::text("name", &KernelSpec::name, true),
         K::text("queue", &KernelSpec::queue),
         K::real("submit_ns", &KernelSpec::submit_ns, 0, kInf),
@@ -687,16 +703,7 @@ const Schema<KernelSpec>& kernel_schema() {
                   },
                   true),
         K::map("packet", &KernelSpec::packet, packet_schema()),
-        K::custom("instances",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
-                      k.instances = uint32_t(get_uint(c, v, at, 1, kMaxInstances));
-                      k.instances_key = true;
-                  }),
-        K::real("interval_ns", &KernelSpec::interval_ns, 0, kInf),
-        K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
-            k.doorbell = get_uint(c, v, at, 0, ~0ull);
-        }),
-    }};
+    })};
     return s;
 }
 
@@ -933,7 +940,7 @@ void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
 // results and the trace name both by it).
 void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
     using K = Keys<DrawSpec>;
-    static const Schema<DrawSpec> schema{{
+    static const Schema<DrawSpec> schema{launch_fields<DrawSpec>({
         K::text("name", &DrawSpec::name, true),
         K::text("queue", &DrawSpec::queue),
         K::real("submit_ns", &DrawSpec::submit_ns, 0, kInf),
@@ -944,16 +951,7 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
                    DrawLimits{}.max_pixel_tasks_per_vertex_task),
         K::integer("pixel_cycles", &DrawSpec::pixel_cycles, 1, DrawLimits{}.max_task_cycles),
         K::map("packet", &DrawSpec::packet, draw_packet_schema()),
-        K::custom("instances",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, DrawSpec& d) {
-                      d.instances = uint32_t(get_uint(c, v, at, 1, kMaxInstances));
-                      d.instances_key = true;
-                  }),
-        K::real("interval_ns", &DrawSpec::interval_ns, 0, kInf),
-        K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, DrawSpec& d) {
-            d.doorbell = get_uint(c, v, at, 0, ~0ull);
-        }),
-    }};
+    })};
     std::vector<Loc> locs;
     std::vector<DrawSpec> ds = read_list(c, v, at, schema, &locs);
     std::vector<std::string> queues, names;

@@ -60,21 +60,23 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
     }
     const uint64_t ctx_end = map::kSmIsuContext + uint64_t(contexts_.size()) * sizeof(IsuContext);
     if (a >= map::kSmIsuContext && a + n <= ctx_end && (gp.is_write() || gp.is_read())) {
-        uint64_t off = a - map::kSmIsuContext;
-        for (unsigned i = 0; i < n; ++i) {
+        const uint64_t off = a - map::kSmIsuContext;
+        for (unsigned i = 0; i < n;) {  // a run of bytes per context
             KernelContext& c = contexts_[(off + i) / sizeof(IsuContext)];
             auto* image = reinterpret_cast<unsigned char*>(&c.regs);
-            size_t at = (off + i) % sizeof(IsuContext);
+            const size_t at = (off + i) % sizeof(IsuContext);
+            const unsigned run = unsigned(std::min<uint64_t>(n - i, sizeof(IsuContext) - at));
             if (gp.is_write()) {
-                image[at] = p[i];
+                std::memcpy(image + at, p + i, run);
                 if (at == 0) {  // a new kernel in this context
                     c.reported = 0;
                     c.prefetched = false;
                     c.cpr.fill(0);  // all warps equal unless the WLM writes the kernel's CPRs
                 }
             } else {
-                p[i] = image[at];
+                std::memcpy(p + i, image + at, run);
             }
+            i += run;
         }
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
