@@ -37,16 +37,24 @@ void Recorder::push(TraceEvent&& ev, const json& args) {
 }
 
 // A kernel instance's completion, into its launch's figures.
-void Recorder::fold(const Kernel& k) {
-    InstanceStats& st = stats(k.ref.launch);
+// What every instance adds, kernel or draw: its completion, its end, whether it was ok.
+// True if it was (its latencies are then added too).
+bool Recorder::fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
+                        const std::optional<sc_core::sc_time>& end, KernelError error) {
     ++st.completed;
-    if (k.completed && (!st.last_complete || *st.last_complete < *k.completed)) st.last_complete = k.completed;
-    if (const auto& end = k.stages[size_t(Stage::last_block_done)]) {
+    if (completed && (!st.last_complete || *st.last_complete < *completed)) st.last_complete = completed;
+    if (end) {
         ++st.ended;
         if (!st.last_end || *st.last_end < *end) st.last_end = end;
     }
-    if (k.error != KernelError::none || !k.completed) return;
+    if (error != KernelError::none || !completed) return false;
     ++st.ok;
+    return true;
+}
+
+void Recorder::fold(const Kernel& k) {
+    InstanceStats& st = stats(k.ref.launch);
+    if (!fold_end(st, k.completed, k.stages[size_t(Stage::last_block_done)], k.error)) return;
     auto first_instruction = k.stages[size_t(Stage::kernarg_load_done)];
     if (!first_instruction) first_instruction = k.stages[size_t(Stage::first_instruction_issued)];
     if (first_instruction) {
@@ -59,14 +67,7 @@ void Recorder::fold(const Kernel& k) {
 
 void Recorder::fold(const Draw& d) {
     InstanceStats& st = stats(d.ref.launch);
-    ++st.completed;
-    if (d.completed && (!st.last_complete || *st.last_complete < *d.completed)) st.last_complete = d.completed;
-    if (const auto& end = d.stages[size_t(DrawStage::tasks_done)]) {
-        ++st.ended;
-        if (!st.last_end || *st.last_end < *end) st.last_end = end;
-    }
-    if (d.error != KernelError::none || !d.completed) return;
-    ++st.ok;
+    if (!fold_end(st, d.completed, d.stages[size_t(DrawStage::tasks_done)], d.error)) return;
     if (const auto& f = d.stages[size_t(DrawStage::first_task)]) st.response.add(ns_diff(*f, d.ref.submit));
     st.turnaround.add(ns_diff(*d.completed, d.ref.submit));
 }

@@ -181,6 +181,8 @@ private:
     void push(TraceEvent&& ev, const nlohmann::ordered_json& args);
     LaunchRef resolve(uint32_t queue, uint64_t packet) const;
     InstanceStats& stats(uint32_t launch);
+    static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
+                         const std::optional<sc_core::sc_time>& end, KernelError error);
     void fold(const Kernel& k);
     void fold(const Draw& d);
     uint32_t lane(std::vector<double>& lanes, double start_us, double end_us);

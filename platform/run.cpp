@@ -352,19 +352,19 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                      fmt_ns(ns_of(hang->since)) + " to " + fmt_ns(ns_of(hang->at)) + " ns)";
     } else if (!sc_core::sc_pending_activity()) {
         unfinished = "did not complete: the simulated machine went idle with the {what} unfinished";
-        bool unended = false;  // a launch (or an instance) not done and not stopped by its queue
-        for (size_t i = 0; i < launches.size(); ++i) {
-            const bool instanced = i < s.workload.kernels.size()
-                                       ? s.workload.kernels[i].instances_key
-                                       : s.workload.draws[i - s.workload.kernels.size()].instances_key;
-            const std::string st = instanced ? instances_status(launches[i], i, sys, rec, unfinished)
-                                             : launch_status(launches[i], sys, rec, unfinished);
-            unended |= st.find("did not complete") != std::string::npos;
-        }
-        if (unended) {
-            hang = Gpu::HangReport{end, end, sys.gpu.cp().in_flight(), sys.gpu.state_dump()};
-            hang_cause = "idle";
-        }
+    }
+    std::vector<std::string> statuses;  // each launch's (kernels, then draws)
+    for (size_t i = 0; i < launches.size(); ++i) {
+        const bool instanced = i < s.workload.kernels.size() ? s.workload.kernels[i].instances_key
+                                                             : s.workload.draws[i - s.workload.kernels.size()].instances_key;
+        statuses.push_back(instanced ? instances_status(launches[i], i, sys, rec, unfinished)
+                                     : launch_status(launches[i], sys, rec, unfinished));
+    }
+    if (!hang && !sc_core::sc_pending_activity() &&
+        std::any_of(statuses.begin(), statuses.end(),  // a launch (or an instance) not done and not stopped by its queue
+                    [](const std::string& st) { return st.find("did not complete") != std::string::npos; })) {
+        hang = Gpu::HangReport{end, end, sys.gpu.cp().in_flight(), sys.gpu.state_dump()};
+        hang_cause = "idle";
     }
     if (hang)  // the dump names completion signals by address: say whose they are
         for (std::string& line : hang->state)
@@ -396,14 +396,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         // With `instances`: the entry is the whole set, from instance 0's submit to the latest end.
         const bool instanced = spec.instances_key;
         const InstanceStats* inst = rec.instance_stats(uint32_t(i));
-        std::string status;
-        if (instanced) {
-            status = instances_status(l, i, sys, rec, unfinished);
-        } else {
-            status = launch_status(l, sys, rec, unfinished);
+        std::string status = statuses[i];
+        if (!instanced)
             for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
                 if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
-        }
         (status == "ok" ? kernels_ok : kernels_failed)++;
 
         const double submit = ns_of(l.submit);
@@ -631,7 +627,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const Recorder::Draw* d = l.rung ? rec.draw(l.queue, l.packet) : nullptr;
         const bool instanced = spec.instances_key;
         const InstanceStats* inst = rec.instance_stats(uint32_t(i));
-        const std::string status = instanced ? instances_status(l, i, sys, rec, unfinished) : launch_status(l, sys, rec, unfinished);
+        const std::string& status = statuses[i];
         (status == "ok" ? draws_ok : draws_failed)++;
         auto stage = [&](DrawStage st) { return d ? opt_ns(d->stages[size_t(st)]) : json(nullptr); };
         const double submit = ns_of(l.submit);
