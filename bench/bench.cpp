@@ -140,40 +140,27 @@ bool big_run(const std::string& file, const gpuvp::Overrides& overrides, bool tr
              double& sim_ns) {
     char out_dir[] = "/tmp/gpuvp-big-XXXXXX";
     if (!mkdtemp(out_dir)) return false;
-    int fd[2];
-    if (pipe(fd) != 0) return false;
-    std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        double sim = -1;
-        int code = 2;
-        try {
+    Measure m{};
+    const bool ok = in_child(
+        [&] {
             gpuvp::RunOptions options;
             options.trace = trace;
             gpuvp::RunOutput o = gpuvp::run_variants(gpuvp::load_scenario(file, overrides), options);
             std::string error;
-            code = gpuvp::write_run_output(out_dir, o, true, &error) ? o.exit_code : 2;
+            Measure r{};
+            r.status = gpuvp::write_run_output(out_dir, o, true, &error) ? o.exit_code : 2;
             if (!error.empty()) std::cerr << file << ": " << error << "\n";
-            sim = o.sim_end_ns;
-        } catch (const std::exception& e) {
-            std::cerr << file << ": " << e.what() << "\n";
-        }
-        ssize_t n = write(fd[1], &sim, sizeof sim);
-        _exit(n == sizeof sim ? code : 2);
-    }
-    close(fd[1]);
-    ssize_t n = read(fd[0], &sim_ns, sizeof sim_ns);
-    close(fd[0]);
-    int status = 0;
-    struct rusage usage {};
-    wait4(pid, &status, 0, &usage);
+            r.sim_ns = o.sim_end_ns;
+            return r;
+        },
+        m);
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    peak_kb = usage.ru_maxrss;
+    peak_kb = m.peak_kb;
+    sim_ns = m.sim_ns;
     std::error_code ec;
     std::filesystem::remove_all(out_dir, ec);
-    return n == sizeof sim_ns && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return ok;
 }
 
 int big_runs(const std::string& dir) {
