@@ -35,7 +35,7 @@ public:
     // The client has work at `at` (not before the current time); an earlier wake-up stands.
     void wake(uint32_t client, const sc_core::sc_time& at);
 
-    uint64_t cycles_run() const { return cycles_run_; }  // client cycles, for the benchmark
+    uint64_t cycles_run() const { return cycles_run_; }  // client cycles run so far
 
 private:
     void run();
