@@ -25,32 +25,78 @@ void CoreClock::wake(uint32_t client, const sc_time& at) {
     wake_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stands
 }
 
+bool CoreClock::next_due(const sc_time& now, uint32_t& client) {
+    for (;;) {
+        const bool from_soon = soon_head_ < soon_.size() && soon_at_ <= now;
+        const bool from_queue = !queue_.empty() && queue_.front().at <= now;
+        if (!from_soon && !from_queue) return false;
+        // Both hold times <= now and nothing earlier than now is left, so both are at now: the
+        // lower index first.
+        if (from_soon && (!from_queue || soon_[soon_head_] < queue_.front().value)) {
+            client = soon_[soon_head_++];
+            if (soon_head_ == soon_.size()) {
+                soon_.clear();
+                soon_head_ = 0;
+            }
+            if (due_[client] == soon_at_) return true;
+        } else {
+            client = queue_.front().value;
+            const bool current = due_[client] == queue_.front().at;
+            queue_.pop();
+            if (current) return true;
+        }
+    }
+}
+
+void CoreClock::drop_stale() {
+    while (soon_head_ < soon_.size() && due_[soon_[soon_head_]] != soon_at_) ++soon_head_;
+    if (soon_head_ == soon_.size()) {
+        soon_.clear();
+        soon_head_ = 0;
+    }
+    while (!queue_.empty() && due_[queue_.front().value] != queue_.front().at) queue_.pop();
+}
+
 void CoreClock::run() {
     for (;;) {
         const sc_time now = sc_core::sc_time_stamp();
-        // Every client due now, in client order (the queue's order within a time); a wake-up for now posted while they run is for
+        // Every client due now, in client order; a wake-up for now posted while they run is for
         // the next delta cycle, as a notified event's is.
         batch_.clear();
-        while (!queue_.empty() && queue_.front().at <= now) {
-            const uint32_t c = queue_.front().value;
-            if (due_[c] == queue_.front().at) {
-                due_[c] = never_;
-                batch_.push_back(c);
-            }
-            queue_.pop();
+        for (uint32_t c; next_due(now, c);) {
+            due_[c] = never_;
+            batch_.push_back(c);
         }
+        // The clients run in index order, so those next due at one same time (the first such
+        // time seen, usually the next cycle) can be appended to a list in order.
+        next_soon_.clear();
         for (uint32_t c : batch_) {
             const sc_time next = clients_[c]->cycle(now);
-            if (next < due_[c]) {
-                due_[c] = next;
-                queue_.push(next, c);
-            }
+            if (next >= due_[c]) continue;  // woken earlier meanwhile: that stands
+            due_[c] = next;
+            if (next_soon_.empty()) next_soon_at_ = next;
+            if (next == next_soon_at_) next_soon_.push_back(c);
+            else queue_.push(next, c);
         }
         cycles_run_ += batch_.size();
+        // soon_ is empty now (every entry was due and taken) unless it waits for a later time;
+        // then the new list joins the queue.
+        if (soon_.empty()) {
+            soon_.swap(next_soon_);
+            soon_at_ = next_soon_at_;
+        } else {
+            for (uint32_t c : next_soon_) queue_.push(next_soon_at_, c);
+        }
         // Sleep until the earliest time with a client still due then.
-        while (!queue_.empty() && due_[queue_.front().value] != queue_.front().at) queue_.pop();
-        if (queue_.empty()) wait(wake_);
-        else wait(queue_.front().at - now, wake_);
+        drop_stale();
+        const bool any_soon = soon_head_ < soon_.size(), any_queued = !queue_.empty();
+        if (!any_soon && !any_queued) {
+            wait(wake_);
+            continue;
+        }
+        sc_time at = any_soon ? soon_at_ : queue_.front().at;
+        if (any_soon && any_queued && queue_.front().at < at) at = queue_.front().at;
+        wait(at - now, wake_);
     }
 }
 

@@ -42,8 +42,21 @@ private:
 
     std::vector<Client*> clients_;
     const sc_core::sc_time never_ = sc_core::sc_max_time();
+    // Pops the first due entry of soon_/queue_ at `now` (lower index first); false when none.
+    bool next_due(const sc_core::sc_time& now, uint32_t& client);
+    // Drops entries that are no longer their client's due time from the fronts.
+    void drop_stale();
+
     std::vector<sc_core::sc_time> due_;  // each client's next run; never_: none
-    TimeQueue<uint32_t, true> queue_;  // clients by time, then index; stale entries (not their due_) are skipped
+    // Where the clients wait, stale entries (not their due_) skipped. A busy client runs again
+    // one cycle later: those wait in soon_, all for the same time soon_at_ and in index order
+    // (a list appended to in client order costs nothing); everything else in queue_, by time, then index.
+    std::vector<uint32_t> soon_;
+    size_t soon_head_ = 0;
+    sc_core::sc_time soon_at_;
+    std::vector<uint32_t> next_soon_;
+    sc_core::sc_time next_soon_at_;
+    TimeQueue<uint32_t, true> queue_;
     std::vector<uint32_t> batch_;
     sc_core::sc_event wake_;
     uint64_t cycles_run_ = 0;
