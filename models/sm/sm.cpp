@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace gpuvp {
 
@@ -18,16 +19,17 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       id_(id), cfg_(config),
       policy_(policy),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
+      line_mask_(uint64_t(line_bytes) - 1),
       contexts_(config.max_kernels), warps_(config.warp_slots), core_clock_(core_clock),
       clock_index_(core_clock.attach(*this)), shared_(config.shared_memory),
       pool_(config.scalar_pool, config.scalar_split, config.scalar_quota, config.slice_threshold),
       free_regs_(config.registers), free_slots_(config.warp_slots), free_shared_(config.shared_memory),
-      scratch_(65536) {
+      scratch_(65536), fetched_(line_bytes), lines_(line_bytes) {
+    if (line_bytes < kInstructionBytes || (line_bytes & (line_bytes - 1)) != 0)
+        throw std::invalid_argument(std::string(this->name()) + ": the line size must be a power of two of at least one instruction");
     regs.register_b_transport(this, &StreamingMultiprocessor::b_transport);
     regs.register_transport_dbg(this, &StreamingMultiprocessor::transport_dbg);
     for (uint32_t s = config.warp_slots; s-- > 0;) idle_slots_.push_back(s);
-    for (Warp& w : warps_)
-        for (IbufLine& l : w.ibuf) l.bytes.resize(line_bytes_);
 }
 
 // --- Registers: dispatch, ISU kernel contexts, block status table -------------------------
@@ -283,7 +285,10 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     --unstarted_warps_;
     w.pc = contexts_[b.desc.kernel_slot].regs.pc;
     w.start = now;
-    for (IbufLine& l : w.ibuf) l.address = ~0ull;
+    for (IbufLine& l : w.ibuf) {
+        lines_.release(l.image);
+        l = IbufLine{};
+    }
     w.loop_depth = 0;
     w.started = false;
     w.global_base = w.global_size = 0;
@@ -319,18 +324,19 @@ void StreamingMultiprocessor::make_ready(uint32_t slot, const sc_time& at) {
 }
 
 bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
-    const uint64_t line = w.pc - w.pc % line_bytes_;
+    const uint64_t line = w.pc & ~line_mask_;
     const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
     auto fetch = [&](IbufLine& l, uint64_t address) {
         sc_time d = sc_core::SC_ZERO_TIME;
-        l.address = address;
+        lines_.release(l.image);
+        l = IbufLine{};
         ++stats_.fetches;
         report(kslot, Stage::first_fetch_issued, now);
-        if (transport(to_l1i, gp_, tlm::TLM_READ_COMMAND, address, l.bytes.data(), line_bytes_, d) !=
-            tlm::TLM_OK_RESPONSE) {
-            l.address = ~0ull;
+        if (transport(to_l1i, gp_, tlm::TLM_READ_COMMAND, address, fetched_.data(), line_bytes_, d) !=
+            tlm::TLM_OK_RESPONSE)
             return false;
-        }
+        l.address = address;
+        l.image = lines_.intern(address, fetched_.data());
         l.ready_at = now + d;
         report(kslot, Stage::first_fetch_returned, l.ready_at);
         return true;
@@ -396,9 +402,9 @@ bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
         if (w.ready_at <= now) fail(slot, KernelError::fetch_fault, now, w.pc);  // the fetch failed
         return false;
     }
-    const IbufLine& l = w.ibuf[0].address == w.pc - w.pc % line_bytes_ ? w.ibuf[0] : w.ibuf[1];
+    const IbufLine& l = w.ibuf[0].address == (w.pc & ~line_mask_) ? w.ibuf[0] : w.ibuf[1];
     uint64_t word;
-    std::memcpy(&word, &l.bytes[w.pc % line_bytes_], sizeof word);
+    std::memcpy(&word, lines_.bytes(l.image) + (w.pc & line_mask_), sizeof word);
     execute(slot, w, Instruction::decode(word), now);
     return true;
 }
@@ -558,6 +564,10 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
                                             w.instructions, w.cpr, w.took_locks});
     w.active = false;
     w.at_barrier = false;
+    for (IbufLine& l : w.ibuf) {
+        lines_.release(l.image);
+        l = IbufLine{};
+    }
     // Kept in descending order, so the lowest free slot is reused first.
     idle_slots_.insert(std::upper_bound(idle_slots_.begin(), idle_slots_.end(), slot, std::greater<>()), slot);
     free_regs_ += b.desc.regs_per_warp;

@@ -12,6 +12,7 @@
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
 #include "models/sm/core_clock.h"
+#include "models/sm/line_store.h"
 #include "models/sm/ready_queue.h"
 #include "models/sm/scalar_pool.h"
 #include "models/sm/shared_memory.h"
@@ -167,7 +168,7 @@ private:
     struct IbufLine {
         uint64_t address = ~0ull;
         sc_core::sc_time ready_at;
-        std::vector<unsigned char> bytes;
+        uint32_t image = LineStore::kNone;  // its bytes, in lines_
     };
     struct LoopFrame {
         uint64_t body_pc;
@@ -188,8 +189,9 @@ private:
         parked,   // told to wait: until the lock is released
         backoff,  // spin: backing off before the next try
     };
-    struct Warp {
-        // What the issue scheduler looks at for every instruction comes first, together.
+    // Laid out for the host's caches: what the issue scheduler and an ALU instruction read
+    // comes first, in the first two cache lines of the slot.
+    struct alignas(64) Warp {
         bool active = false;
         bool at_barrier = false;
         bool pool_stall = false;           // M3: waits for scalar registers
@@ -200,16 +202,16 @@ private:
         bool warp_scalars = false;         // M3: its warp-level scalars are allocated
         uint32_t block = 0;                // index into blocks_
         uint32_t index = 0;                // warp index within its block
-        unsigned loop_depth = 0;
         uint64_t pc = 0;
         sc_core::sc_time ready_at;
+        std::array<IbufLine, 2> ibuf;      // the line being executed and the one prefetched after it
         uint64_t instructions = 0;
-        uint64_t accesses = 0;
-        uint64_t global_base = 0, global_size = 0;
-        std::array<LoopFrame, kMaxLoopDepth> loops{};
         std::vector<uint16_t> held;        // M2: locks held, in the order taken
         std::vector<uint16_t> retake;      // M2: released at the hold limit: to take back before going on
-        std::array<IbufLine, 2> ibuf;      // the line being executed and the one prefetched after it
+        unsigned loop_depth = 0;
+        std::array<LoopFrame, kMaxLoopDepth> loops{};
+        uint64_t accesses = 0;
+        uint64_t global_base = 0, global_size = 0;
         sc_core::sc_time start;
         // M2
         uint8_t cpr = 0;                   // competitive priority register
@@ -330,6 +332,7 @@ private:
     Observer* observer_;
     std::string tag_;  // "sm[3]"
     uint32_t line_bytes_;
+    uint64_t line_mask_;  // line_bytes_ - 1 (a power of two)
 
     std::vector<KernelContext> contexts_;
     std::vector<Block> blocks_;          // rows; a finished row is reused
@@ -355,6 +358,8 @@ private:
     bool status_dirty_ = false;  // a status notice is owed to the GLC
     sc_core::sc_time busy_since_;
     std::vector<unsigned char> scratch_;
+    std::vector<unsigned char> fetched_;  // a line just fetched, before it goes into lines_
+    LineStore lines_;                     // the instruction buffers' bytes
     tlm::tlm_generic_payload gp_;  // for the SM's fetches, loads and stores (nothing re-enters the SM meanwhile)
     Stats stats_;
 };
