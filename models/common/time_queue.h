@@ -24,11 +24,21 @@ public:
         // After every entry not later (not after, with ValueOrder); the shorter side moves (into the free room
         // before the head, if there is some).
         const Entry added{at, value};
-        auto it = std::upper_bound(entries_.begin() + std::ptrdiff_t(head_), entries_.end(), added,
-                                   [](const Entry& a, const Entry& e) {
-                                       if constexpr (ValueOrder) return a.at < e.at || (a.at == e.at && a.value < e.value);
-                                       else return a.at < e.at;
-                                   });
+        auto before = [](const Entry& a, const Entry& e) {
+            if constexpr (ValueOrder) return a.at < e.at || (a.at == e.at && a.value < e.value);
+            else return a.at < e.at;
+        };
+        const auto first = entries_.begin() + std::ptrdiff_t(head_);
+        if (first == entries_.end() || !before(added, entries_.back())) {  // after all: the common case of a clock
+            entries_.push_back(added);
+            return;
+        }
+        // The first entry it goes before: the first few are looked at in turn (a short wait goes near the front), then a
+        // binary search.
+        auto it = first;
+        const auto scan_end = entries_.end() - first > 8 ? first + 8 : entries_.end();
+        while (it != scan_end && !before(added, *it)) ++it;
+        if (it == scan_end && it != entries_.end()) it = std::upper_bound(it, entries_.end(), added, before);
         const size_t at_index = size_t(it - entries_.begin());
         if (head_ > 0 && at_index - head_ < entries_.size() - at_index) {
             std::move(entries_.begin() + std::ptrdiff_t(head_), it, entries_.begin() + std::ptrdiff_t(head_ - 1));

@@ -16,14 +16,16 @@ Cache::Cache(sc_core::sc_module_name name, const CacheConfig& config)
     lines_.resize(size_t(sets_) * cfg_.ways);
     data_.resize(lines_.size() * cfg_.line_bytes);
     fill_.resize(cfg_.line_bytes);
-    line_.resize(cfg_.line_bytes);
+    if ((cfg_.line_bytes & (cfg_.line_bytes - 1)) == 0)
+        while ((1u << ++line_shift_) < cfg_.line_bytes) {}
+    if (sets_ > 1 && (sets_ & (sets_ - 1)) == 0) sets_mask_ = sets_ - 1;
     upstream.register_b_transport(this, &Cache::b_transport);
     upstream.register_transport_dbg(this, &Cache::transport_dbg);
 }
 
 Cache::Line* Cache::find(uint64_t line_address, unsigned& index) {
-    uint64_t n = line_address / cfg_.line_bytes;
-    unsigned set = unsigned(n % sets_);
+    uint64_t n = line_number(line_address);
+    unsigned set = set_of(n);
     for (unsigned w = 0; w < cfg_.ways; ++w) {
         index = set * cfg_.ways + w;
         if (lines_[index].valid && lines_[index].tag == n) return &lines_[index];
@@ -40,7 +42,7 @@ void Cache::invalidate_all() {
     for (Line& l : lines_) l.valid = false;
 }
 
-tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay) {
+tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned char*& line, sc_core::sc_time& delay) {
     const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
     unsigned index;
     if (Line* l = find(line_address, index)) {
@@ -52,7 +54,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
         } else {
             ++stats_.read_hits;
         }
-        std::memcpy(dst, &data_[size_t(index) * cfg_.line_bytes], cfg_.line_bytes);
+        line = &data_[size_t(index) * cfg_.line_bytes];
         delay = usable - sc_core::sc_time_stamp();
         return tlm::TLM_OK_RESPONSE;
     }
@@ -65,7 +67,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
         return status;
     }
     // Victim: an invalid way, else the least recently used.
-    unsigned set = unsigned((line_address / cfg_.line_bytes) % sets_);
+    unsigned set = set_of(line_number(line_address));
     unsigned victim = set * cfg_.ways;
     for (unsigned w = 0; w < cfg_.ways; ++w) {
         unsigned i = set * cfg_.ways + w;
@@ -74,11 +76,11 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, unsigned char* 
     }
     Line& l = lines_[victim];
     l.valid = true;
-    l.tag = line_address / cfg_.line_bytes;
+    l.tag = line_number(line_address);
     l.last_use = ++use_clock_;
     l.ready_at = sc_core::sc_time_stamp() + d;
     std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf, cfg_.line_bytes);
-    std::memcpy(dst, buf, cfg_.line_bytes);
+    line = &data_[size_t(victim) * cfg_.line_bytes];
     delay = d;
     return tlm::TLM_OK_RESPONSE;
 }
@@ -109,9 +111,9 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     }
     // The lines of a read are requested together; the read completes with the slowest.
     sc_core::sc_time slowest = delay;
-    unsigned char* line = line_.data();
     for (uint64_t la = a - a % lb; la < a + len; la += lb) {
         sc_core::sc_time d = delay;
+        const unsigned char* line = nullptr;
         if (auto status = read_line(la, line, d); status != tlm::TLM_OK_RESPONSE) {
             gp.set_response_status(status);
             return;

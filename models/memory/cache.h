@@ -40,15 +40,20 @@ private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
     Line* find(uint64_t line_address, unsigned& index);
-    // Reads one whole line; returns the delay after `delay` at which it is usable.
-    tlm::tlm_response_status read_line(uint64_t line_address, unsigned char* dst, sc_core::sc_time& delay);
+    uint64_t line_number(uint64_t address) const { return line_shift_ >= 0 ? address >> line_shift_ : address / cfg_.line_bytes; }
+    unsigned set_of(uint64_t line_number) const { return unsigned(sets_mask_ ? line_number & sets_mask_ : line_number % sets_); }
+    // Reads one whole line into the cache; `line` points to its bytes (valid until the cache
+    // next changes). Returns the delay after `delay` at which it is usable.
+    tlm::tlm_response_status read_line(uint64_t line_address, const unsigned char*& line, sc_core::sc_time& delay);
 
     CacheConfig cfg_;
     unsigned sets_;
+    int line_shift_ = -1;     // log2(line bytes) when a power of two (else -1: divide)
+    uint64_t sets_mask_ = 0;  // sets - 1 when a power of two above 1 (else 0: modulo)
     std::vector<Line> lines_;          // sets_ * ways
     std::vector<unsigned char> data_;  // line data, same order
     // Buffers for one line (a cache is never re-entered by its own downstream traffic).
-    std::vector<unsigned char> fill_, line_;
+    std::vector<unsigned char> fill_;
     tlm::tlm_generic_payload miss_gp_;  // for line fills
     uint64_t use_clock_ = 0;
     sc_core::sc_time hit_;
