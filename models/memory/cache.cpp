@@ -14,6 +14,7 @@ Cache::Cache(sc_core::sc_module_name name, const CacheConfig& config)
         throw std::invalid_argument(std::string(this->name()) + ": cache smaller than one set");
     sets_ = cfg_.bytes / (cfg_.line_bytes * cfg_.ways);
     lines_.resize(size_t(sets_) * cfg_.ways);
+    tags_.assign(lines_.size(), 0);
     data_.resize(lines_.size() * cfg_.line_bytes);
     fill_.resize(cfg_.line_bytes);
     if ((cfg_.line_bytes & (cfg_.line_bytes - 1)) == 0)
@@ -28,7 +29,7 @@ Cache::Line* Cache::find(uint64_t line_address, unsigned& index) {
     unsigned set = set_of(n);
     for (unsigned w = 0; w < cfg_.ways; ++w) {
         index = set * cfg_.ways + w;
-        if (lines_[index].valid && lines_[index].tag == n) return &lines_[index];
+        if (tags_[index] == n + 1) return &lines_[index];
     }
     return nullptr;
 }
@@ -39,7 +40,7 @@ bool Cache::contains(uint64_t address) const {
 }
 
 void Cache::invalidate_all() {
-    for (Line& l : lines_) l.valid = false;
+    std::fill(tags_.begin(), tags_.end(), 0);
 }
 
 tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned char*& line, sc_core::sc_time& delay) {
@@ -71,12 +72,11 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned 
     unsigned victim = set * cfg_.ways;
     for (unsigned w = 0; w < cfg_.ways; ++w) {
         unsigned i = set * cfg_.ways + w;
-        if (!lines_[i].valid) { victim = i; break; }
+        if (tags_[i] == 0) { victim = i; break; }
         if (lines_[i].last_use < lines_[victim].last_use) victim = i;
     }
     Line& l = lines_[victim];
-    l.valid = true;
-    l.tag = line_number(line_address);
+    tags_[victim] = line_number(line_address) + 1;
     l.last_use = ++use_clock_;
     l.ready_at = sc_core::sc_time_stamp() + d;
     std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf, cfg_.line_bytes);

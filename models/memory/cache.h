@@ -31,9 +31,7 @@ public:
     void invalidate_all();
 
 private:
-    struct Line {
-        uint64_t tag = 0;
-        bool valid = false;
+    struct Line {  // a way's state beside its tag
         uint64_t last_use = 0;
         sc_core::sc_time ready_at;  // absolute time its fill completes
     };
@@ -50,7 +48,10 @@ private:
     unsigned sets_;
     int line_shift_ = -1;     // log2(line bytes) when a power of two (else -1: divide)
     uint64_t sets_mask_ = 0;  // sets - 1 when a power of two above 1 (else 0: modulo)
-    std::vector<Line> lines_;          // sets_ * ways
+    // Tags apart from the rest, so a look-up reads one short run: line number + 1, 0 for an
+    // invalid way.
+    std::vector<uint64_t> tags_;       // sets_ * ways
+    std::vector<Line> lines_;          // same order
     std::vector<unsigned char> data_;  // line data, same order
     // Buffers for one line (a cache is never re-entered by its own downstream traffic).
     std::vector<unsigned char> fill_;
