@@ -71,6 +71,37 @@ TEST_CASE("the ready list gives the order of a priority queue on time then order
     CHECK(pushed_due > 1000);
 }
 
+TEST_CASE("the ready list keeps its order when more are due than it first has room for, across its wrap", "[scheduling]") {
+    // The due list is a ring of 64 entries that doubles when full: half issued, then 200 more
+    // made due (some earlier than the last, so they go in before it), in three rounds.
+    ReadyQueue q;
+    std::vector<std::pair<uint64_t, uint32_t>> ref;  // (time, slot), in the order expected
+    uint32_t slot = 0;
+    q.release(ps(1000000));
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 200; ++i, ++slot) {
+            const uint64_t at = 1000 * uint64_t(round * 200 + i) - (i % 5 == 4 ? 1500 : 0);
+            q.push(ps(at), slot);
+            auto it = ref.end();
+            while (it != ref.begin() && std::prev(it)->first > at) --it;
+            ref.insert(it, {at, slot});
+        }
+        for (size_t n = ref.size() / 2; n > 0; --n) {
+            REQUIRE(q.has_due());
+            REQUIRE(q.front().at == ps(ref.front().first));
+            REQUIRE(q.front().slot == ref.front().second);
+            q.pop_front();
+            ref.erase(ref.begin());
+        }
+    }
+    for (; !ref.empty(); ref.erase(ref.begin())) {
+        REQUIRE(q.front().slot == ref.front().second);
+        q.pop_front();
+    }
+    CHECK_FALSE(q.has_due());
+    CHECK(q.empty());
+}
+
 TEST_CASE("the time queue keeps equal times in the order added or in value order", "[scheduling]") {
     TimeQueue<int> fifo;
     TimeQueue<int, true> by_value;

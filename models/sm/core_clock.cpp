@@ -63,6 +63,16 @@ void CoreClock::run() {
         // Every client due now, in client order; a wake-up for now posted while they run is for
         // the next delta cycle, as a notified event's is.
         batch_.clear();
+        if (soon_head_ < soon_.size() && soon_at_ <= now && (queue_.empty() || queue_.front().at > now)) {
+            // Only the list is due (the usual case of a busy GPU): it is the batch, stale entries aside.
+            for (size_t i = soon_head_; i < soon_.size(); ++i)
+                if (const uint32_t c = soon_[i]; due_[c] == soon_at_) {
+                    due_[c] = never_;
+                    batch_.push_back(c);
+                }
+            soon_.clear();
+            soon_head_ = 0;
+        }
         for (uint32_t c; next_due(now, c);) {
             due_[c] = never_;
             batch_.push_back(c);

@@ -13,8 +13,7 @@
 #include <systemc>
 
 #include <cstdint>
-#include <deque>
-#include <iterator>
+#include <vector>
 
 namespace gpuvp {
 
@@ -30,31 +29,52 @@ public:
             waiting_.push(at, slot);
             return;
         }
-        auto it = due_.end();  // already due: in time order, after the equal times
-        while (it != due_.begin() && std::prev(it)->at > at) --it;
-        due_.insert(it, Entry{at, slot});
+        // Already due: in time order, after the equal times (usually at the end).
+        if (count_ == ring_.size()) grow();
+        size_t i = count_++;
+        while (i > 0 && at_(i - 1).at > at) {
+            at_(i) = at_(i - 1);
+            --i;
+        }
+        at_(i) = Entry{at, slot};
     }
     // Makes every entry up to `now` due (times never go back).
     void release(const sc_core::sc_time& now) {
         released_ = now;
         while (!waiting_.empty() && waiting_.front().at <= now) {
-            due_.push_back(Entry{waiting_.front().at, waiting_.front().value});
+            if (count_ == ring_.size()) grow();
+            at_(count_++) = Entry{waiting_.front().at, waiting_.front().value};
             waiting_.pop();
         }
     }
 
-    bool empty() const { return due_.empty() && waiting_.empty(); }
-    bool has_due() const { return !due_.empty(); }
+    bool empty() const { return count_ == 0 && waiting_.empty(); }
+    bool has_due() const { return count_ > 0; }
     // The first entry (not empty).
-    Entry front() const { return due_.empty() ? Entry{waiting_.front().at, waiting_.front().value} : due_.front(); }
+    Entry front() const { return count_ == 0 ? Entry{waiting_.front().at, waiting_.front().value} : ring_[head_]; }
     // Removes the first entry (not empty).
     void pop_front() {
-        if (due_.empty()) waiting_.pop();
-        else due_.pop_front();
+        if (count_ == 0) {
+            waiting_.pop();
+        } else {
+            head_ = (head_ + 1) & (ring_.size() - 1);
+            --count_;
+        }
     }
 
 private:
-    std::deque<Entry> due_;  // time order, then order made ready
+    Entry& at_(size_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }  // i-th due entry
+    void grow() {
+        std::vector<Entry> bigger(ring_.size() * 2);
+        for (size_t i = 0; i < count_; ++i) bigger[i] = at_(i);
+        ring_.swap(bigger);
+        head_ = 0;
+    }
+
+    // The due list: a ring (a power-of-two size) of count_ entries from head_, in time order,
+    // then order made ready.
+    std::vector<Entry> ring_ = std::vector<Entry>(64);
+    size_t head_ = 0, count_ = 0;
     TimeQueue<uint32_t> waiting_;
     sc_core::sc_time released_;
 };
