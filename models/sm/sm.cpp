@@ -245,7 +245,7 @@ StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block(bool started
     return fits_with_partials ? best : best_partial;
 }
 
-void StreamingMultiprocessor::admit(const sc_time& now) {
+void StreamingMultiprocessor::start_warps(const sc_time& now) {
     while (free_slots_ > 0 && unstarted_warps_ > 0) {
         Block* b = pick_block();
         if (!b) return;
@@ -637,11 +637,8 @@ void StreamingMultiprocessor::send_notice(SmNotice n) {
     write_msg(to_glc, map::kGlcSmNotice, n, d);
 }
 
-void StreamingMultiprocessor::report(uint32_t kslot, Stage s, const sc_time& t) {
-    KernelContext& c = contexts_[kslot];
-    uint32_t bit = 1u << unsigned(s);
-    if (c.reported & bit) return;
-    c.reported |= bit;
+void StreamingMultiprocessor::first_report(uint32_t kslot, Stage s, const sc_time& t) {
+    contexts_[kslot].reported |= 1u << unsigned(s);
     if (observer_) observer_->kernel_stage(kslot, s, t);
 }
 

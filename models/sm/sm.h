@@ -252,7 +252,12 @@ private:
     // One cycle of the logic controller and the issue scheduler at `now`; returns when the SM
     // next has work (a warp ready, a block or decision arriving, the lock watchdog's look).
     sc_core::sc_time cycle(const sc_core::sc_time& now) override;
-    void admit(const sc_core::sc_time& now);
+    // The logic controller starts what warps it can (nothing to do without a free slot and a
+    // warp waiting to start).
+    void admit(const sc_core::sc_time& now) {
+        if (free_slots_ > 0 && unstarted_warps_ > 0) start_warps(now);
+    }
+    void start_warps(const sc_core::sc_time& now);
     Block* pick_block(bool started_only = false);
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
@@ -267,7 +272,12 @@ private:
     void make_ready(uint32_t slot, const sc_core::sc_time& at);
     void send_notice(SmNotice n);
     void send_status();
-    void report(uint32_t kernel_slot, Stage s, const sc_core::sc_time& t);
+    // The first time this SM reaches stage `s` of the kernel in `kernel_slot` (a bit test:
+    // this runs for every instruction).
+    void report(uint32_t kernel_slot, Stage s, const sc_core::sc_time& t) {
+        if (!(contexts_[kernel_slot].reported & (1u << unsigned(s)))) first_report(kernel_slot, s, t);
+    }
+    void first_report(uint32_t kernel_slot, Stage s, const sc_core::sc_time& t);
     uint32_t highest_priority() const;
     void table_changed(const Block& b, const sc_core::sc_time& t);
 
