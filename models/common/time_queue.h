@@ -39,9 +39,14 @@ public:
         const auto scan_end = entries_.end() - first > 8 ? first + 8 : entries_.end();
         while (it != scan_end && !before(added, *it)) ++it;
         if (it == scan_end && it != entries_.end()) it = std::upper_bound(it, entries_.end(), added, before);
-        const size_t at_index = size_t(it - entries_.begin());
-        if (head_ > 0 && at_index - head_ < entries_.size() - at_index) {
-            std::move(entries_.begin() + std::ptrdiff_t(head_), it, entries_.begin() + std::ptrdiff_t(head_ - 1));
+        size_t at_index = size_t(it - entries_.begin());
+        if (at_index - head_ < entries_.size() - at_index) {  // nearer the front: the entries before it move down
+            if (head_ == 0) {  // make room before the head again
+                entries_.insert(entries_.begin(), kRoom, Entry{});
+                head_ = kRoom;
+                at_index += kRoom;
+            }
+            for (size_t i = head_; i < at_index; ++i) entries_[i - 1] = entries_[i];  // a few: no memmove call
             --head_;
             entries_[at_index - 1] = added;
             return;
@@ -51,9 +56,9 @@ public:
     bool empty() const { return head_ == entries_.size(); }
     const Entry& front() const { return entries_[head_]; }  // not empty
     void pop() {                                            // not empty
-        if (++head_ == entries_.size()) {
-            entries_.clear();
-            head_ = 0;
+        if (++head_ == entries_.size()) {  // empty: room before the head again
+            entries_.resize(kRoom);
+            head_ = kRoom;
         } else if (head_ >= 64 && 2 * head_ >= entries_.size()) {  // reclaim most of the room before the head
             entries_.erase(entries_.begin(), entries_.begin() + std::ptrdiff_t(head_ - kRoom));
             head_ = kRoom;
@@ -62,8 +67,8 @@ public:
 
 private:
     static constexpr size_t kRoom = 16;  // kept before the head, for entries earlier than most
-    std::vector<Entry> entries_;  // [head_, end) waiting, in order
-    size_t head_ = 0;
+    std::vector<Entry> entries_ = std::vector<Entry>(kRoom);  // [head_, end) waiting, in order
+    size_t head_ = kRoom;
 };
 
 }  // namespace gpuvp

@@ -44,7 +44,8 @@ void Cache::invalidate_all() {
 }
 
 tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned char*& line, sc_core::sc_time& delay) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time stamp = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = stamp + delay;
     unsigned index;
     if (Line* l = find(line_address, index)) {
         l->last_use = ++use_clock_;
@@ -56,7 +57,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned 
             ++stats_.read_hits;
         }
         line = &data_[size_t(index) * cfg_.line_bytes];
-        delay = usable - sc_core::sc_time_stamp();
+        delay = usable - stamp;
         return tlm::TLM_OK_RESPONSE;
     }
     ++stats_.read_misses;
@@ -78,7 +79,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned 
     Line& l = lines_[victim];
     tags_[victim] = line_number(line_address) + 1;
     l.last_use = ++use_clock_;
-    l.ready_at = sc_core::sc_time_stamp() + d;
+    l.ready_at = sc_core::sc_time_stamp() + d;  // (a downstream target may have waited)
     std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf, cfg_.line_bytes);
     line = &data_[size_t(victim) * cfg_.line_bytes];
     delay = d;

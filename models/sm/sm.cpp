@@ -477,6 +477,13 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     make_ready(slot, next);
 }
 
+namespace {
+// x / d and x % d (d > 0) for the address arithmetic: a shift and a mask when d is a power of
+// two (the usual buffer and access sizes), where a 64-bit division takes tens of cycles.
+uint64_t quotient(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d; }
+uint64_t remainder(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x & (d - 1) : x % d; }
+}  // namespace
+
 void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction& in, const sc_time& now) {
     const KernelContext& ctx = contexts_[b.desc.kernel_slot];
     const uint32_t slot = uint32_t(&w - warps_.data());
@@ -497,9 +504,9 @@ void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction
     } else {
         if (w.global_size == 0) return fail(slot, KernelError::no_global_buffer, now);
         bytes = uint32_t(std::min<uint64_t>(bytes, w.global_size));
-        uint64_t chunks = w.global_size / bytes;
-        uint64_t n = b.desc.block_id * b.desc.warps + w.index + w.accesses * 7919;
-        address = w.global_base + (n % chunks) * bytes;
+        const uint64_t chunks = bytes ? quotient(w.global_size, bytes) : 0;  // (a 0-byte access has no address)
+        const uint64_t n = b.desc.block_id * b.desc.warps + w.index + w.accesses * 7919;
+        address = w.global_base + (chunks ? remainder(n, chunks) * bytes : 0);
     }
     ++w.accesses;
     if (bytes == 0) {
