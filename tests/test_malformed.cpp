@@ -1,6 +1,10 @@
 // Every class of malformed AQL packet has a defined outcome: the packet is rejected with the
 // field at fault, its queue reports the error (status register, a negative completion signal,
 // the results), the queue stops, and other queues go on. One simulation per TEST_CASE.
+#include "models/common/isa.h"
+#include "models/common/kernel_descriptor.h"
+#include "models/common/memory_map.h"
+#include "platform/system.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
@@ -180,4 +184,90 @@ draws:
     CHECK(d[0]["status"] == "invalid draw: vertex_tasks: 9 is outside 1..8");
     CHECK(r.results["errors"][0]["field"] == "vertex_tasks");
     CHECK(r.results["usa"]["tasks"]["vertex"] == 0);
+}
+
+// A load and a store of 0 bytes in global space. The scenario loader refuses `bytes: 0`, but
+// kernel code in device memory can hold any word (SoC software may write it), so the test
+// loads a normal kernel and rewrites the `b` field of its load and store words in device
+// memory (through the BAR, by debug transport) before simulated time starts. Such an access
+// takes one cycle and makes no memory transaction (as a 0-byte kernarg access does); the
+// kernel goes on and ends ok.
+namespace {
+
+// Calls `patch` once every module has ended elaboration (the host has loaded the code
+// objects) and before simulated time starts.
+struct CodePatcher : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<CodePatcher> bus{"bus"};
+    std::function<void()> patch;
+    explicit CodePatcher(sc_core::sc_module_name n) : sc_module(n) {}
+    void start_of_simulation() override { patch(); }
+};
+
+}  // namespace
+
+TEST_CASE("malformed program: a global load and store of 0 bytes make no memory access and the kernel goes on",
+          "[malformed][program]") {
+    using namespace gpuvp;
+    // policy.launch prefetch: the GPU runs the code object the loader placed in device memory
+    // (serial copies the host's image to another place at submit time). 2 blocks of 2 warps.
+    const Scenario s = parse_scenario("name: t\n" + std::string(kRoundPlatform) + R"(policy: {launch: prefetch}
+queues: [{name: q}]
+kernels:
+  - {name: k, queue: q, grid: [128], block: [64], global_bytes: 4096,
+     program: [{op: kernarg_load}, {op: load, space: global, bytes: 128}, {op: store, space: global, bytes: 128},
+               {op: valu, cycles: 4}]}
+)", "test.yaml");
+    System sys("system", s);
+    CodePatcher patcher("patcher");
+    patcher.bus.bind(sys.bus.in);
+    const Instruction load{Opcode::load, uint8_t(Space::global), 0, 128}, store{Opcode::store, uint8_t(Space::global), 0, 128};
+    bool patched = false;
+    patcher.patch = [&] {
+        // The code: kernarg_load, load, store, valu, end, from the descriptor's entry offset.
+        const uint64_t code = System::layout(s.platform).mmio_base + map::kBar +
+                              (sys.host.launches().at(0).kernel_object - map::kDeviceBase) + kCodeEntryOffset;
+        uint64_t words[5] = {};
+        REQUIRE(debug_transport(patcher.bus, tlm::TLM_READ_COMMAND, code, words, sizeof words) == sizeof words);
+        REQUIRE(Instruction::decode(words[1]) == load);
+        REQUIRE(Instruction::decode(words[2]) == store);
+        REQUIRE(Instruction::decode(words[4]).op == Opcode::end);
+        Instruction l = load, st = store;
+        l.b = st.b = 0;
+        words[1] = l.encode();
+        words[2] = st.encode();
+        REQUIRE(debug_transport(patcher.bus, tlm::TLM_WRITE_COMMAND, code, words, sizeof words) == sizeof words);
+        uint64_t back[5] = {};
+        REQUIRE(debug_transport(patcher.bus, tlm::TLM_READ_COMMAND, code, back, sizeof back) == sizeof back);
+        REQUIRE(Instruction::decode(back[1]).b == 0);
+        REQUIRE(Instruction::decode(back[2]).b == 0);
+        patched = true;
+    };
+    sc_core::sc_start();
+    REQUIRE(patched);
+    // The run completes and the kernel ends ok.
+    REQUIRE(sys.host.all_done());
+    const LaunchRecord& k = sys.host.launches().at(0);
+    CHECK(k.done);
+    CHECK(k.error == "");
+    CHECK(k.failed == 0);
+    // Every warp executes the whole program: 4 warps x 5 instructions (kernarg_load, load,
+    // store, valu, end).
+    uint64_t instructions = 0, warps = 0, prefetches = 0, reads = 0, writes = 0;
+    for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
+        const auto& st = sys.gpu.sm(i).stats();
+        instructions += st.instructions;
+        warps += st.warps_run;
+        prefetches += st.kernarg_prefetches;
+        const auto& c = sys.gpu.l1d(i).stats();
+        reads += c.read_hits + c.read_misses + c.mshr_hits;
+        writes += c.writes;
+        CHECK(c.errors == 0);
+    }
+    CHECK(warps == 4);
+    CHECK(instructions == 20);
+    // The 0-byte accesses make no memory transaction: the L1Ds see only the kernel-argument
+    // prefetches and each warp's kernarg_load, and no write at all.
+    CHECK(prefetches >= 1);
+    CHECK(reads == prefetches + warps);
+    CHECK(writes == 0);
 }
