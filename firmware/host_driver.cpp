@@ -179,7 +179,7 @@ void HostDriver::mem_write(HostQuantum& qk, uint64_t address, const void* data, 
     {  // the payload's copy is gone before any wait
         std::vector<unsigned char> buf(static_cast<const unsigned char*>(data),
                                        static_cast<const unsigned char*>(data) + length);
-        if (transport(bus, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
+        if (transport(bus, payloads_, tlm::TLM_WRITE_COMMAND, address, buf.data(), length, d) != tlm::TLM_OK_RESPONSE)
             throw std::runtime_error("host write to " + hex(address) + " failed");
     }
     qk.annotate(store_time());
@@ -189,7 +189,7 @@ void HostDriver::mem_write(HostQuantum& qk, uint64_t address, const void* data, 
 void HostDriver::mem_read(HostQuantum& qk, uint64_t address, void* data, unsigned length) {
     qk.flush();
     sc_time d = qk.get_local_time();
-    if (transport(bus, tlm::TLM_READ_COMMAND, address, data, length, d) != tlm::TLM_OK_RESPONSE)
+    if (transport(bus, payloads_, tlm::TLM_READ_COMMAND, address, data, length, d) != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error("host read of " + hex(address) + " failed");
     qk.annotate_delay(d);
 }
@@ -201,7 +201,7 @@ void HostDriver::mmio_write(HostQuantum& qk, uint64_t offset, const void* data, 
     std::memcpy(&v, data, length);
     qk.flush();
     sc_time d = qk.get_local_time();
-    if (transport(bus, tlm::TLM_WRITE_COMMAND, layout_.mmio_base + offset, &v, length, d) != tlm::TLM_OK_RESPONSE)
+    if (transport(bus, payloads_, tlm::TLM_WRITE_COMMAND, layout_.mmio_base + offset, &v, length, d) != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error("GPU register write at mmio offset " + hex(offset) + " failed");
     if (!posted) qk.annotate_delay(d);
 }
@@ -209,7 +209,7 @@ void HostDriver::mmio_write(HostQuantum& qk, uint64_t offset, const void* data, 
 void HostDriver::mmio_read(HostQuantum& qk, uint64_t offset, void* data, unsigned length) {
     qk.flush();
     sc_time d = qk.get_local_time();
-    if (transport(bus, tlm::TLM_READ_COMMAND, layout_.mmio_base + offset, data, length, d) != tlm::TLM_OK_RESPONSE)
+    if (transport(bus, payloads_, tlm::TLM_READ_COMMAND, layout_.mmio_base + offset, data, length, d) != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error("GPU register read at mmio offset " + hex(offset) + " failed");
     qk.annotate_delay(d);
 }
@@ -392,7 +392,7 @@ void HostDriver::copy_to_device(HostQuantum& qk, uint64_t device_address, const 
     {
         std::vector<unsigned char> copy(bytes);
         const uint64_t bar = layout_.mmio_base + map::kBar + (device_address - map::kDeviceBase);
-        if (transport(bus, tlm::TLM_WRITE_COMMAND, bar, copy.data(), unsigned(copy.size()), d) != tlm::TLM_OK_RESPONSE)
+        if (transport(bus, payloads_, tlm::TLM_WRITE_COMMAND, bar, copy.data(), unsigned(copy.size()), d) != tlm::TLM_OK_RESPONSE)
             throw std::runtime_error("copying " + what + " to device memory failed");
     }
     qk.annotate_delay(d);

@@ -18,6 +18,7 @@
 #include "firmware/host_quantum.h"
 #include "firmware/workload.h"
 #include "models/common/aql.h"
+#include "models/common/tlm_util.h"
 
 #include <hsa/hsa.h>
 #include <systemc>
@@ -172,6 +173,7 @@ private:
     uint64_t host_next_, device_next_;
     uint64_t interrupts_ = 0;
     HostQuantum setup_quantum_, irq_quantum_;  // create_queues' and interrupt_handler's
+    PayloadPool payloads_;  // for its transactions (every thread of it leases its own)
 };
 
 // Writes the AQL field overrides of a scenario (`packet:`) into a dispatch packet. Throws

@@ -4,7 +4,9 @@
 #include <systemc>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace gpuvp {
 
@@ -38,10 +40,56 @@ tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64
     return transport(socket, gp, cmd, address, data, length, delay);
 }
 
+// The payloads an initiator module reuses, for initiators with more than one process or whose
+// b_transport calls may wait (the SM and the caches keep a single payload instead). Making a
+// payload allocates its extension array: a malloc and a free per transaction otherwise. A
+// transaction leases one for its duration; a process that waits inside b_transport keeps its
+// lease while another process of the module leases another. gpuvp sets no extensions, and
+// every lease starts with `prepare`.
+class PayloadPool {
+public:
+    class Lease {
+    public:
+        explicit Lease(PayloadPool& pool) : pool_(pool) {
+            if (pool.free_.empty()) {
+                gp_ = std::make_unique<tlm::tlm_generic_payload>();
+            } else {
+                gp_ = std::move(pool.free_.back());
+                pool.free_.pop_back();
+            }
+        }
+        ~Lease() { pool_.free_.push_back(std::move(gp_)); }
+        Lease(const Lease&) = delete;
+        Lease& operator=(const Lease&) = delete;
+        tlm::tlm_generic_payload& operator*() { return *gp_; }
+
+    private:
+        PayloadPool& pool_;
+        std::unique_ptr<tlm::tlm_generic_payload> gp_;
+    };
+
+private:
+    std::vector<std::unique_ptr<tlm::tlm_generic_payload>> free_;
+};
+
+template <class Socket>
+tlm::tlm_response_status transport(Socket&& socket, PayloadPool& pool, tlm::tlm_command cmd, uint64_t address,
+                                   void* data, unsigned length, sc_core::sc_time& delay) {
+    PayloadPool::Lease gp(pool);
+    return transport(socket, *gp, cmd, address, data, length, delay);
+}
+
 template <class Socket, class T>
 tlm::tlm_response_status write_msg(Socket&& socket, uint64_t address, const T& msg, sc_core::sc_time& delay) {
     T copy = msg;
     return transport(socket, tlm::TLM_WRITE_COMMAND, address, &copy, sizeof copy, delay);
+}
+
+template <class Socket, class T>
+tlm::tlm_response_status write_msg(Socket&& socket, PayloadPool& pool, uint64_t address, const T& msg,
+                                   sc_core::sc_time& delay) {
+    T copy = msg;
+    return transport(socket, pool, tlm::TLM_WRITE_COMMAND, address, &copy, sizeof copy, delay);
 }
 
 template <class Socket>

@@ -291,7 +291,7 @@ bool CommandProcessor::fetch(uint32_t qi) {
     p.doorbell = q.doorbell_time;
     const uint64_t address = q.ring_base + (p.index % q.ring_size) * kPacketBytes;
     sc_time d = sc_core::SC_ZERO_TIME;
-    auto status = transport(mem, tlm::TLM_READ_COMMAND, address, p.bytes.data(), kPacketBytes, d);
+    auto status = transport(mem, payloads_, tlm::TLM_READ_COMMAND, address, p.bytes.data(), kPacketBytes, d);
     wait(d);
     if (!current(qi, epoch)) return false;
     if (status != tlm::TLM_OK_RESPONSE) {
@@ -391,7 +391,7 @@ void CommandProcessor::launch(uint32_t qi) {
     l.kernel_object = k.kernel_object;
     l.kernarg_address = reinterpret_cast<uint64_t>(k.kernarg_address);
     sc_time d = sc_core::SC_ZERO_TIME;
-    write_msg(to_wlm, map::kWlmLaunch, l, d);
+    write_msg(to_wlm, payloads_, map::kWlmLaunch, l, d);
     wait(d);
     if (current(qi, epoch)) finish_packet(qi);  // else the kernel runs on, no longer the queue's
 }
@@ -413,7 +413,7 @@ void CommandProcessor::draw(uint32_t qi) {
     if (observer_) observer_->draw_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
     DrawDescriptor desc{slot, d.vertex_tasks, d.vertex_cycles, d.pixel_tasks_per_vertex_task, d.pixel_cycles, qi, p.index};
     sc_time delay = sc_core::SC_ZERO_TIME;
-    write_msg(to_usa, map::kUsaDraw, desc, delay);
+    write_msg(to_usa, payloads_, map::kUsaDraw, desc, delay);
     wait(delay);
     if (current(qi, epoch)) finish_packet(qi);
 }
@@ -430,7 +430,7 @@ void CommandProcessor::barrier(uint32_t qi) {
         if (!a) continue;
         any_signal = true;
         int64_t v = 0;
-        if (transport(mem, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
+        if (transport(mem, payloads_, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
             wait(d);
             if (!current(qi, epoch)) return;
             pending_[qi].reset();
@@ -481,7 +481,7 @@ void CommandProcessor::finish_packet(uint32_t qi) {
     ++packets_;
     if (q.read_index_addr) {
         sc_time d = sc_core::SC_ZERO_TIME;  // a posted write
-        transport(mem, tlm::TLM_WRITE_COMMAND, q.read_index_addr, &q.read_index, 8, d);
+        transport(mem, payloads_, tlm::TLM_WRITE_COMMAND, q.read_index_addr, &q.read_index, 8, d);
     }
 }
 
@@ -544,7 +544,7 @@ void CommandProcessor::queue_error(uint32_t qi, uint64_t packet, const PacketChe
 bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrement, sc_time* written) {
     int64_t v = 0;
     sc_time round_trip = sc_core::SC_ZERO_TIME;  // learnt from a read of the signal
-    if (transport(mem, tlm::TLM_READ_COMMAND, address, &v, 8, round_trip) != tlm::TLM_OK_RESPONSE) {
+    if (transport(mem, payloads_, tlm::TLM_READ_COMMAND, address, &v, 8, round_trip) != tlm::TLM_OK_RESPONSE) {
         wait(round_trip);
         return false;
     }
@@ -557,7 +557,7 @@ bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrem
         value = v - 1;
     }
     sc_time ignored = sc_core::SC_ZERO_TIME;
-    bool ok = transport(mem, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
+    bool ok = transport(mem, payloads_, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
     if (written) *written = sc_core::sc_time_stamp();
     wait(round_trip / 2);
     return ok;

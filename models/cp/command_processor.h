@@ -11,6 +11,8 @@
 #include "models/common/timing.h"
 #include "models/cp/cp_config.h"
 
+#include "models/common/tlm_util.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
@@ -145,6 +147,7 @@ private:
     int last_served_ = -1;
     bool idle_ = true;
     uint64_t packets_ = 0, completions_ = 0;
+    PayloadPool payloads_;  // for its transactions (tlm_util.h)
 };
 
 }  // namespace gpuvp

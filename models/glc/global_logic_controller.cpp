@@ -81,7 +81,7 @@ void GlobalLogicController::run() {
             tables_.kernels[slot] = KernelRow{};
             kernel_row_changed(slot, now);
             sc_time delay = sc_core::SC_ZERO_TIME;
-            write_msg(to_cp, map::kCpKernelDone, d, delay);
+            write_msg(to_cp, payloads_, map::kCpKernelDone, d, delay);
         }
         done_.clear();
         if (auto p = policy_->next(tables_)) {
@@ -168,7 +168,7 @@ void GlobalLogicController::place(const Placement& p) {
         ++by_kind_[size_t(p.kind)];
         if (k.dispatched == 1 && observer_) observer_->kernel_stage(p.kernel_slot, Stage::first_block_dispatched, now);
         sc_time delay = sc_core::SC_ZERO_TIME;
-        write_msg(to_sm[p.sm], map::kSmDispatch, d, delay);
+        write_msg(to_sm[p.sm], payloads_, map::kSmDispatch, d, delay);
     }
     sm_row_from_view(p.sm);
     kernel_row_changed(p.kernel_slot, now);

@@ -11,6 +11,8 @@
 #include "models/glc/tables.h"
 #include "models/common/sm_config.h"
 
+#include "models/common/tlm_util.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
@@ -89,6 +91,7 @@ private:
     uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
     uint32_t warp_size_;
     std::array<uint64_t, 3> by_kind_{};
+    PayloadPool payloads_;  // for its transactions (tlm_util.h)
 };
 
 }  // namespace gpuvp

@@ -108,7 +108,7 @@ void LockArbiter::run() {
 
 uint8_t LockArbiter::read_cpr(uint32_t row, uint16_t warp, sc_time& delay) {
     uint8_t cpr = 0xff;  // an unreadable CPR ranks lowest
-    transport(to_sm, tlm::TLM_READ_COMMAND, map::kSmCpr + row * map::kCprBytes + warp, &cpr, 1, delay);
+    transport(to_sm, payloads_, tlm::TLM_READ_COMMAND, map::kSmCpr + row * map::kCprBytes + warp, &cpr, 1, delay);
     return cpr;
 }
 
@@ -130,7 +130,7 @@ void LockArbiter::decide(Row& row, const sc_time& now) {
         e.other_cpr = holder;
         observer_->lock_event(e);
     }
-    write_msg(to_sm, map::kSmLockDecision, LockDecision{r, v, 0}, d);
+    write_msg(to_sm, payloads_, map::kSmLockDecision, LockDecision{r, v, 0}, d);
 }
 
 }  // namespace gpuvp

@@ -13,6 +13,8 @@
 #include "models/common/observer.h"
 #include "models/common/timing.h"
 
+#include "models/common/tlm_util.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -61,6 +63,7 @@ private:
     Inbox<LockRequest> inbox_{wake_};
     std::vector<uint32_t> busy_rows_;  // rows with entries, in the order they got their first
     Stats stats_;
+    PayloadPool payloads_;  // for its transactions (tlm_util.h)
 };
 
 }  // namespace gpuvp

@@ -133,7 +133,7 @@ void UnifiedShadingArray::accept(const DrawDescriptor& d) {
         ++stats_.invalid_draws;
         DrawDone done{d.draw_slot, uint32_t(KernelError::invalid_draw)};
         sc_time delay = sc_core::SC_ZERO_TIME;
-        write_msg(to_cp, map::kCpDrawDone, done, delay);
+        write_msg(to_cp, payloads_, map::kCpDrawDone, done, delay);
         return;
     }
     Draw& w = draws_[d.draw_slot];
@@ -172,7 +172,7 @@ void UnifiedShadingArray::draw_done(uint32_t slot, KernelError e) {
     draws_[slot].valid = false;
     if (observer_) observer_->draw_stage(slot, DrawStage::tasks_done, sc_core::sc_time_stamp());
     sc_time delay = sc_core::SC_ZERO_TIME;  // a posted write
-    write_msg(to_cp, map::kCpDrawDone, DrawDone{slot, uint32_t(e)}, delay);
+    write_msg(to_cp, payloads_, map::kCpDrawDone, DrawDone{slot, uint32_t(e)}, delay);
 }
 
 int UnifiedShadingArray::first_idle(CoreType type) const {

@@ -15,6 +15,8 @@
 #include "models/usa/shading_policy.h"
 #include "models/usa/usa_config.h"
 
+#include "models/common/tlm_util.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -139,6 +141,7 @@ private:
     ShadingState state_;
     sc_core::sc_time state_since_;
     Stats stats_;
+    PayloadPool payloads_;  // for its transactions (tlm_util.h)
 };
 
 }  // namespace gpuvp

@@ -52,14 +52,14 @@ void WorkloadManager::run() {
 
 void WorkloadManager::reject(const LaunchDescriptor& l, KernelError e) {
     sc_time d = sc_core::SC_ZERO_TIME;
-    write_msg(to_cp, map::kCpKernelDone, KernelDone{l.kernel_slot, uint32_t(e), l.kernel_object}, d);
+    write_msg(to_cp, payloads_, map::kCpKernelDone, KernelDone{l.kernel_slot, uint32_t(e), l.kernel_object}, d);
 }
 
 void WorkloadManager::launch(const LaunchDescriptor& l) {
     // 1. The kernel descriptor: ROCm's amd_kernel_code_t and gpuvp's extension after it.
     unsigned char image[sizeof(amd_kernel_code_t) + sizeof(DescriptorExtension)];
     sc_time d = sc_core::SC_ZERO_TIME;
-    auto status = transport(mem, tlm::TLM_READ_COMMAND, l.kernel_object, image, sizeof image, d);
+    auto status = transport(mem, payloads_, tlm::TLM_READ_COMMAND, l.kernel_object, image, sizeof image, d);
     wait(d);
     if (status != tlm::TLM_OK_RESPONSE) return reject(l, KernelError::descriptor_fault);
     if (observer_) observer_->kernel_stage(l.kernel_slot, Stage::descriptor_fetched, sc_core::sc_time_stamp());
@@ -114,14 +114,14 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     sc_time slowest = sc_core::SC_ZERO_TIME;  // a broadcast: every SM's copy is written at once
     for (unsigned sm = 0; sm < to_isu.size(); ++sm) {
         d = sc_core::SC_ZERO_TIME;
-        write_msg(to_isu[sm], map::kSmIsuContext + uint64_t(l.kernel_slot) * sizeof(IsuContext), ctx, d);
-        if (has_cprs) write_msg(to_isu[sm], map::kSmCprTable + uint64_t(l.kernel_slot) * map::kCprBytes, cprs, d);
+        write_msg(to_isu[sm], payloads_, map::kSmIsuContext + uint64_t(l.kernel_slot) * sizeof(IsuContext), ctx, d);
+        if (has_cprs) write_msg(to_isu[sm], payloads_, map::kSmCprTable + uint64_t(l.kernel_slot) * map::kCprBytes, cprs, d);
         slowest = std::max(slowest, d);
     }
     wait(slowest);
     if (observer_) observer_->kernel_stage(l.kernel_slot, Stage::isu_written, sc_core::sc_time_stamp());
     d = sc_core::SC_ZERO_TIME;
-    write_msg(to_glc, map::kGlcRegisterKernel, r, d);
+    write_msg(to_glc, payloads_, map::kGlcRegisterKernel, r, d);
     wait(d);
     if (observer_) observer_->kernel_stage(l.kernel_slot, Stage::kernel_registered, sc_core::sc_time_stamp());
 }

@@ -9,6 +9,8 @@
 #include "models/common/sm_config.h"
 #include "models/wlm/wlm_config.h"
 
+#include "models/common/tlm_util.h"
+
 #include <systemc>
 #include <vector>
 #include <tlm>
@@ -50,6 +52,7 @@ private:
     Observer* observer_;
     sc_core::sc_event inbox_event_;
     Inbox<LaunchDescriptor> inbox_{inbox_event_};
+    PayloadPool payloads_;  // for its transactions (tlm_util.h)
 };
 
 }  // namespace gpuvp
