@@ -10,7 +10,9 @@
 
 namespace gpuvp {
 
-// A plain payload: no byte enables, no streaming, no DMI hint, response not yet set.
+// A plain payload: no byte enables, no streaming, no DMI hint, the minimal payload option,
+// response not yet set. Every field is set, so a reused payload carries nothing over (but an
+// extension a target might set: gpuvp's targets set none).
 inline void prepare(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, uint64_t address, void* data,
                     unsigned length) {
     gp.set_command(cmd);
@@ -19,6 +21,8 @@ inline void prepare(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, uint64_t
     gp.set_data_length(length);
     gp.set_streaming_width(length);
     gp.set_byte_enable_ptr(nullptr);
+    gp.set_byte_enable_length(0);
+    gp.set_gp_option(tlm::TLM_MIN_PAYLOAD);
     gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
 }
