@@ -89,11 +89,12 @@ tlm::tlm_response_status write_msg(Socket&& socket, uint64_t address, const T& m
     return transport(socket, tlm::TLM_WRITE_COMMAND, address, &copy, sizeof copy, delay);
 }
 
-template <class Socket, class T>
-tlm::tlm_response_status write_msg(Socket&& socket, PayloadPool& pool, uint64_t address, const T& msg,
+// With the initiator's payload (`tlm_generic_payload&`) or its pool (`PayloadPool&`).
+template <class Socket, class Payloads, class T>
+tlm::tlm_response_status write_msg(Socket&& socket, Payloads& payloads, uint64_t address, const T& msg,
                                    sc_core::sc_time& delay) {
     T copy = msg;
-    return transport(socket, pool, tlm::TLM_WRITE_COMMAND, address, &copy, sizeof copy, delay);
+    return transport(socket, payloads, tlm::TLM_WRITE_COMMAND, address, &copy, sizeof copy, delay);
 }
 
 template <class Socket>

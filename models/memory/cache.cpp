@@ -17,9 +17,6 @@ Cache::Cache(sc_core::sc_module_name name, const CacheConfig& config)
     tags_.assign(lines_.size(), 0);
     data_.resize(lines_.size() * cfg_.line_bytes);
     fill_.resize(cfg_.line_bytes);
-    if ((cfg_.line_bytes & (cfg_.line_bytes - 1)) == 0)
-        while ((1u << ++line_shift_) < cfg_.line_bytes) {}
-    if (sets_ > 1 && (sets_ & (sets_ - 1)) == 0) sets_mask_ = sets_ - 1;
     upstream.register_b_transport(this, &Cache::b_transport);
     upstream.register_transport_dbg(this, &Cache::transport_dbg);
 }
@@ -36,7 +33,7 @@ Cache::Line* Cache::find(uint64_t line_address, unsigned& index) {
 
 bool Cache::contains(uint64_t address) const {
     unsigned i;
-    return const_cast<Cache*>(this)->find(address - address % cfg_.line_bytes, i) != nullptr;
+    return const_cast<Cache*>(this)->find(address - remainder(address, cfg_.line_bytes), i) != nullptr;
 }
 
 void Cache::invalidate_all() {
@@ -97,7 +94,7 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         downstream->b_transport(gp, delay);
         gp.set_dmi_allowed(false);  // the cache must see every access
         if (!gp.is_response_ok()) return;
-        for (uint64_t la = a - a % lb; la < a + len; la += lb) {
+        for (uint64_t la = a - remainder(a, lb); la < a + len; la += lb) {
             unsigned index;
             if (find(la, index)) {
                 uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + len);
@@ -112,7 +109,7 @@ void Cache::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     }
     // The lines of a read are requested together; the read completes with the slowest.
     sc_core::sc_time slowest = delay;
-    for (uint64_t la = a - a % lb; la < a + len; la += lb) {
+    for (uint64_t la = a - remainder(a, lb); la < a + len; la += lb) {
         sc_core::sc_time d = delay;
         const unsigned char* line = nullptr;
         if (auto status = read_line(la, line, d); status != tlm::TLM_OK_RESPONSE) {
@@ -133,7 +130,7 @@ unsigned Cache::transport_dbg(tlm::tlm_generic_payload& gp) {
     if (gp.is_write()) {  // keep present lines equal to memory
         const uint64_t a = gp.get_address();
         const unsigned lb = cfg_.line_bytes;
-        for (uint64_t la = a - a % lb; la < a + n; la += lb) {
+        for (uint64_t la = a - remainder(a, lb); la < a + n; la += lb) {
             unsigned index;
             if (find(la, index)) {
                 uint64_t lo = std::max(la, a), hi = std::min(la + lb, a + n);

@@ -5,6 +5,8 @@
 #pragma once
 #include "models/common/memory_config.h"
 
+#include "models/common/divide.h"
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -38,16 +40,14 @@ private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
     Line* find(uint64_t line_address, unsigned& index);
-    uint64_t line_number(uint64_t address) const { return line_shift_ >= 0 ? address >> line_shift_ : address / cfg_.line_bytes; }
-    unsigned set_of(uint64_t line_number) const { return unsigned(sets_mask_ ? line_number & sets_mask_ : line_number % sets_); }
+    uint64_t line_number(uint64_t address) const { return quotient(address, cfg_.line_bytes); }
+    unsigned set_of(uint64_t line_number) const { return unsigned(remainder(line_number, sets_)); }
     // Reads one whole line into the cache; `line` points to its bytes (valid until the cache
     // next changes). Returns the delay after `delay` at which it is usable.
     tlm::tlm_response_status read_line(uint64_t line_address, const unsigned char*& line, sc_core::sc_time& delay);
 
     CacheConfig cfg_;
     unsigned sets_;
-    int line_shift_ = -1;     // log2(line bytes) when a power of two (else -1: divide)
-    uint64_t sets_mask_ = 0;  // sets - 1 when a power of two above 1 (else 0: modulo)
     // Tags apart from the rest, so a look-up reads one short run: line number + 1, 0 for an
     // invalid way.
     std::vector<uint64_t> tags_;       // sets_ * ways

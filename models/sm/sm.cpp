@@ -1,4 +1,5 @@
 #include "models/sm/sm.h"
+#include "models/common/divide.h"
 #include "models/common/memory_map.h"
 #include "models/common/tlm_util.h"
 
@@ -285,10 +286,6 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     --unstarted_warps_;
     w.pc = contexts_[b.desc.kernel_slot].regs.pc;
     w.start = now;
-    for (IbufLine& l : w.ibuf) {
-        lines_.release(l.image);
-        l = IbufLine{};
-    }
     w.loop_depth = 0;
     w.started = false;
     w.global_base = w.global_size = 0;
@@ -328,8 +325,7 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
     const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
     auto fetch = [&](IbufLine& l, uint64_t address) {
         sc_time d = sc_core::SC_ZERO_TIME;
-        lines_.release(l.image);
-        l = IbufLine{};
+        drop_line(l);
         ++stats_.fetches;
         report(kslot, Stage::first_fetch_issued, now);
         if (transport(to_l1i, gp_, tlm::TLM_READ_COMMAND, address, fetched_.data(), line_bytes_, d) !=
@@ -477,13 +473,6 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     make_ready(slot, next);
 }
 
-namespace {
-// x / d and x % d (d > 0) for the address arithmetic: a shift and a mask when d is a power of
-// two (the usual buffer and access sizes), where a 64-bit division takes tens of cycles.
-uint64_t quotient(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x >> __builtin_ctzll(d) : x / d; }
-uint64_t remainder(uint64_t x, uint64_t d) { return (d & (d - 1)) == 0 ? x & (d - 1) : x % d; }
-}  // namespace
-
 void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction& in, const sc_time& now) {
     const KernelContext& ctx = contexts_[b.desc.kernel_slot];
     const uint32_t slot = uint32_t(&w - warps_.data());
@@ -571,10 +560,7 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
                                             w.instructions, w.cpr, w.took_locks});
     w.active = false;
     w.at_barrier = false;
-    for (IbufLine& l : w.ibuf) {
-        lines_.release(l.image);
-        l = IbufLine{};
-    }
+    for (IbufLine& l : w.ibuf) drop_line(l);  // (its slot starts the next warp with an empty buffer)
     // Kept in descending order, so the lowest free slot is reused first.
     idle_slots_.insert(std::upper_bound(idle_slots_.begin(), idle_slots_.end(), slot, std::greater<>()), slot);
     free_regs_ += b.desc.regs_per_warp;
@@ -641,7 +627,7 @@ uint32_t StreamingMultiprocessor::highest_priority() const {
 void StreamingMultiprocessor::send_notice(SmNotice n) {
     n.sm = id_;
     sc_time d = sc_core::SC_ZERO_TIME;  // posted: the GLC acts on it after the bus delay
-    write_msg(to_glc, map::kGlcSmNotice, n, d);
+    write_msg(to_glc, gp_, map::kGlcSmNotice, n, d);
 }
 
 void StreamingMultiprocessor::first_report(uint32_t kslot, Stage s, const sc_time& t) {

@@ -263,6 +263,10 @@ private:
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
     bool step(uint32_t slot, const sc_core::sc_time& now);
     bool ensure_fetched(Warp& w, const sc_core::sc_time& now);
+    void drop_line(IbufLine& l) {  // empties an instruction-buffer line, giving its image back
+        lines_.release(l.image);
+        l = IbufLine{};
+    }
     sc_core::sc_time prefetch_kernargs(const Warp& w, const sc_core::sc_time& now);
     void execute(uint32_t slot, Warp& w, const Instruction& in, const sc_core::sc_time& now);
     void memory_access(Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
@@ -370,7 +374,7 @@ private:
     std::vector<unsigned char> scratch_;
     std::vector<unsigned char> fetched_;  // a line just fetched, before it goes into lines_
     LineStore lines_;                     // the instruction buffers' bytes
-    tlm::tlm_generic_payload gp_;  // for the SM's fetches, loads and stores (nothing re-enters the SM meanwhile)
+    tlm::tlm_generic_payload gp_;  // for all the SM's transactions (nothing re-enters the SM meanwhile)
     Stats stats_;
 };
 

@@ -115,7 +115,7 @@ void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_
         ++stats_.locks.arbiter_requests;
         lock_event(LockEventKind::requested, w, b, id, done, holder);
         sc_time d = done - now;
-        write_msg(to_arbiter, map::kArbiterRequest,
+        write_msg(to_arbiter, gp_, map::kArbiterRequest,
                   LockRequest{w.block, uint16_t(w.index), holder, id, w.request_seq, b.arrival}, d);
         return;  // lock_decision() goes on
     }
