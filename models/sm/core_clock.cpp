@@ -33,11 +33,7 @@ bool CoreClock::next_due(const sc_time& now, uint32_t& client) {
         // Both hold times <= now and nothing earlier than now is left, so both are at now: the
         // lower index first.
         if (from_soon && (!from_queue || soon_[soon_head_] < queue_.front().value)) {
-            client = soon_[soon_head_++];
-            if (soon_head_ == soon_.size()) {
-                soon_.clear();
-                soon_head_ = 0;
-            }
+            client = take_soon();
             if (due_[client] == soon_at_) return true;
         } else {
             client = queue_.front().value;
@@ -48,12 +44,17 @@ bool CoreClock::next_due(const sc_time& now, uint32_t& client) {
     }
 }
 
-void CoreClock::drop_stale() {
-    while (soon_head_ < soon_.size() && due_[soon_[soon_head_]] != soon_at_) ++soon_head_;
+uint32_t CoreClock::take_soon() {
+    const uint32_t c = soon_[soon_head_++];
     if (soon_head_ == soon_.size()) {
         soon_.clear();
         soon_head_ = 0;
     }
+    return c;
+}
+
+void CoreClock::drop_stale() {
+    while (soon_head_ < soon_.size() && due_[soon_[soon_head_]] != soon_at_) take_soon();
     while (!queue_.empty() && due_[queue_.front().value] != queue_.front().at) queue_.pop();
 }
 
@@ -63,8 +64,8 @@ void CoreClock::run() {
         // Every client due now, in client order; a wake-up for now posted while they run is for
         // the next delta cycle, as a notified event's is.
         batch_.clear();
-        if (soon_head_ < soon_.size() && soon_at_ <= now && (queue_.empty() || queue_.front().at > now)) {
-            // Only the list is due (the usual case of a busy GPU): it is the batch, stale entries aside.
+        if (!soon_.empty() && soon_at_ <= now && (queue_.empty() || queue_.front().at > now)) {
+            // Only the list is due (a busy GPU's usual case): it is the batch, stale entries aside.
             for (size_t i = soon_head_; i < soon_.size(); ++i)
                 if (const uint32_t c = soon_[i]; due_[c] == soon_at_) {
                     due_[c] = never_;

@@ -44,6 +44,7 @@ private:
     const sc_core::sc_time never_ = sc_core::sc_max_time();
     // Pops the first due entry of soon_/queue_ at `now` (lower index first); false when none.
     bool next_due(const sc_core::sc_time& now, uint32_t& client);
+    uint32_t take_soon();  // the first of soon_ (not empty), removed
     // Drops entries that are no longer their client's due time from the fronts.
     void drop_stale();
 
