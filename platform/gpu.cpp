@@ -147,20 +147,18 @@ void Gpu::watch() {
         look_at(window_start_ + window);  // a step on the way to the window's end
         return;
     }
-    {
-        const uint64_t p = progress();
-        if (watching_ && p == watched_progress_) {
-            HangReport r{now, window_start_, cp_->in_flight(), state_dump()};
-            watching_ = false;
-            if (on_hang_) on_hang_(r);
-            else SC_REPORT_ERROR("gpuvp/watchdog", r.text().c_str());
-            return;
-        }
-        watching_ = true;
-        watched_progress_ = p;
-        window_start_ = now;
-        look_at(now + window);
+    const uint64_t p = progress();
+    if (watching_ && p == watched_progress_) {
+        HangReport r{now, window_start_, cp_->in_flight(), state_dump()};
+        watching_ = false;
+        if (on_hang_) on_hang_(r);
+        else SC_REPORT_ERROR("gpuvp/watchdog", r.text().c_str());
+        return;
     }
+    watching_ = true;
+    watched_progress_ = p;
+    window_start_ = now;
+    look_at(now + window);
 }
 
 // The watchdog's timer goes to the window's end in steps of 1/64 window. A timed

@@ -36,7 +36,6 @@ void Recorder::push(TraceEvent&& ev, const json& args) {
     events_.push_back(std::move(ev));
 }
 
-// A kernel instance's completion, into its launch's figures.
 // What every instance adds, kernel or draw: its completion, its end, whether it was ok.
 // True if it was (its latencies are then added too).
 bool Recorder::fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -52,6 +51,7 @@ bool Recorder::fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>
     return true;
 }
 
+// A kernel instance's completion, into its launch's figures.
 void Recorder::fold(const Kernel& k) {
     InstanceStats& st = stats(k.ref.launch);
     if (!fold_end(st, k.completed, k.stages[size_t(Stage::last_block_done)], k.error)) return;

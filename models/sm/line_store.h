@@ -48,7 +48,6 @@ public:
         free_.push_back(image);
     }
     const unsigned char* bytes(uint32_t image) const { return &data_[size_t(image) * line_bytes_]; }
-    size_t live() const { return images_.size() - free_.size(); }  // images referred to
 
 private:
     struct Image {
