@@ -27,29 +27,46 @@ sc_time ps(uint64_t v) { return sc_time::from_value(v); }
 }  // namespace
 
 TEST_CASE("the ready list gives the order of a priority queue on time then order made ready", "[scheduling]") {
-    // 20 000 random operations against the reference: pushes at later times (and some at or
-    // before the time already released), releases at growing times, pops of what is due.
+    // 40 000 random operations against the reference: pushes a fixed delay on (as an ALU
+    // instruction or a cache hit makes a warp ready), at random later times, at or before the
+    // time already released; releases a cycle or so on and after long gaps; pops of what is due
+    // and, as the SM drops stale entries, of what is not yet.
     using Ref = std::tuple<uint64_t, uint64_t, uint32_t>;  // time, order made ready, slot
     std::priority_queue<Ref, std::vector<Ref>, std::greater<>> ref;
     ReadyQueue q;
     std::mt19937_64 random(12345);
+    const uint64_t delays[] = {667, 1334, 2668, 20000, 140000, 440000};
     uint64_t now = 0, order = 0;
-    size_t popped = 0, pushed_due = 0;
-    for (int op = 0; op < 20000; ++op) {
-        const unsigned kind = random() % 10;
-        if (kind < 5) {  // make a slot ready: mostly a few cycles on, some far, some already due
-            uint64_t at = now + 1 + random() % 4000;
+    size_t popped = 0, pushed_due = 0, popped_early = 0;
+    for (int op = 0; op < 40000; ++op) {
+        const unsigned kind = random() % 14;
+        if (kind < 7) {  // make a slot ready
+            uint64_t at = now + delays[random() % 6];
             if (kind == 0) at = now + 500 * (random() % 3);  // repeats a time
             if (kind == 1 && now > 0) {
                 at = now - random() % std::min<uint64_t>(now, 700);
                 ++pushed_due;
             }
+            if (kind == 2) at = now + 1 + random() % 4000;
+            if (kind == 3) at = now + 1 + random() % 2000000;
             const uint32_t slot = uint32_t(random() % 64);
             q.push(ps(at), slot);
             ref.push({at, order++, slot});
-        } else if (kind < 7) {  // the next cycle
+        } else if (kind < 9) {  // the next cycle
             now += 667 * (1 + random() % 3);
             q.release(ps(now));
+        } else if (kind == 9) {  // a long gap
+            now += 100000 + random() % 3000000;
+            q.release(ps(now));
+        } else if (kind == 10) {  // drop the first entry, due or not
+            REQUIRE(q.empty() == ref.empty());
+            if (!ref.empty()) {
+                REQUIRE(q.front().at == ps(std::get<0>(ref.top())));
+                REQUIRE(q.front().slot == std::get<2>(ref.top()));
+                popped_early += std::get<0>(ref.top()) > now;
+                q.pop_front();
+                ref.pop();
+            }
         } else {  // issue what is due, in order
             q.release(ps(now));
             while (!ref.empty() && std::get<0>(ref.top()) <= now) {
@@ -64,30 +81,37 @@ TEST_CASE("the ready list gives the order of a priority queue on time then order
             REQUIRE_FALSE(q.has_due());
             // What is not yet due comes in the same order too (the SM's next wake-up).
             REQUIRE(q.empty() == ref.empty());
-            if (!ref.empty()) REQUIRE(q.front().at == ps(std::get<0>(ref.top())));
+            if (!ref.empty()) {
+                REQUIRE(q.front().at == ps(std::get<0>(ref.top())));
+                REQUIRE(q.front().slot == std::get<2>(ref.top()));
+            }
         }
     }
-    CHECK(popped > 5000);
+    CHECK(popped > 10000);
     CHECK(pushed_due > 1000);
+    CHECK(popped_early > 500);
 }
 
-TEST_CASE("the ready list keeps its order when more are due than it first has room for, across its wrap", "[scheduling]") {
-    // The due list is a ring of 64 entries that doubles when full: half issued, then 200 more
-    // made due (some earlier than the last, so they go in before it), in three rounds.
+TEST_CASE("the ready list keeps its order when a delay's lane outgrows its room across its wrap", "[scheduling]") {
+    // Two delays, each with a lane of 16 entries at first: 300 entries made ready one cycle
+    // apart, alternately 4 and 2 cycles on, half of what is due issued between rounds, so the
+    // lanes grow while their heads are not at the start. Entries 2 cycles on overtake those 4
+    // cycles on made ready a cycle or two before.
     ReadyQueue q;
     std::vector<std::pair<uint64_t, uint32_t>> ref;  // (time, slot), in the order expected
+    uint64_t now = 0;
     uint32_t slot = 0;
-    q.release(ps(1000000));
     for (int round = 0; round < 3; ++round) {
-        for (int i = 0; i < 200; ++i, ++slot) {
-            const uint64_t at = 1000 * uint64_t(round * 200 + i) - (i % 5 == 4 ? 1500 : 0);
+        for (int i = 0; i < 100; ++i, ++slot) {
+            now += 667;
+            q.release(ps(now));
+            const uint64_t at = now + (slot % 2 ? 2 : 4) * 667;
             q.push(ps(at), slot);
             auto it = ref.end();
             while (it != ref.begin() && std::prev(it)->first > at) --it;
             ref.insert(it, {at, slot});
         }
         for (size_t n = ref.size() / 2; n > 0; --n) {
-            REQUIRE(q.has_due());
             REQUIRE(q.front().at == ps(ref.front().first));
             REQUIRE(q.front().slot == ref.front().second);
             q.pop_front();
@@ -98,7 +122,6 @@ TEST_CASE("the ready list keeps its order when more are due than it first has ro
         REQUIRE(q.front().slot == ref.front().second);
         q.pop_front();
     }
-    CHECK_FALSE(q.has_due());
     CHECK(q.empty());
 }
 

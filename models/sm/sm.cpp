@@ -320,10 +320,10 @@ void StreamingMultiprocessor::make_ready(uint32_t slot, const sc_time& at) {
     ready_.push(at, slot);
 }
 
-bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
+StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
     const uint64_t line = w.pc & ~line_mask_;
-    const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
     auto fetch = [&](IbufLine& l, uint64_t address) {
+        const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
         sc_time d = sc_core::SC_ZERO_TIME;
         drop_line(l);
         ++stats_.fetches;
@@ -339,7 +339,7 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
     };
     IbufLine* cur = w.ibuf[0].address == line ? &w.ibuf[0] : w.ibuf[1].address == line ? &w.ibuf[1] : nullptr;
     if (!cur) {  // a miss in the instruction buffer: fetch this line and the next
-        if (!fetch(w.ibuf[0], line)) return false;
+        if (!fetch(w.ibuf[0], line)) return nullptr;
         fetch(w.ibuf[1], line + line_bytes_);
         cur = &w.ibuf[0];
         if (!w.started) {
@@ -362,9 +362,9 @@ bool StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
     }
     if (cur->ready_at > now) {
         make_ready(uint32_t(&w - warps_.data()), cur->ready_at);
-        return false;
+        return nullptr;
     }
-    return true;
+    return cur;
 }
 
 // M5: the kernel arguments (the ISU's pointer and size registers) into the L1D, one request
@@ -394,13 +394,13 @@ bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
         try_lock(slot, w, blocks_[w.block], w.retake.front(), true, now);
         return true;
     }
-    if (!ensure_fetched(w, now)) {
+    const IbufLine* l = fetched_line(w, now);
+    if (!l) {
         if (w.ready_at <= now) fail(slot, KernelError::fetch_fault, now, w.pc);  // the fetch failed
         return false;
     }
-    const IbufLine& l = w.ibuf[0].address == (w.pc & ~line_mask_) ? w.ibuf[0] : w.ibuf[1];
     uint64_t word;
-    std::memcpy(&word, lines_.bytes(l.image) + (w.pc & line_mask_), sizeof word);
+    std::memcpy(&word, lines_.bytes(l->image) + (w.pc & line_mask_), sizeof word);
     execute(slot, w, Instruction::decode(word), now);
     return true;
 }
@@ -416,7 +416,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         return;
     ++stats_.instructions;
     ++w.instructions;
-    if (w.held.empty() && w.retake.empty() && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;
+    if (w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;  // (nothing to take back here)
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
     sc_time next = now + clock_.cycles(1);
     uint64_t next_pc = w.pc + kInstructionBytes;

@@ -262,7 +262,18 @@ private:
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
     bool step(uint32_t slot, const sc_core::sc_time& now);
-    bool ensure_fetched(Warp& w, const sc_core::sc_time& now);
+    // The instruction-buffer line holding the warp's pc, fetched and usable now; nullptr when
+    // the warp waits for it (made ready again for then) or its fetch failed. The usual case, the
+    // line there and the next one fetched ahead, is a look at the buffer.
+    const IbufLine* fetched_line(Warp& w, const sc_core::sc_time& now) {
+        const uint64_t line = w.pc & ~line_mask_;
+        const unsigned i = w.ibuf[0].address == line ? 0 : w.ibuf[1].address == line ? 1 : 2;
+        if (i < 2 && w.ibuf[1 - i].address == line + line_bytes_ && w.ibuf[i].ready_at <= now) return &w.ibuf[i];
+        return ensure_fetched(w, now);
+    }
+    // The same, fetching what the buffer lacks: the line on a miss (and the next), the next
+    // line ahead on a hit.
+    IbufLine* ensure_fetched(Warp& w, const sc_core::sc_time& now);
     void drop_line(IbufLine& l) {  // empties an instruction-buffer line, giving its image back
         lines_.release(l.image);
         l = IbufLine{};
