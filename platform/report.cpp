@@ -1791,11 +1791,21 @@ std::string render_report(const json& results, const std::vector<const json*>& t
 }
 
 namespace {
-bool read_json(const std::string& path, json& out) {
-    std::ifstream f(path);
+// The whole file (parsing from memory is several times faster than from a stream).
+bool read_file(const std::string& path, std::string& text) {
+    std::ifstream f(path, std::ios::binary);
     if (!f) return false;
+    std::ostringstream s;
+    s << f.rdbuf();
+    text = std::move(s).str();
+    return !f.bad();
+}
+
+bool read_json(const std::string& path, json& out) {
+    std::string text;
+    if (!read_file(path, text)) return false;
     try {
-        out = json::parse(f);
+        out = json::parse(text);
     } catch (...) {
         return false;
     }
@@ -1869,11 +1879,11 @@ private:
 };
 
 bool read_trace_file(const std::string& path, json& out) {
-    std::ifstream f(path);
-    if (!f) return false;
+    std::string text;
+    if (!read_file(path, text)) return false;
     TraceReader reader(out);
     try {
-        if (json::sax_parse(f, &reader)) return true;
+        if (json::sax_parse(text, &reader)) return true;
     } catch (...) {
     }
     out = json();

@@ -85,7 +85,7 @@ const std::vector<std::string>& priority_metrics() {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr uint64_t kKiB = 1ull << 10, kMiB = 1ull << 20, kGiB = 1ull << 30;
+constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
 constexpr uint64_t kMaxInstances = 0xffffffffull;  // `instances` of a kernel or a draw (docs/limits.md)
 
 // ---- Text helpers (format_number, join_words, unknown_word: platform/gpu_config.h)
