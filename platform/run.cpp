@@ -526,7 +526,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const auto& cq = sys.gpu.cp().queue(q);
         qj.push_back(json{{"name", queue_name(q)},
                           {"priority", queue_priority(q)},
-                          {"status", cq.status == QueueError::none ? "ok" : queue_error_name(cq.status)},
+                          {"status", queue_status_name(cq.status)},
                           {"packets_processed", cq.read_index},
                           {"waiting_for", sys.gpu.cp().waiting_for(q)}});
     }

@@ -39,6 +39,9 @@ enum class QueueError : uint32_t {
     invalid_draw,          // M4: a draw packet's task counts or cycles are out of range
 };
 const char* queue_error_name(QueueError e);
+// A queue's status in words: "ok", or what stopped it (results.json `queues[].status`, the
+// watchdog's state dump).
+inline const char* queue_status_name(QueueError e) { return e == QueueError::none ? "ok" : queue_error_name(e); }
 
 struct PacketHeader {
     uint8_t type = 0;

@@ -617,7 +617,7 @@ void CommandProcessor::describe(std::vector<std::string>& out) const {
                            ", read index " + std::to_string(q.read_index) + ", write index " +
                            std::to_string(q.write_index) + ", " + std::to_string(q.outstanding) +
                            " kernel(s) or draw(s) outstanding, status " +
-                           (q.status == QueueError::none ? "ok" : queue_error_name(q.status));
+                           queue_status_name(q.status);
         const std::string w = waiting_for(qi);
         if (!w.empty()) line += "; " + w;
         out.push_back(line);

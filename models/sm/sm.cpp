@@ -416,7 +416,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         return;
     ++stats_.instructions;
     ++w.instructions;
-    if (w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;  // (nothing to take back here)
+    if (w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;  // (no locks to take back: step did that first)
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
     sc_time next = now + clock_.cycles(1);
     uint64_t next_pc = w.pc + kInstructionBytes;
