@@ -174,6 +174,9 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         ready_.pop_front();
         Warp& w = warps_[e.slot];
         if (!w.active || w.waiting() || w.ready_at != e.at) continue;  // a stale entry
+        // The warp after it is looked at when this cycle ends: start bringing its slot into the
+        // host's cache now, while this one steps (a miss there was a sixth of the run's time).
+        if (!ready_.empty()) __builtin_prefetch(&warps_[ready_.front().slot]);
         if (step(e.slot, now)) ++issued;
     }
     admit(now);
