@@ -58,20 +58,22 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned 
         return tlm::TLM_OK_RESPONSE;
     }
     ++stats_.read_misses;
-    sc_core::sc_time d = delay + hit_;  // the tag check before the miss goes out
-    unsigned char* buf = fill_.data();
-    if (auto status = transport(downstream, miss_gp_, tlm::TLM_READ_COMMAND, line_address, buf, cfg_.line_bytes, d);
-        status != tlm::TLM_OK_RESPONSE) {
-        ++stats_.errors;
-        return status;
-    }
-    // Victim: an invalid way, else the least recently used.
+    // Victim: an invalid way, else the least recently used (chosen before the fill goes out,
+    // which cannot change this cache, so its line can start coming into the host's cache).
     unsigned set = set_of(line_number(line_address));
     unsigned victim = set * cfg_.ways;
     for (unsigned w = 0; w < cfg_.ways; ++w) {
         unsigned i = set * cfg_.ways + w;
         if (tags_[i] == 0) { victim = i; break; }
         if (lines_[i].last_use < lines_[victim].last_use) victim = i;
+    }
+    __builtin_prefetch(&data_[size_t(victim) * cfg_.line_bytes], 1);
+    sc_core::sc_time d = delay + hit_;  // the tag check before the miss goes out
+    unsigned char* buf = fill_.data();
+    if (auto status = transport(downstream, miss_gp_, tlm::TLM_READ_COMMAND, line_address, buf, cfg_.line_bytes, d);
+        status != tlm::TLM_OK_RESPONSE) {
+        ++stats_.errors;
+        return status;
     }
     Line& l = lines_[victim];
     tags_[victim] = line_number(line_address) + 1;

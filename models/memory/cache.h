@@ -6,6 +6,7 @@
 #include "models/common/memory_config.h"
 
 #include "models/common/divide.h"
+#include "models/common/host_aligned.h"
 
 #include <systemc>
 #include <tlm>
@@ -52,9 +53,9 @@ private:
     // invalid way.
     std::vector<uint64_t> tags_;       // sets_ * ways
     std::vector<Line> lines_;          // same order
-    std::vector<unsigned char> data_;  // line data, same order
+    std::vector<unsigned char, HostLineAllocator<unsigned char>> data_;  // line data, same order
     // Buffers for one line (a cache is never re-entered by its own downstream traffic).
-    std::vector<unsigned char> fill_;
+    std::vector<unsigned char, HostLineAllocator<unsigned char>> fill_;
     tlm::tlm_generic_payload miss_gp_;  // for line fills
     uint64_t use_clock_ = 0;
     sc_core::sc_time hit_;

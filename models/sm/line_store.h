@@ -5,6 +5,8 @@
 // to it: what a warp executes is exactly what its fetch returned, and the host touches one
 // copy of a hot loop instead of one per warp. An image lives while a buffer refers to it.
 #pragma once
+#include "models/common/host_aligned.h"
+
 #include <cstdint>
 #include <cstring>
 #include <unordered_map>
@@ -58,7 +60,7 @@ private:
 
     uint32_t line_bytes_;
     std::vector<Image> images_;
-    std::vector<unsigned char> data_;  // images_.size() lines
+    std::vector<unsigned char, HostLineAllocator<unsigned char>> data_;  // images_.size() lines
     std::vector<uint32_t> free_;
     std::unordered_map<uint64_t, uint32_t> latest_;  // address -> its latest image
 };

@@ -5,6 +5,7 @@
 // issue scheduler picks among ready warps, `issue_width` per cycle. The SMs' core clock runs
 // the SM's cycles (core_clock.h): the SM has no SystemC process of its own.
 #pragma once
+#include "models/common/host_aligned.h"
 #include "models/common/inbox.h"
 #include "models/common/isa.h"
 #include "models/common/messages.h"
@@ -382,8 +383,8 @@ private:
     uint32_t resident_warps_ = 0;
     bool status_dirty_ = false;  // a status notice is owed to the GLC
     sc_core::sc_time busy_since_;
-    std::vector<unsigned char> scratch_;
-    std::vector<unsigned char> fetched_;  // a line just fetched, before it goes into lines_
+    std::vector<unsigned char, HostLineAllocator<unsigned char>> scratch_;
+    std::vector<unsigned char, HostLineAllocator<unsigned char>> fetched_;  // a line just fetched, before it goes into lines_
     LineStore lines_;                     // the instruction buffers' bytes
     tlm::tlm_generic_payload gp_;  // for all the SM's transactions (nothing re-enters the SM meanwhile)
     Stats stats_;
