@@ -92,11 +92,42 @@ TEST_CASE("the ready list gives the order of a priority queue on time then order
     CHECK(popped_early > 500);
 }
 
-TEST_CASE("the ready list keeps its order when a delay's lane outgrows its room across its wrap", "[scheduling]") {
-    // Two delays, each with a lane of 16 entries at first: 300 entries made ready one cycle
-    // apart, alternately 4 and 2 cycles on, half of what is due issued between rounds, so the
-    // lanes grow while their heads are not at the start. Entries 2 cycles on overtake those 4
-    // cycles on made ready a cycle or two before.
+TEST_CASE("the ready list keeps its order when more are due than it first has room for, across its wrap", "[scheduling]") {
+    // The due list is a ring of 64 entries that doubles when full: half issued, then 200 more
+    // made due (some earlier than the last, so they go in before it), in three rounds.
+    ReadyQueue q;
+    std::vector<std::pair<uint64_t, uint32_t>> ref;  // (time, slot), in the order expected
+    uint32_t slot = 0;
+    q.release(ps(1000000));
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 200; ++i, ++slot) {
+            const uint64_t at = 1000 * uint64_t(round * 200 + i) - (i % 5 == 4 ? 1500 : 0);
+            q.push(ps(at), slot);
+            auto it = ref.end();
+            while (it != ref.begin() && std::prev(it)->first > at) --it;
+            ref.insert(it, {at, slot});
+        }
+        for (size_t n = ref.size() / 2; n > 0; --n) {
+            REQUIRE(q.has_due());
+            REQUIRE(q.front().at == ps(ref.front().first));
+            REQUIRE(q.front().slot == ref.front().second);
+            q.pop_front();
+            ref.erase(ref.begin());
+        }
+    }
+    for (; !ref.empty(); ref.erase(ref.begin())) {
+        REQUIRE(q.front().slot == ref.front().second);
+        q.pop_front();
+    }
+    CHECK_FALSE(q.has_due());
+    CHECK(q.empty());
+}
+
+TEST_CASE("the ready list keeps its order when warps made ready later are due sooner", "[scheduling]") {
+    // 300 warps made ready one cycle apart, alternately 4 and 2 cycles on, half of them issued
+    // between rounds (the SM's usual mix of ALU latencies): a warp 2 cycles on overtakes the
+    // one made ready a cycle before it 4 cycles on, so the waiting entries are inserted before
+    // others, not only appended.
     ReadyQueue q;
     std::vector<std::pair<uint64_t, uint32_t>> ref;  // (time, slot), in the order expected
     uint64_t now = 0;

@@ -9,6 +9,7 @@ namespace gpuvp {
 
 template <class T>
 struct HostLineAllocator {
+    static_assert(alignof(T) <= 64, "a type aligned beyond a host cache line");
     using value_type = T;
     static constexpr std::align_val_t kAlign{64};
     HostLineAllocator() = default;
