@@ -24,6 +24,28 @@ namespace {
 
 sc_time ps(uint64_t v) { return sc_time::from_value(v); }
 
+// The order a ready list must give the entries pushed to it: each after every entry not later.
+struct ExpectedOrder {
+    std::vector<std::pair<uint64_t, uint32_t>> entries;  // (time, slot), first first
+
+    void push(ReadyQueue& q, uint64_t at, uint32_t slot) {
+        q.push(ps(at), slot);
+        auto it = entries.end();
+        while (it != entries.begin() && std::prev(it)->first > at) --it;
+        entries.insert(it, {at, slot});
+    }
+    // Takes `n` entries from `q`, each the one expected (and due, with `due`).
+    void pop(ReadyQueue& q, size_t n, bool due = false) {
+        for (; n > 0; --n) {
+            if (due) REQUIRE(q.has_due());
+            REQUIRE(q.front().at == ps(entries.front().first));
+            REQUIRE(q.front().slot == entries.front().second);
+            q.pop_front();
+            entries.erase(entries.begin());
+        }
+    }
+};
+
 }  // namespace
 
 TEST_CASE("the ready list gives the order of a priority queue on time then order made ready", "[scheduling]") {
@@ -96,29 +118,15 @@ TEST_CASE("the ready list keeps its order when more are due than it first has ro
     // The due list is a ring of 64 entries that doubles when full: half issued, then 200 more
     // made due (some earlier than the last, so they go in before it), in three rounds.
     ReadyQueue q;
-    std::vector<std::pair<uint64_t, uint32_t>> ref;  // (time, slot), in the order expected
+    ExpectedOrder expected;
     uint32_t slot = 0;
     q.release(ps(1000000));
     for (int round = 0; round < 3; ++round) {
-        for (int i = 0; i < 200; ++i, ++slot) {
-            const uint64_t at = 1000 * uint64_t(round * 200 + i) - (i % 5 == 4 ? 1500 : 0);
-            q.push(ps(at), slot);
-            auto it = ref.end();
-            while (it != ref.begin() && std::prev(it)->first > at) --it;
-            ref.insert(it, {at, slot});
-        }
-        for (size_t n = ref.size() / 2; n > 0; --n) {
-            REQUIRE(q.has_due());
-            REQUIRE(q.front().at == ps(ref.front().first));
-            REQUIRE(q.front().slot == ref.front().second);
-            q.pop_front();
-            ref.erase(ref.begin());
-        }
+        for (int i = 0; i < 200; ++i, ++slot)
+            expected.push(q, 1000 * uint64_t(round * 200 + i) - (i % 5 == 4 ? 1500 : 0), slot);
+        expected.pop(q, expected.entries.size() / 2, true);
     }
-    for (; !ref.empty(); ref.erase(ref.begin())) {
-        REQUIRE(q.front().slot == ref.front().second);
-        q.pop_front();
-    }
+    expected.pop(q, expected.entries.size());
     CHECK_FALSE(q.has_due());
     CHECK(q.empty());
 }
@@ -129,30 +137,18 @@ TEST_CASE("the ready list keeps its order when warps made ready later are due so
     // one made ready a cycle before it 4 cycles on, so the waiting entries are inserted before
     // others, not only appended.
     ReadyQueue q;
-    std::vector<std::pair<uint64_t, uint32_t>> ref;  // (time, slot), in the order expected
+    ExpectedOrder expected;
     uint64_t now = 0;
     uint32_t slot = 0;
     for (int round = 0; round < 3; ++round) {
         for (int i = 0; i < 100; ++i, ++slot) {
             now += 667;
             q.release(ps(now));
-            const uint64_t at = now + (slot % 2 ? 2 : 4) * 667;
-            q.push(ps(at), slot);
-            auto it = ref.end();
-            while (it != ref.begin() && std::prev(it)->first > at) --it;
-            ref.insert(it, {at, slot});
+            expected.push(q, now + (slot % 2 ? 2 : 4) * 667, slot);
         }
-        for (size_t n = ref.size() / 2; n > 0; --n) {
-            REQUIRE(q.front().at == ps(ref.front().first));
-            REQUIRE(q.front().slot == ref.front().second);
-            q.pop_front();
-            ref.erase(ref.begin());
-        }
+        expected.pop(q, expected.entries.size() / 2);
     }
-    for (; !ref.empty(); ref.erase(ref.begin())) {
-        REQUIRE(q.front().slot == ref.front().second);
-        q.pop_front();
-    }
+    expected.pop(q, expected.entries.size());
     CHECK(q.empty());
 }
 
