@@ -3,6 +3,7 @@
 #include "platform/report.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -65,9 +66,11 @@ std::string fmt(double v, int decimals) {
     const double m = std::pow(10.0, decimals);
     v = std::round(v * m) / m;
     if (v == 0) v = 0;  // -0
-    char b[64];
-    std::snprintf(b, sizeof b, "%.*f", decimals, v);
-    return b;
+    // (to_chars with a precision writes what printf's "%.*f" would, without printf's cost: the
+    // page holds tens of thousands of numbers)
+    char b[400];  // the longest double, fixed, with the decimals asked for
+    const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, decimals);
+    return r.ec == std::errc() ? std::string(b, r.ptr) : "–";
 }
 
 // An SVG coordinate: one decimal, no ".0".
@@ -1817,9 +1820,18 @@ bool read_json(const std::string& path, json& out) {
 // Builds trace.json's document keeping only the events the page reads: a lock-heavy trace is
 // mostly lock instants, which would take hundreds of MB parsed. (nlohmann's callback parser
 // would do, but it scans the whole array at every element: quadratic on a full trace.)
+//
+// An event (an object in an array of the root object) is gathered member by member in a flat
+// list and becomes an object only if the page reads it (or it has no "ph"), so the many it does
+// not read cost no object. Once its "name", "cat" and "ph" are known (gpuvp writes them first)
+// and say it is not read, its nested values ("args") are skipped unbuilt. As in a parsed
+// document, the last of a repeated member counts; an event that a repeated member makes read
+// after its values were skipped sets `skipped_wanted()`, and the file is read again without
+// skipping.
 class TraceReader : public nlohmann::json_sax<json> {
 public:
-    explicit TraceReader(json& root) : root_(root) {}
+    TraceReader(json& root, bool skip) : root_(root), skip_allowed_(skip) {}
+    bool skipped_wanted() const { return skipped_wanted_; }
     bool null() override { return add(nullptr); }
     bool boolean(bool v) override { return add(v); }
     bool number_integer(number_integer_t v) override { return add(v); }
@@ -1827,33 +1839,72 @@ public:
     bool number_float(number_float_t v, const string_t&) override { return add(v); }
     bool string(string_t& v) override { return add(std::move(v)); }
     bool binary(binary_t& v) override { return add(json::binary(std::move(v))); }
-    bool start_object(std::size_t) override { return open(json::object()); }
+    bool start_object(std::size_t) override {
+        if (skip_ > 0) return ++skip_, true;
+        if (!in_event_ && stack_.size() == 2 && stack_[0]->is_object() && stack_[1]->is_array()) {
+            in_event_ = true;
+            members_.clear();
+            ph_ = cat_ = name_ = Seen{};
+            skipped_ = false;
+            return true;
+        }
+        return open(json::object());
+    }
     bool key(string_t& k) override {
-        key_ = k;
+        if (skip_ > 0) return true;
+        key_ = std::move(k);
         return true;
     }
     bool end_object() override {
-        json* done = stack_.back();
+        if (skip_ > 0) return --skip_, true;
+        if (in_event_ && stack_.size() == 2) return end_event();
         stack_.pop_back();
-        // An event of traceEvents (root -> array -> event) that the page does not read.
-        if (stack_.size() == 2 && stack_[0]->is_object() && stack_[1]->is_array() && done->contains("ph") && !wanted(*done))
-            stack_[1]->get_ref<json::array_t&>().pop_back();
         return true;
     }
-    bool start_array(std::size_t) override { return open(json::array()); }
+    bool start_array(std::size_t) override {
+        if (skip_ > 0) return ++skip_, true;
+        return open(json::array());
+    }
     bool end_array() override {
+        if (skip_ > 0) return --skip_, true;
         stack_.pop_back();
         return true;
     }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 
 private:
-    static bool wanted(const json& e) {
-        const std::string ph = str(e, "ph"), cat = str(e, "cat"), name = str(e, "name");
+    struct Seen {  // an event's "ph", "cat" or "name": its text ("" if not a string)
+        bool seen = false;
+        std::string text;
+    };
+    static bool wanted(const std::string& ph, const std::string& cat, const std::string& name) {
         return ph == "M" || (ph == "X" && (cat == "warp" || cat == "shading")) ||
                (ph == "C" && (name == "scalar pool" || name == "cores by type"));
     }
+    bool at_event_member() const { return in_event_ && stack_.size() == 2; }
+    // A member of the event being gathered (not inside one of its nested values).
+    void note_member(const json& v) {
+        Seen* s = key_ == "ph" ? &ph_ : key_ == "cat" ? &cat_ : key_ == "name" ? &name_ : nullptr;
+        if (!s) return;
+        s->seen = true;
+        s->text = v.is_string() ? v.get<std::string>() : std::string();
+    }
+    bool known_unwanted() const { return ph_.seen && cat_.seen && name_.seen && !wanted(ph_.text, cat_.text, name_.text); }
+    bool end_event() {
+        in_event_ = false;
+        if (ph_.seen && !wanted(ph_.text, cat_.text, name_.text)) return true;
+        if (skipped_) skipped_wanted_ = true;
+        json e = json::object();
+        for (auto& [k, v] : members_) e[k] = std::move(v);
+        stack_[1]->get_ref<json::array_t&>().push_back(std::move(e));
+        return true;
+    }
     json* place(json&& v) {
+        if (at_event_member()) {
+            note_member(v);
+            members_.emplace_back(key_, std::move(v));
+            return &members_.back().second;  // stays put while its nested values are built
+        }
         if (stack_.empty()) {
             root_ = std::move(v);
             return &root_;
@@ -1868,24 +1919,40 @@ private:
         return &slot;
     }
     bool add(json&& v) {
-        place(std::move(v));
+        if (skip_ == 0) place(std::move(v));
         return true;
     }
     bool open(json&& v) {
+        if (skip_allowed_ && at_event_member() && known_unwanted()) {
+            skip_ = 1;
+            skipped_ = true;
+            return true;
+        }
         stack_.push_back(place(std::move(v)));
         return true;
     }
     json& root_;
     std::vector<json*> stack_;  // the open objects and arrays (an element is last in its array while open)
     std::string key_;
+    bool in_event_ = false;     // gathering an event (stack_: the root, its array)
+    std::vector<std::pair<std::string, json>> members_;  // the event's, in order
+    Seen ph_, cat_, name_;
+    int skip_ = 0;              // > 0: inside a nested value being skipped, at that depth
+    const bool skip_allowed_;
+    bool skipped_ = false;         // the event being gathered lost a nested value
+    bool skipped_wanted_ = false;  // an event that lost one is read
 };
 
 bool read_trace_file(const std::string& path, json& out) {
     std::string text;
     if (!read_file(path, text)) return false;
-    TraceReader reader(out);
     try {
-        if (json::sax_parse(text, &reader)) return true;
+        for (const bool skip : {true, false}) {
+            TraceReader reader(out, skip);
+            if (!json::sax_parse(text, &reader)) break;
+            if (!reader.skipped_wanted()) return true;
+            out = json();
+        }
     } catch (...) {
     }
     out = json();

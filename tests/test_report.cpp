@@ -497,6 +497,38 @@ TEST_CASE("write_report reads the variant traces from their folders", "[report]"
     CHECK(count(slurp(dir + "/report.html"), "priority-warp: run without a trace") == 1);
 }
 
+TEST_CASE("write_report's trace reader keeps exactly what the page reads", "[report]") {
+    // The file reader drops the events the page does not read, skipping the nested values of
+    // those it knows early (name, cat and ph first, as gpuvp writes them). Its page must be the
+    // page of the whole document: gpuvp's key order and nlohmann's sorted one, an unread event
+    // with nested arrays, a repeated "ph" that makes an event read, events without "ph", a
+    // warp event whose members come in an unusual order.
+    const std::string dir = temp_dir();
+    const json results = small_results();
+    std::ofstream(dir + "/results.json") << results.dump();
+    std::string text = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+    for (const json& e : small_trace()["traceEvents"]) text += e.dump() + ",";  // sorted keys: args first
+    text += R"({"name":"kernel_status[0]","cat":"table","ph":"i","ts":0.5,"s":"t","pid":3,"tid":999,"args":{"values":"x","deep":[[1,{"a":[2]}],{}]}},)";
+    text += R"({"name":"alpha b9 warp 3","cat":"warp","ph":"i","pid":100,"tid":3,"args":{"block":9},"ph":"X","ts":0.9,"dur":0.2},)";
+    text += R"({"args":{"block":7,"warp":2,"kernel":"beta","instructions":11},"dur":0.3,"tid":3,"ts":1.1,"pid":101,"ph":"X","cat":"warp","name":"beta b7 warp 2"},)";
+    text += R"({"name":"no phase","args":{"nested":[1,2,3]}},)";
+    text += R"({"name":"lock","cat":"lock","ph":"i","ts":1.2,"pid":100,"tid":1,"args":{}},)";
+    text += R"({"name":"scalar pool","ph":"C","ts":1.0,"pid":100,"args":{"kernel":1,"workgroup":2,"warp":3,"slice":4}})";
+    text += "],\"otherData\":{\"note\":\"kept\"}}";
+    std::ofstream(dir + "/trace.json") << text;
+    std::string error;
+    REQUIRE(gpuvp::write_report(dir, &error));
+    const json whole = json::parse(text);
+    const std::string page = slurp(dir + "/report.html");
+    CHECK(page == gpuvp::render_report(results, {&whole}));
+    // The read events are on the page with their arguments: the late-"ph" warp's block, the
+    // reordered warp's instructions, the scalar pool counter.
+    CHECK(count(page, "alpha block 9 warp -1") == 1);
+    CHECK(count(page, "beta block 7 warp 2") == 1);
+    CHECK(count(page, "11 instructions") == 1);
+    CHECK(count(page, "sm[0]: at most 10 registers in use") == 1);
+}
+
 TEST_CASE("write_report says what it could not read or write", "[report]") {
     const std::string dir = temp_dir();
     std::string error;
