@@ -22,12 +22,15 @@ Cache::Cache(sc_core::sc_module_name name, const CacheConfig& config)
 }
 
 Cache::Line* Cache::find(uint64_t line_address, unsigned& index) {
-    uint64_t n = line_number(line_address);
-    unsigned set = set_of(n);
-    for (unsigned w = 0; w < cfg_.ways; ++w) {
-        index = set * cfg_.ways + w;
-        if (tags_[index] == n + 1) return &lines_[index];
-    }
+    const uint64_t tag = line_number(line_address) + 1;
+    const unsigned first = set_of(tag - 1) * cfg_.ways;
+    const uint64_t* ways = &tags_[first];
+    for (unsigned w = 0; w < cfg_.ways; ++w)
+        if (ways[w] == tag) {
+            index = first + w;
+            return &lines_[index];
+        }
+    index = first;
     return nullptr;
 }
 
@@ -60,10 +63,9 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned 
     ++stats_.read_misses;
     // Victim: an invalid way, else the least recently used (chosen before the fill goes out,
     // which cannot change this cache, so its line can start coming into the host's cache).
-    unsigned set = set_of(line_number(line_address));
-    unsigned victim = set * cfg_.ways;
-    for (unsigned w = 0; w < cfg_.ways; ++w) {
-        unsigned i = set * cfg_.ways + w;
+    const unsigned first = index;  // find's miss: the set's first way
+    unsigned victim = first;
+    for (unsigned i = first; i < first + cfg_.ways; ++i) {
         if (tags_[i] == 0) { victim = i; break; }
         if (lines_[i].last_use < lines_[victim].last_use) victim = i;
     }

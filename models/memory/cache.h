@@ -40,6 +40,8 @@ private:
     };
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    // The way holding the line (its index in `index`), or nullptr with `index` at its set's
+    // first way.
     Line* find(uint64_t line_address, unsigned& index);
     uint64_t line_number(uint64_t address) const { return quotient(address, cfg_.line_bytes); }
     unsigned set_of(uint64_t line_number) const { return unsigned(remainder(line_number, sets_)); }
