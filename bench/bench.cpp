@@ -10,6 +10,8 @@
 //   - SystemC's own timed-event rate, from an SC_METHOD ping-pong, and the ratio of the
 //     warp-instruction rate to it (1 or more: a warp-instruction costs no more than a timed
 //     SystemC event);
+//   - where the host time of a whole `gpuvp run` of the launch storm goes: the scenario file,
+//     the simulation, the rest of the run (elaboration, results) and the files and report;
 //   - the cost per warp-instruction of the compute program from 8 to 128 SMs, two waves of
 //     blocks per SM at every size.
 //   gpuvp_bench [SCENARIO_DIR]   (default: the source tree's scenarios/bench)
@@ -40,6 +42,7 @@ const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;  //
 
 struct Measure {
     double host_seconds, sim_ns;
+    double load_seconds, run_seconds, write_seconds;  // the whole-run line's phases
     unsigned long long instructions, kernels, acquisitions, tasks;
     int status;
     long peak_kb;  // the child's peak resident memory (it starts as a copy of this small parent)
@@ -80,10 +83,50 @@ bool measure(const std::string& file, Measure& m, const gpuvp::Overrides& overri
         [&] {
             gpuvp::Scenario s = gpuvp::load_scenario(file, overrides);
             gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
-            return Measure{o.host_seconds,      o.sim_end_ns,      o.warp_instructions, o.kernels,
-                           o.lock_acquisitions, o.shading_tasks, o.ok ? 0 : 1,        0};
+            Measure r{};
+            r.host_seconds = o.host_seconds;
+            r.sim_ns = o.sim_end_ns;
+            r.instructions = o.warp_instructions;
+            r.kernels = o.kernels;
+            r.acquisitions = o.lock_acquisitions;
+            r.tasks = o.shading_tasks;
+            r.status = o.ok ? 0 : 1;
+            return r;
         },
         m);
+}
+
+// A whole run as `gpuvp run FILE --out DIR` does it (with its trace and report), timed by
+// phase: the scenario file, the run (host_seconds of it in sc_start), the files and report.
+bool whole_run(const std::string& file, Measure& m) {
+    char out_dir[] = "/tmp/gpuvp-bench-XXXXXX";
+    if (!mkdtemp(out_dir)) return false;
+    const bool ok = in_child(
+        [&] {
+            using clock = std::chrono::steady_clock;
+            auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+            const auto t0 = clock::now();
+            const gpuvp::Scenario s = gpuvp::load_scenario(file);
+            const auto t1 = clock::now();
+            const gpuvp::RunOutput o = gpuvp::run_variants(s, gpuvp::RunOptions{});
+            const auto t2 = clock::now();
+            std::string error;
+            const bool written = gpuvp::write_run_output(out_dir, o, true, &error);
+            const auto t3 = clock::now();
+            if (!written) std::cerr << file << ": " << error << "\n";
+            Measure r{};
+            r.host_seconds = o.host_seconds;
+            r.load_seconds = seconds(t0, t1);
+            r.run_seconds = seconds(t1, t2);
+            r.write_seconds = seconds(t2, t3);
+            r.kernels = o.kernels;
+            r.status = written && o.ok ? 0 : 1;
+            return r;
+        },
+        m);
+    std::error_code ec;
+    std::filesystem::remove_all(out_dir, ec);
+    return ok;
 }
 
 // SystemC's timed-event rate on this machine: two SC_METHODs, each notifying the other's
@@ -189,6 +232,17 @@ int big_runs(const std::string& dir) {
 }  // namespace
 
 int sc_main(int argc, char** argv) {
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (first == "-h" || first == "--help" || (first.rfind("-", 0) == 0 && first != "--big" && first != "--quick") ||
+        argc > 3 || (argc == 3 && first != "--big" && first != "--quick")) {
+        std::fprintf(first == "-h" || first == "--help" ? stdout : stderr,
+                     "usage: gpuvp_bench [SCENARIO_DIR]          every measurement and the scaling table (default: %s)\n"
+                     "       gpuvp_bench --quick [SCENARIO_DIR]  the same without the scaling table\n"
+                     "       gpuvp_bench --big [DIR]             big grids and long queues (default: %s)\n"
+                     "docs/performance.md explains every figure.\n",
+                     GPUVP_SOURCE_DIR "/scenarios/bench", GPUVP_SOURCE_DIR "/scenarios/big");
+        return first == "-h" || first == "--help" ? 0 : 2;
+    }
     if (argc > 1 && std::string(argv[1]) == "--big") return big_runs(argc > 2 ? argv[2] : GPUVP_SOURCE_DIR "/scenarios/big");
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     const int dir_arg = quick ? 2 : 1;
@@ -245,6 +299,15 @@ int sc_main(int argc, char** argv) {
     if (instruction_rate > 0 && event_rate > 0)
         std::printf("ratio:        %12.3f warp-instructions per SystemC timed event's host time (compute rate / SystemC rate)\n",
                     instruction_rate / event_rate);
+    if (whole_run(dir + "/launch_storm.yaml", m)) {
+        const double total = m.load_seconds + m.run_seconds + m.write_seconds;
+        std::printf("whole run:    %12.3f s host for `gpuvp run launch_storm.yaml --out DIR`  (scenario file %.3f s, simulation %.3f s, "
+                    "the rest of the run %.3f s, files and report %.3f s; %.1f MB peak)\n",
+                    total, m.load_seconds, m.host_seconds, m.run_seconds - m.host_seconds, m.write_seconds, mb(m.peak_kb));
+    } else {
+        std::printf("whole run:    failed\n");
+        ++failures;
+    }
     if (quick) return failures ? 1 : 0;
 
     // Scaling: the compute program on N SMs, 16 blocks of 256 threads per SM (two waves).

@@ -27,8 +27,9 @@ struct Result {
     std::string output;  // stdout and stderr
 };
 
-Result cli(const std::string& args) {
-    std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " 2>&1";
+// Runs a program of the build (`gpuvp` by default) with `args`.
+Result cli(const std::string& args, const char* program = GPUVP_BINARY) {
+    std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + program + " " + args + " 2>&1";
     Result r{-1, ""};
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p);
@@ -113,6 +114,20 @@ TEST_CASE("gpuvp run prints the launch breakdown and writes contract-complete fi
             e["args"].contains("warp") && e["args"].contains("sm"))
             ++warps;
     CHECK(warps == res["totals"]["warps"].get<int>());
+}
+
+TEST_CASE("gpuvp_bench prints its usage for --help and refuses an unknown option", "[cli][errors]") {
+    auto bench = [](const std::string& args) { return cli(args, GPUVP_BENCH); };
+    const Result help = bench("--help");
+    CHECK(help.exit_code == 0);
+    CHECK(help.output.find("usage: gpuvp_bench [SCENARIO_DIR]") != std::string::npos);
+    CHECK(help.output.find("--quick") != std::string::npos);
+    // An option it does not know is not taken for a folder of scenarios.
+    const Result bad = bench("--fast");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.output.find("usage: gpuvp_bench") != std::string::npos);
+    CHECK(bad.output.find("compute:") == std::string::npos);
+    CHECK(bench("--quick a b").exit_code == 2);
 }
 
 TEST_CASE("a typo in a scenario is exit code 2 with file, line and key", "[cli][errors]") {
