@@ -1,4 +1,5 @@
 #include "platform/recorder.h"
+#include "platform/json_text.h"
 #include "models/common/timing.h"
 #include "models/common/tlm_util.h"
 #include "models/usa/load_flags.h"
@@ -239,7 +240,10 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
     uint32_t pid = kGlcPid;
     if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
     TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}};
-    push(std::move(ev), json{{"values", values}});
+    ev.args = "{\"values\":";
+    append_json_string(ev.args, values);
+    ev.args += '}';
+    events_.push_back(std::move(ev));
 }
 
 // M2: each lock event is an instant on its warp's slot row (the arbiter's on its own row).
@@ -457,32 +461,47 @@ std::string Recorder::trace_text(const std::vector<TraceLaunch>& launches, const
     }
     for (const auto& [key, name] : thread_names_) meta("thread_name", key.first, key.second, name);
     // Times to whole picoseconds, so 1.5 us prints as 1.5 and not as 1.5000000000000002.
-    auto ps = [](double us) { return json(std::round(us * 1e6) / 1e6).dump(); };
-    auto text = [](const std::string& s) { return json(s).dump(); };
-    std::string e_text;
+    auto ps = [&](double us) { append_json_number(out, std::round(us * 1e6) / 1e6); };
+    std::string name;
     for (const TraceEvent& e : events_) {
-        const std::string cat = e.cat;
-        const bool named = e.launch < launches.size();
-        std::string name = e.name;
-        std::string args = e.args;
-        if (named) {
-            const TraceLaunch& l = launches[e.launch];
-            const std::string k = l.instanced ? l.name + "[" + std::to_string(e.instance) + "]" : l.name;
-            if (cat == "kernel" || cat == "draw") name = k;
-            if (cat == "block") name = k + " " + e.name;
-            if (cat == "warp") name = k + " b" + std::to_string(e.block) + " " + e.name;
-            std::string add = text(cat == "draw" || cat == "shading" ? "draw" : "kernel") + ":" + text(l.name);
-            if (l.instanced) add += ",\"instance\":" + std::to_string(e.instance);
-            args = args.empty() ? "{" + add + "}" : args.substr(0, args.size() - 1) + "," + add + "}";
+        const std::string_view cat = e.cat;
+        const TraceLaunch* l = e.launch < launches.size() ? &launches[e.launch] : nullptr;
+        const std::string* shown = &e.name;
+        if (l && (cat == "kernel" || cat == "draw" || cat == "block" || cat == "warp")) {  // named after its kernel or draw
+            name = l->name;
+            if (l->instanced) name += "[" + std::to_string(e.instance) + "]";
+            if (cat == "block") name += " " + e.name;
+            if (cat == "warp") name += " b" + std::to_string(e.block) + " " + e.name;
+            shown = &name;
         }
-        e_text = "{\"name\":" + text(name) + ",\"cat\":" + text(cat) + ",\"ph\":" + text(std::string(1, e.ph)) +
-                 ",\"ts\":" + ps(e.ts_us);
-        if (e.ph == 'X') e_text += ",\"dur\":" + ps(e.dur_us);
-        if (e.ph == 'i') e_text += ",\"s\":\"t\"";
-        e_text += ",\"pid\":" + std::to_string(e.pid) + ",\"tid\":" + std::to_string(e.tid);
-        if (!args.empty()) e_text += ",\"args\":" + args;
-        e_text += '}';
-        put(e_text);
+        out += first ? "{\"name\":" : ",{\"name\":";
+        first = false;
+        append_json_string(out, *shown);
+        out += ",\"cat\":";
+        append_json_string(out, cat);
+        out += ",\"ph\":";
+        append_json_string(out, std::string_view(&e.ph, 1));
+        out += ",\"ts\":";
+        ps(e.ts_us);
+        if (e.ph == 'X') {
+            out += ",\"dur\":";
+            ps(e.dur_us);
+        }
+        if (e.ph == 'i') out += ",\"s\":\"t\"";
+        out += ",\"pid\":" + std::to_string(e.pid) + ",\"tid\":" + std::to_string(e.tid);
+        if (l) {  // its kernel or draw (and instance) added to its arguments
+            out += ",\"args\":";
+            out.append(e.args.empty() ? std::string_view("{") : std::string_view(e.args).substr(0, e.args.size() - 1));
+            if (!e.args.empty()) out += ',';
+            append_json_string(out, cat == "draw" || cat == "shading" ? "draw" : "kernel");
+            out += ':';
+            append_json_string(out, l->name);
+            if (l->instanced) out += ",\"instance\":" + std::to_string(e.instance);
+            out += '}';
+        } else if (!e.args.empty()) {
+            out += ",\"args\":" + e.args;
+        }
+        out += '}';
     }
     out += "],\"displayTimeUnit\":\"ns\"";
     if (dropped_)
