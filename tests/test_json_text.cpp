@@ -55,9 +55,11 @@ TEST_CASE("numbers are written as dump() writes a double", "[trace][json]") {
     }
     for (double v : {std::nan(""), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
         CHECK(as_number(v) == "null");
-    // Trace times (microseconds rounded to whole picoseconds) and arbitrary bit patterns.
+    // Trace times (microseconds rounded to whole picoseconds) and arbitrary bit patterns. The
+    // digits are nlohmann's own to_chars, as in dump(); what this guards is the wrapper around
+    // it (the buffer, the length, null for what is not finite).
     std::mt19937_64 rng(11);
-    for (int i = 0; i < 20000; ++i) {
+    for (int i = 0; i < 2000; ++i) {
         const double us = double(rng() % 4000000000000ull) / 1e6;
         uint64_t bits = rng();
         double any;
