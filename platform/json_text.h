@@ -4,22 +4,34 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace gpuvp {
 
 // A string, quoted and escaped as dump() escapes it. ASCII is done here; text with other bytes
 // goes through dump() itself (which checks its UTF-8).
 inline void append_json_string(std::string& out, std::string_view s) {
-    for (const char ch : s)
-        if (static_cast<unsigned char>(ch) >= 0x80) {
+    bool plain = true;  // nothing to escape: copied in one piece
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x80) {
             out += nlohmann::json(std::string(s)).dump();
             return;
         }
+        plain = plain && c >= 0x20 && c != '"' && c != '\\';
+    }
     out += '"';
+    if (plain) {
+        out.append(s);
+        out += '"';
+        return;
+    }
     for (const char ch : s) {
         switch (ch) {
         case '"': out += "\\\""; break;
@@ -54,5 +66,44 @@ inline void append_json_number(std::string& out, double v) {
     const char* end = nlohmann::detail::to_chars(b, b + sizeof b, v);
     out.append(b, size_t(end - b));
 }
+
+// An object's members in the order added, as an ordered_json's dump() writes them:
+// {"block":3,"warp":1}. Values: bool, integers, floating point, text. Built in a buffer the
+// caller may keep for the next object (its room stays: no allocation while it grows); the
+// text handed out is a copy of its exact size.
+class JsonObjectText {
+public:
+    JsonObjectText() : text_(own_) {}
+    explicit JsonObjectText(std::string& buffer) : text_(buffer) { text_.clear(); }
+    JsonObjectText(const JsonObjectText&) = delete;
+    JsonObjectText& operator=(const JsonObjectText&) = delete;
+
+    template <class T>
+    JsonObjectText& add(std::string_view key, const T& value) {
+        text_ += text_.empty() ? '{' : ',';
+        append_json_string(text_, key);
+        text_ += ':';
+        if constexpr (std::is_same_v<T, bool>) {
+            text_ += value ? "true" : "false";
+        } else if constexpr (std::is_integral_v<T>) {
+            char b[24];
+            text_.append(b, size_t(std::to_chars(b, b + sizeof b, value).ptr - b));
+        } else if constexpr (std::is_floating_point_v<T>) {
+            append_json_number(text_, double(value));
+        } else {
+            append_json_string(text_, std::string_view(value));
+        }
+        return *this;
+    }
+    // The object's text; "" when no member was added (an empty object: no arguments).
+    std::string text() {
+        if (!text_.empty()) text_ += '}';
+        return text_;
+    }
+
+private:
+    std::string own_;
+    std::string& text_;
+};
 
 }  // namespace gpuvp

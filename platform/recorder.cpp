@@ -32,8 +32,8 @@ InstanceStats& Recorder::stats(uint32_t launch) {
     return stats_[launch];
 }
 
-void Recorder::push(TraceEvent&& ev, const json& args) {
-    if (!args.empty()) ev.args = args.dump();
+void Recorder::push(TraceEvent&& ev, std::string&& args) {
+    ev.args = std::move(args);
     events_.push_back(std::move(ev));
 }
 
@@ -161,9 +161,11 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
         ev.launch = k->ref.launch;
         ev.instance = k->ref.instance;
         ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), json{{"queue", k->queue},
-                                 {"packet", k->packet},
-                                 {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
+        push(std::move(ev), JsonObjectText(args_text_)
+                                .add("queue", k->queue)
+                                .add("packet", k->packet)
+                                .add("status", e == KernelError::none ? "ok" : kernel_error_text(e))
+                                .text());
     }
     slot_key_[slot] = {~0u, 0};
     slot_ref_[slot] = LaunchRef{};
@@ -177,7 +179,7 @@ void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& star
     if (!trace_ || !room()) return;
     TraceEvent ev{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
                   kCpPid, 100 + queue, {}};
-    push(std::move(ev), json());
+    push(std::move(ev), {});
 }
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
@@ -185,7 +187,7 @@ void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketChec
     if (!trace_ || !room()) return;
     TraceEvent ev{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
                   100 + queue, {}};
-    push(std::move(ev), json{{"packet", packet}, {"field", why.field}, {"detail", why.detail}});
+    push(std::move(ev), JsonObjectText(args_text_).add("packet", packet).add("field", why.field).add("detail", why.detail).text());
 }
 
 void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
@@ -216,7 +218,7 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
         ev.launch = slot_ref_[slot].launch;
         ev.instance = slot_ref_[slot].instance;
     }
-    push(std::move(ev), json{{"block", block}, {"sm", sm}});
+    push(std::move(ev), JsonObjectText(args_text_).add("block", block).add("sm", sm).text());
     block_start_.erase(it);
 }
 
@@ -230,7 +232,13 @@ void Recorder::warp_finished(const WarpRecord& w) {
         ev.instance = slot_ref_[w.kernel_slot].instance;
     }
     ev.block = w.block;
-    push(std::move(ev), json{{"block", w.block}, {"warp", w.warp}, {"sm", w.sm}, {"slot", w.slot}, {"instructions", w.instructions}});
+    push(std::move(ev), JsonObjectText(args_text_)
+                            .add("block", w.block)
+                            .add("warp", w.warp)
+                            .add("sm", w.sm)
+                            .add("slot", w.slot)
+                            .add("instructions", w.instructions)
+                            .text());
 }
 
 void Recorder::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
@@ -279,26 +287,23 @@ void Recorder::lock_event(const LockEvent& e) {
         ev.launch = slot_ref_[e.kernel_slot].launch;
         ev.instance = slot_ref_[e.kernel_slot].instance;
     }
-    json args;
-    args[from_arbiter ? "row" : "block"] = e.block;
-    args["warp"] = e.warp;
-    if (e.lock != ~0u) args["lock"] = e.lock;
-    if (e.other != ~0u) args["other"] = e.other;
-    if (e.cpr != ~0u) args["cpr"] = e.cpr;
-    if (e.other_cpr != ~0u) args["other_cpr"] = e.other_cpr;
-    if (e.kind == LockEventKind::acquired) {
-        args["word"] = hex(e.word);
-        args["wait_ns"] = to_ns(e.wait);
-    }
-    if (e.redone) args["redone_instructions"] = e.redone;
-    push(std::move(ev), args);
+    JsonObjectText args(args_text_);
+    args.add(from_arbiter ? "row" : "block", e.block).add("warp", e.warp);
+    if (e.lock != ~0u) args.add("lock", e.lock);
+    if (e.other != ~0u) args.add("other", e.other);
+    if (e.cpr != ~0u) args.add("cpr", e.cpr);
+    if (e.other_cpr != ~0u) args.add("other_cpr", e.other_cpr);
+    if (e.kind == LockEventKind::acquired) args.add("word", hex(e.word)).add("wait_ns", to_ns(e.wait));
+    if (e.redone) args.add("redone_instructions", e.redone);
+    push(std::move(ev), args.text());
 }
 
 // M3: a counter track per SM: scalar registers in use per level.
 void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
     if (!trace_ || !room()) return;
     TraceEvent ev{"scalar pool", "scalar", 'C', us(t), 0, kSmPid + sm, 0, {}};
-    push(std::move(ev), json{{"kernel", used[0]}, {"workgroup", used[1]}, {"warp", used[2]}, {"slice", used[3]}});
+    push(std::move(ev),
+         JsonObjectText(args_text_).add("kernel", used[0]).add("workgroup", used[1]).add("warp", used[2]).add("slice", used[3]).text());
 }
 
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
@@ -343,9 +348,11 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
         ev.launch = d.ref.launch;
         ev.instance = d.ref.instance;
         ev.tid = 1000 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), json{{"queue", d.queue},
-                                 {"packet", d.packet},
-                                 {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
+        push(std::move(ev), JsonObjectText(args_text_)
+                                .add("queue", d.queue)
+                                .add("packet", d.packet)
+                                .add("status", e == KernelError::none ? "ok" : kernel_error_text(e))
+                                .text());
         usa_seen_ = true;
     }
     draw_slot_key_[slot] = {~0u, 0};
@@ -366,9 +373,10 @@ void Recorder::shading_task(const ShadingTask& task) {
         ev.launch = draw_slot_ref_[task.draw_slot].launch;
         ev.instance = draw_slot_ref_[task.draw_slot].instance;
     }
-    json args{{"task", task.task}, {"start_ns", to_ns(task.start)}};  // start: inputs in (and shader state loaded)
-    if (task.switched) args["switched"] = true;
-    push(std::move(ev), args);
+    JsonObjectText args(args_text_);
+    args.add("task", task.task).add("start_ns", to_ns(task.start));  // start: inputs in (and shader state loaded)
+    if (task.switched) args.add("switched", true);
+    push(std::move(ev), args.text());
 }
 
 // Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
@@ -383,7 +391,7 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv, bool changed) {
         if (!changed || !room()) return;
         TraceEvent ev{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}};
-        push(std::move(ev), json{{a, av}, {b, bv}});
+        push(std::move(ev), JsonObjectText(args_text_).add(a, av).add(b, bv).text());
     };
     counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel,
             !was || was->flags != s.flags);
@@ -402,14 +410,18 @@ void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f
     TraceEvent ev{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
                       flag_bits(f.idle_pixel) + ")",
                   "usa", 'i', us(t), 0, kUsaPid, core, {}};
-    push(std::move(ev), json{{"core", core}, {"idle_vertex", flag_bits(f.idle_vertex)}, {"idle_pixel", flag_bits(f.idle_pixel)}});
+    push(std::move(ev), JsonObjectText(args_text_)
+                            .add("core", core)
+                            .add("idle_vertex", flag_bits(f.idle_vertex))
+                            .add("idle_pixel", flag_bits(f.idle_pixel))
+                            .text());
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
     if (vcd_on_) vcd_.change(vcd_irq_, level, t);
     if (!trace_ || !room()) return;
     TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
-    push(std::move(ev), json{{"level", level ? 1 : 0}});
+    push(std::move(ev), JsonObjectText(args_text_).add("level", level ? 1 : 0).text());
 }
 
 void Recorder::add_launch_stages(const std::string& kernel,
@@ -420,7 +432,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
     for (const auto& [name, span] : stages) {
         if (!room()) continue;  // counted as dropped
         TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
-        push(std::move(ev), json{{"kernel", kernel}});
+        push(std::move(ev), JsonObjectText(args_text_).add("kernel", kernel).text());
     }
 }
 

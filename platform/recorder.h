@@ -178,7 +178,7 @@ public:
 private:
     Kernel* live(uint32_t slot);
     bool room();  // false (and counted) once the trace is full
-    void push(TraceEvent&& ev, const nlohmann::ordered_json& args);
+    void push(TraceEvent&& ev, std::string&& args);  // args: the object's compact JSON text, "" for none
     LaunchRef resolve(uint32_t queue, uint64_t packet) const;
     InstanceStats& stats(uint32_t launch);
     static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -189,6 +189,7 @@ private:
 
     bool trace_;
     uint64_t limit_, dropped_ = 0;
+    std::string args_text_;  // where an event's arguments are written (its room kept)
     std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
     std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
     std::vector<LaunchRef> slot_ref_;                       // live kernel slot -> its launch

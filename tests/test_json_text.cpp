@@ -69,3 +69,25 @@ TEST_CASE("numbers are written as dump() writes a double", "[trace][json]") {
         if (std::isfinite(any)) CHECK(as_number(any) == nlohmann::json(any).dump());
     }
 }
+
+TEST_CASE("an object's members are written as an ordered_json's dump() writes them", "[trace][json]") {
+    using nlohmann::ordered_json;
+    gpuvp::JsonObjectText t;
+    t.add("block", uint64_t(18446744073709551615ull)).add("warp", uint32_t(7)).add("delta", int64_t(-42));
+    t.add("on", true).add("off", false).add("wait_ns", 12.5).add("whole", 3.0).add("nan", std::nan(""));
+    t.add("word", std::string("0x8000\"0001")).add("flag", "01").add("tab\tkey", "x");
+    ordered_json j;
+    j["block"] = uint64_t(18446744073709551615ull);
+    j["warp"] = uint32_t(7);
+    j["delta"] = int64_t(-42);
+    j["on"] = true;
+    j["off"] = false;
+    j["wait_ns"] = 12.5;
+    j["whole"] = 3.0;
+    j["nan"] = std::nan("");
+    j["word"] = "0x8000\"0001";
+    j["flag"] = "01";
+    j["tab\tkey"] = "x";
+    CHECK(t.text() == j.dump());
+    CHECK(gpuvp::JsonObjectText().text().empty());  // no member: no arguments at all
+}

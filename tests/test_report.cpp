@@ -507,7 +507,8 @@ TEST_CASE("write_report's trace reader keeps exactly what the page reads", "[rep
     const json results = small_results();
     std::ofstream(dir + "/results.json") << results.dump();
     std::string text = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-    for (const json& e : small_trace()["traceEvents"]) text += e.dump() + ",";  // sorted keys: args first
+    const json small = small_trace();  // (a range over a temporary's member would dangle)
+    for (const json& e : small["traceEvents"]) text += e.dump() + ",";  // sorted keys: args first
     text += R"({"name":"kernel_status[0]","cat":"table","ph":"i","ts":0.5,"s":"t","pid":3,"tid":999,"args":{"values":"x","deep":[[1,{"a":[2]}],{}]}},)";
     text += R"({"name":"alpha b9 warp 3","cat":"warp","ph":"i","pid":100,"tid":3,"args":{"block":9},"ph":"X","ts":0.9,"dur":0.2},)";
     text += R"({"args":{"block":7,"warp":2,"kernel":"beta","instructions":11},"dur":0.3,"tid":3,"ts":1.1,"pid":101,"ph":"X","cat":"warp","name":"beta b7 warp 2"},)";
