@@ -1806,6 +1806,44 @@ bool read_file(const std::string& path, std::string& text) {
     return size == 0 || (f.read(text.data(), size) && f.gcount() == size);
 }
 
+}  // namespace
+
+// Each value as the parser reads it back: an integer that is not negative as unsigned, a number
+// that is not finite as null, an object's members by name.
+json as_read_back(const nlohmann::ordered_json& v) {
+    using t = nlohmann::ordered_json::value_t;
+    switch (v.type()) {
+    case t::object: {
+        json o = json::object();
+        for (auto it = v.begin(); it != v.end(); ++it) o[it.key()] = as_read_back(it.value());
+        return o;
+    }
+    case t::array: {
+        json a = json::array();
+        auto& items = a.get_ref<json::array_t&>();
+        items.reserve(v.size());
+        for (const auto& e : v) items.push_back(as_read_back(e));
+        return a;
+    }
+    case t::string: return v.get_ref<const std::string&>();
+    case t::boolean: return v.get<bool>();
+    case t::number_integer: {
+        const int64_t i = v.get<int64_t>();
+        return i >= 0 ? json(uint64_t(i)) : json(i);
+    }
+    case t::number_unsigned: return v.get<uint64_t>();
+    case t::number_float: {
+        const double d = v.get<double>();
+        return std::isfinite(d) ? json(d) : json(nullptr);
+    }
+    case t::binary: return json::binary(v.get_binary());
+    case t::null:
+    case t::discarded: break;
+    }
+    return nullptr;
+}
+
+namespace {
 bool read_json(const std::string& path, json& out) {
     std::string text;
     if (!read_file(path, text)) return false;
@@ -1960,9 +1998,11 @@ bool read_trace_file(const std::string& path, json& out) {
 }
 }  // namespace
 
-bool write_report(const std::string& dir, std::string* error) {
+bool write_report(const std::string& dir, std::string* error, const nlohmann::ordered_json* document) {
     json results;
-    if (!read_json(dir + "/results.json", results)) {
+    if (document) {
+        results = as_read_back(*document);
+    } else if (!read_json(dir + "/results.json", results)) {
         if (error) *error = "cannot read " + dir + "/results.json";
         return false;
     }

@@ -16,7 +16,12 @@ namespace gpuvp {
 std::string render_report(const nlohmann::json& results, const std::vector<const nlohmann::json*>& traces);
 
 // Reads DIR/results.json, DIR/trace.json and DIR/variants/<name>/trace.json (those present)
-// and writes DIR/report.html. False, with `error` set, when it cannot.
-bool write_report(const std::string& dir, std::string* error = nullptr);
+// and writes DIR/report.html. False, with `error` set, when it cannot. A caller that holds the
+// document results.json was written from passes it as `results`: the page is the same, and
+// the file is not read back.
+bool write_report(const std::string& dir, std::string* error = nullptr, const nlohmann::ordered_json* results = nullptr);
+
+// The document nlohmann::json::parse(document.dump()) gives, built without the text.
+nlohmann::json as_read_back(const nlohmann::ordered_json& document);
 
 }  // namespace gpuvp

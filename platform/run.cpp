@@ -837,6 +837,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     r["expectations"] = expectations;
     out.results = r.dump(2) + "\n";
+    out.document = std::make_shared<const json>(std::move(r));
     // A failed kernel fails the run, unless the scenario states how many kernels should fail
     // (an expectation on kernels_failed): then the expectations alone decide.
     bool failures_expected = false;

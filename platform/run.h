@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct VariantOutput {
 
 struct RunOutput {
     std::string results;  // results.json text (with variants: the first's, with every variant's)
+    std::shared_ptr<const nlohmann::ordered_json> document;  // what `results` was written from (the report reads it)
     std::string trace;    // trace.json text (empty without trace)
     std::string vcd;      // the key signals as a VCD (empty unless RunOptions::vcd)
     std::string table;    // the launch-latency breakdown for people

@@ -230,6 +230,7 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     for (int c : codes) out.exit_code = std::max(out.exit_code, std::min(c, 2));
     out.host_seconds = all["host_seconds"].get<double>();
     out.sim_end_ns = all.value("sim_end_ns", 0.0);
+    out.document = std::make_shared<const json>(std::move(all));
     table << comparison_table(names, results);
     if (!s.cross_expect.empty()) table << "Comparisons across variants\n" << cross.str();
     out.table = table.str();
@@ -255,7 +256,7 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
         if (!write_text(vd + "/results.json", v.results)) return fail(vd + "/results.json");
         if (!v.trace.empty() && !write_text(vd + "/trace.json", v.trace)) return fail(vd + "/trace.json");
     }
-    return !report || write_report(dir, error);
+    return !report || write_report(dir, error, o.document.get());
 }
 
 }  // namespace gpuvp

@@ -6,9 +6,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -528,6 +530,54 @@ TEST_CASE("write_report's trace reader keeps exactly what the page reads", "[rep
     CHECK(count(page, "beta block 7 warp 2") == 1);
     CHECK(count(page, "11 instructions") == 1);
     CHECK(count(page, "sm[0]: at most 10 registers in use") == 1);
+}
+
+namespace {
+// The same document, value types included (nlohmann's == takes 5 and 5u, or two NaNs, as it likes).
+bool same_document(const json& a, const json& b) {
+    if (a.type() != b.type()) return false;
+    if (a.is_object()) {
+        if (a.size() != b.size()) return false;
+        for (auto it = a.begin(); it != a.end(); ++it)
+            if (!b.contains(it.key()) || !same_document(it.value(), b.at(it.key()))) return false;
+        return true;
+    }
+    if (a.is_array()) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i)
+            if (!same_document(a[i], b[i])) return false;
+        return true;
+    }
+    if (a.is_number_float()) return std::signbit(a.get<double>()) == std::signbit(b.get<double>()) && a == b;
+    return a == b;
+}
+}  // namespace
+
+TEST_CASE("the report from the results document in memory is the report of the file", "[report]") {
+    // What `gpuvp run` hands the report: the ordered document results.json was written from.
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(small_results().dump());
+    doc["sim_end_ns"] = int64_t(5000);                          // an integer typed as signed
+    doc["kernels"][0]["response_ns"] = std::nan("");             // written as null
+    doc["kernels"][1]["turnaround_ns"] = -std::numeric_limits<double>::infinity();
+    doc["extra"] = {{"neg", int64_t(-5)}, {"zero", -0.0}, {"max", std::numeric_limits<uint64_t>::max()},
+                    {"list", {1, 2.5, "three\t\"quoted\"", nullptr, true}}, {"empty", nlohmann::ordered_json::object()}};
+    CHECK(same_document(gpuvp::as_read_back(doc), json::parse(doc.dump(2))));
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/results.json") << doc.dump(2) << "\n";
+    std::ofstream(dir + "/trace.json") << small_trace().dump();
+    std::string error;
+    REQUIRE(gpuvp::write_report(dir, &error));
+    const std::string from_file = slurp(dir + "/report.html");
+    REQUIRE(gpuvp::write_report(dir, &error, &doc));
+    CHECK(slurp(dir + "/report.html") == from_file);
+    // And a real run's, read back as an ordered document.
+    const std::string run = temp_dir();
+    REQUIRE(run_program("run " + kScenarios + "lock-contention.yaml --quiet --no-trace --out " + run) == 0);
+    const auto real = nlohmann::ordered_json::parse(slurp(run + "/results.json"));
+    CHECK(same_document(gpuvp::as_read_back(real), json::parse(slurp(run + "/results.json"))));
+    const std::string real_page = slurp(run + "/report.html");
+    REQUIRE(gpuvp::write_report(run, &error, &real));
+    CHECK(slurp(run + "/report.html") == real_page);
 }
 
 TEST_CASE("write_report says what it could not read or write", "[report]") {
