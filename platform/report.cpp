@@ -1,6 +1,7 @@
 // report.html: one self-contained page (inline CSS and SVG, no script, no external
 // reference) built from results.json and trace.json. docs/report.md describes what it shows.
 #include "platform/report.h"
+#include "platform/run.h"
 
 #include <algorithm>
 #include <charconv>
@@ -1981,9 +1982,7 @@ private:
     bool skipped_wanted_ = false;  // an event that lost one is read
 };
 
-bool read_trace_file(const std::string& path, json& out) {
-    std::string text;
-    if (!read_file(path, text)) return false;
+bool read_trace_text(const std::string& text, json& out) {
     try {
         for (const bool skip : {true, false}) {
             TraceReader reader(out, skip);
@@ -1996,12 +1995,25 @@ bool read_trace_file(const std::string& path, json& out) {
     out = json();
     return false;
 }
+
+bool read_trace_file(const std::string& path, json& out) {
+    std::string text;
+    return read_file(path, text) && read_trace_text(text, out);
+}
+
+// The trace text `run` holds for the variant named `name` ("" without variants); null if none.
+const std::string* trace_text_of(const RunOutput& run, const std::string& name) {
+    if (name.empty()) return run.trace.empty() ? nullptr : &run.trace;
+    for (const VariantOutput& v : run.variants)
+        if (v.name == name) return v.trace.empty() ? nullptr : &v.trace;
+    return nullptr;
+}
 }  // namespace
 
-bool write_report(const std::string& dir, std::string* error, const nlohmann::ordered_json* document) {
+bool write_report(const std::string& dir, std::string* error, const RunOutput* run) {
     json results;
-    if (document) {
-        results = as_read_back(*document);
+    if (run && run->document) {
+        results = as_read_back(*run->document);
     } else if (!read_json(dir + "/results.json", results)) {
         if (error) *error = "cannot read " + dir + "/results.json";
         return false;
@@ -2022,7 +2034,14 @@ bool write_report(const std::string& dir, std::string* error, const nlohmann::or
             }
             path = dir + "/variants/" + v + "/trace.json";
         }
-        traces.push_back(read_trace_file(path, loaded[i]) ? &loaded[i] : nullptr);
+        bool read = false;
+        if (run && run->document) {  // the text that file was written from
+            const std::string* text = trace_text_of(*run, variants ? str(results["variants"][i], "name") : "");
+            read = text && read_trace_text(*text, loaded[i]);
+        } else {
+            read = read_trace_file(path, loaded[i]);
+        }
+        traces.push_back(read ? &loaded[i] : nullptr);
     }
     std::ofstream out(dir + "/report.html", std::ios::binary);
     out << render_report(results, traces);

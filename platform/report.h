@@ -15,11 +15,13 @@ namespace gpuvp {
 // pointer, or fewer traces than variants, where a run has no trace.
 std::string render_report(const nlohmann::json& results, const std::vector<const nlohmann::json*>& traces);
 
+struct RunOutput;
+
 // Reads DIR/results.json, DIR/trace.json and DIR/variants/<name>/trace.json (those present)
-// and writes DIR/report.html. False, with `error` set, when it cannot. A caller that holds the
-// document results.json was written from passes it as `results`: the page is the same, and
-// the file is not read back.
-bool write_report(const std::string& dir, std::string* error = nullptr, const nlohmann::ordered_json* results = nullptr);
+// and writes DIR/report.html. False, with `error` set, when it cannot. The caller that wrote
+// those files from a RunOutput (write_run_output) passes it as `run`: the page is the same,
+// built from its results document and trace texts without reading the files back.
+bool write_report(const std::string& dir, std::string* error = nullptr, const RunOutput* run = nullptr);
 
 // The document nlohmann::json::parse(document.dump()) gives, built without the text.
 nlohmann::json as_read_back(const nlohmann::ordered_json& document);

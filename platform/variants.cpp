@@ -256,7 +256,7 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
         if (!write_text(vd + "/results.json", v.results)) return fail(vd + "/results.json");
         if (!v.trace.empty() && !write_text(vd + "/trace.json", v.trace)) return fail(vd + "/trace.json");
     }
-    return !report || write_report(dir, error, o.document.get());
+    return !report || write_report(dir, error, &o);
 }
 
 }  // namespace gpuvp
