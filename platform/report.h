@@ -23,7 +23,9 @@ struct RunOutput;
 // built from its results document and trace texts without reading the files back.
 bool write_report(const std::string& dir, std::string* error = nullptr, const RunOutput* run = nullptr);
 
-// The document nlohmann::json::parse(document.dump()) gives, built without the text.
+// The document nlohmann::json::parse(document.dump()) gives, built without the text, for
+// what results hold (no binary values; dump() throws on text that is not UTF-8 before this is
+// reached).
 nlohmann::json as_read_back(const nlohmann::ordered_json& document);
 
 }  // namespace gpuvp

@@ -3,6 +3,7 @@
 #include "tests/files.h"
 #include "platform/report.h"
 #include "platform/run.h"
+#include "platform/scenario.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -592,16 +593,16 @@ TEST_CASE("the report from the run's output in memory is the report of its files
     REQUIRE(gpuvp::write_report(vdir, &error));
     CHECK(slurp(vdir + "/report.html") == v_memory);
 
-    // And a real traced run's, read back as an ordered document.
+    // And a real traced run, in this process (one elaboration per test case): its own document,
+    // with signed integers as the run builds them, then the page from memory and from the files.
+    const gpuvp::RunOutput real = gpuvp::run_variants(gpuvp::load_scenario(kScenarios + "lock-contention.yaml"));
+    REQUIRE(real.document);
+    CHECK(same_document(gpuvp::as_read_back(*real.document), json::parse(real.results)));
     const std::string run = temp_dir();
-    REQUIRE(run_program("run " + kScenarios + "lock-contention.yaml --quiet --out " + run) == 0);
-    const auto real = nlohmann::ordered_json::parse(slurp(run + "/results.json"));
-    CHECK(same_document(gpuvp::as_read_back(real), json::parse(slurp(run + "/results.json"))));
+    REQUIRE(gpuvp::write_run_output(run, real, true, &error));
     const std::string real_page = slurp(run + "/report.html");
-    gpuvp::RunOutput rout;
-    rout.document = std::make_shared<const nlohmann::ordered_json>(real);
-    rout.trace = slurp(run + "/trace.json");
-    REQUIRE(gpuvp::write_report(run, &error, &rout));
+    CHECK(warps_drawn(real_page) == json::parse(real.results)["totals"]["warps"].get<size_t>());
+    REQUIRE(gpuvp::write_report(run, &error));
     CHECK(slurp(run + "/report.html") == real_page);
 }
 
