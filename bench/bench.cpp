@@ -96,9 +96,10 @@ bool measure(const std::string& file, Measure& m, const gpuvp::Overrides& overri
         m);
 }
 
-// A whole run as `gpuvp run FILE --out DIR` does it (with its trace and report), timed by
-// phase: the scenario file, the run (host_seconds of it in sc_start), the files and report.
-bool whole_run(const std::string& file, Measure& m) {
+// A whole run as `gpuvp run FILE [--no-trace] --out DIR` does it (files and report), in a
+// child, timed by phase: the scenario file, the run (host_seconds of it in sc_start), the files
+// and report. Its status is the run's exit code (2 if its files could not be written).
+bool whole_run(const std::string& file, Measure& m, const gpuvp::Overrides& overrides = {}, bool trace = true) {
     char out_dir[] = "/tmp/gpuvp-bench-XXXXXX";
     if (!mkdtemp(out_dir)) return false;
     const bool ok = in_child(
@@ -106,9 +107,11 @@ bool whole_run(const std::string& file, Measure& m) {
             using clock = std::chrono::steady_clock;
             auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
             const auto t0 = clock::now();
-            const gpuvp::Scenario s = gpuvp::load_scenario(file);
+            const gpuvp::Scenario s = gpuvp::load_scenario(file, overrides);
             const auto t1 = clock::now();
-            const gpuvp::RunOutput o = gpuvp::run_variants(s, gpuvp::RunOptions{});
+            gpuvp::RunOptions options;
+            options.trace = trace;
+            const gpuvp::RunOutput o = gpuvp::run_variants(s, options);
             const auto t2 = clock::now();
             std::string error;
             const bool written = gpuvp::write_run_output(out_dir, o, true, &error);
@@ -116,11 +119,12 @@ bool whole_run(const std::string& file, Measure& m) {
             if (!written) std::cerr << file << ": " << error << "\n";
             Measure r{};
             r.host_seconds = o.host_seconds;
+            r.sim_ns = o.sim_end_ns;
             r.load_seconds = seconds(t0, t1);
             r.run_seconds = seconds(t1, t2);
             r.write_seconds = seconds(t2, t3);
             r.kernels = o.kernels;
-            r.status = written && o.ok ? 0 : 1;
+            r.status = written ? o.exit_code : 2;
             return r;
         },
         m);
@@ -170,41 +174,14 @@ bool ping_pong(unsigned long long events, Measure& m) {
 
 double mb(long kb) { return kb / 1024.0; }
 
-// One big run as `gpuvp run FILE [--no-trace] --out DIR` does it, in a child whose peak
-// resident set and wall-clock time the parent measures (wait4). The child starts as a copy of
-// this small parent, whose pages count in its peak.
+// A big run is a whole run (above) whose peak resident set (wait4) and wall-clock time the
+// parent measures. The child starts as a copy of this small parent, whose pages count in its
+// peak.
 struct BigRun {
     const char* label;
     const char* file;
     gpuvp::Overrides overrides;
 };
-
-bool big_run(const std::string& file, const gpuvp::Overrides& overrides, bool trace, double& seconds, long& peak_kb,
-             double& sim_ns) {
-    char out_dir[] = "/tmp/gpuvp-big-XXXXXX";
-    if (!mkdtemp(out_dir)) return false;
-    const auto t0 = std::chrono::steady_clock::now();
-    Measure m{};
-    const bool ok = in_child(
-        [&] {
-            gpuvp::RunOptions options;
-            options.trace = trace;
-            gpuvp::RunOutput o = gpuvp::run_variants(gpuvp::load_scenario(file, overrides), options);
-            std::string error;
-            Measure r{};
-            r.status = gpuvp::write_run_output(out_dir, o, true, &error) ? o.exit_code : 2;
-            if (!error.empty()) std::cerr << file << ": " << error << "\n";
-            r.sim_ns = o.sim_end_ns;
-            return r;
-        },
-        m);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    peak_kb = m.peak_kb;
-    sim_ns = m.sim_ns;
-    std::error_code ec;
-    std::filesystem::remove_all(out_dir, ec);
-    return ok;
-}
 
 int big_runs(const std::string& dir) {
     const BigRun runs[] = {
@@ -219,11 +196,12 @@ int big_runs(const std::string& dir) {
     int failures = 0;
     for (const BigRun& r : runs)
         for (bool trace : {false, true}) {
-            double seconds = 0, sim = 0;
-            long kb = 0;
-            const bool ok = big_run(dir + "/" + r.file, r.overrides, trace, seconds, kb, sim);
-            std::printf("  %-24s %-10s %9.1f MB %10.2f s %13.1f us%s\n", r.label, trace ? "on" : "--no-trace", kb / 1024.0,
-                        seconds, sim / 1000, ok ? "" : "  FAILED");
+            Measure m{};
+            const auto t0 = std::chrono::steady_clock::now();
+            const bool ok = whole_run(dir + "/" + r.file, m, r.overrides, trace);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("  %-24s %-10s %9.1f MB %10.2f s %13.1f us%s\n", r.label, trace ? "on" : "--no-trace",
+                        mb(m.peak_kb), seconds, m.sim_ns / 1000, ok ? "" : "  FAILED");
             failures += !ok;
         }
     return failures ? 1 : 0;
