@@ -248,10 +248,7 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
     uint32_t pid = kGlcPid;
     if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
     TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}};
-    ev.args = "{\"values\":";
-    append_json_string(ev.args, values);
-    ev.args += '}';
-    events_.push_back(std::move(ev));
+    push(std::move(ev), JsonObjectText(args_text_).add("values", values).text());
 }
 
 // M2: each lock event is an instant on its warp's slot row (the arbiter's on its own row).
@@ -443,9 +440,12 @@ std::string Recorder::trace_text(const std::vector<TraceLaunch>& launches, const
     std::string out = "{\"traceEvents\":[";
     out.reserve(out.size() + events_.size() * 200);
     bool first = true;
-    auto put = [&](const std::string& text) {
+    auto next_event = [&] {  // the comma before every event but the first
         if (!first) out += ',';
         first = false;
+    };
+    auto put = [&](const std::string& text) {
+        next_event();
         out += text;
     };
     auto meta = [&](const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
@@ -486,8 +486,8 @@ std::string Recorder::trace_text(const std::vector<TraceLaunch>& launches, const
             if (cat == "warp") name += " b" + std::to_string(e.block) + " " + e.name;
             shown = &name;
         }
-        out += first ? "{\"name\":" : ",{\"name\":";
-        first = false;
+        next_event();
+        out += "{\"name\":";
         append_json_string(out, *shown);
         out += ",\"cat\":";
         append_json_string(out, cat);

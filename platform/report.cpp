@@ -2011,8 +2011,9 @@ const std::string* trace_text_of(const RunOutput& run, const std::string& name) 
 }  // namespace
 
 bool write_report(const std::string& dir, std::string* error, const RunOutput* run) {
+    if (run && !run->document) run = nullptr;  // (a hand-made output: the files then)
     json results;
-    if (run && run->document) {
+    if (run) {
         results = as_read_back(*run->document);
     } else if (!read_json(dir + "/results.json", results)) {
         if (error) *error = "cannot read " + dir + "/results.json";
@@ -2024,22 +2025,18 @@ bool write_report(const std::string& dir, std::string* error, const RunOutput* r
     const size_t n = variants ? results["variants"].size() : 1;
     loaded.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        std::string path = dir + "/trace.json";
-        if (variants) {
-            const std::string v = str(results["variants"][i], "name");
-            // A name that is not a plain folder name has no trace folder.
-            if (v.empty() || v == "." || v == ".." || v.find('/') != std::string::npos) {
-                traces.push_back(nullptr);
-                continue;
-            }
-            path = dir + "/variants/" + v + "/trace.json";
+        const std::string v = variants ? str(results["variants"][i], "name") : "";
+        // A variant whose name is not a plain folder name has no trace folder.
+        if (variants && (v.empty() || v == "." || v == ".." || v.find('/') != std::string::npos)) {
+            traces.push_back(nullptr);
+            continue;
         }
         bool read = false;
-        if (run && run->document) {  // the text that file was written from
-            const std::string* text = trace_text_of(*run, variants ? str(results["variants"][i], "name") : "");
+        if (run) {  // the text the file was written from
+            const std::string* text = trace_text_of(*run, v);
             read = text && read_trace_text(*text, loaded[i]);
         } else {
-            read = read_trace_file(path, loaded[i]);
+            read = read_trace_file(variants ? dir + "/variants/" + v + "/trace.json" : dir + "/trace.json", loaded[i]);
         }
         traces.push_back(read ? &loaded[i] : nullptr);
     }
