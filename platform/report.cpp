@@ -1816,7 +1816,8 @@ json as_read_back(const nlohmann::ordered_json& v) {
     switch (v.type()) {
     case t::object: {
         json o = json::object();
-        for (auto it = v.begin(); it != v.end(); ++it) o[it.key()] = as_read_back(it.value());
+        auto& members = o.get_ref<json::object_t&>();
+        for (auto it = v.begin(); it != v.end(); ++it) members.emplace(it.key(), as_read_back(it.value()));
         return o;
     }
     case t::array: {

@@ -27,6 +27,16 @@ using sc_core::sc_time;
 
 namespace {
 
+// An empty object with room for `members`. An ordered_json object is a vector of (key, value)
+// pairs whose key is const, so growing it copies every value already in it, deeply: the
+// results object grew past its kernels' entries several times. Objects that get big values
+// get their room first.
+json object_with_room(size_t members) {
+    json o = json::object();
+    o.get_ref<json::object_t&>().reserve(members);
+    return o;
+}
+
 struct StageSpan {
     const char* name;
     const char* meaning;
@@ -412,7 +422,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             end = inst && inst->ended == l.instances ? inst->last_end : std::nullopt;
         }
 
-        json j;
+        json j = object_with_room(32);
         j["name"] = l.name;
         j["queue"] = queue_name(l.queue);
         j["priority"] = queue_priority(l.queue);
@@ -463,23 +473,29 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             if (!marks[m]) continue;
             double at = ns_of(*marks[m]);
             double dur = std::max(0.0, ns_diff(at, prev));
-            stages.push_back(json{{"stage", kStages[m].name}, {"start_ns", prev}, {"end_ns", std::max(prev, at)}, {"ns", dur}});
+            json st = object_with_room(4);  // (built member by member: an initializer list costs several times more)
+            st["stage"] = kStages[m].name;
+            st["start_ns"] = prev;
+            st["end_ns"] = std::max(prev, at);
+            st["ns"] = dur;
+            stages.push_back(std::move(st));
             trace_stages.push_back({kStages[m].name, {prev, std::max(prev, at)}});
             row.push_back({kStages[m].name, dur});
             prev = std::max(prev, at);
         }
-        j["stages"] = stages;
-        json ms;
+        j["stages"] = std::move(stages);
+        json ms = object_with_room(32);
         ms["submit_ns"] = submit;
         for (size_t st = 0; st < size_t(Stage::count); ++st)
             ms[std::string(stage_name(Stage(st))) + "_ns"] = opt_ns(stage(Stage(st)));
         ms["complete_ns"] = opt_ns(k ? k->completed : std::nullopt);
         ms["host_saw_completion_ns"] = l.first_done && l.rung ? json(ns_of(l.seen_complete)) : json(nullptr);
-        j["milestones"] = ms;
+        j["milestones"] = std::move(ms);
         if (instanced) j["instances"] = instances_json(l, spec.interval_ns, inst, true);
         rec.add_launch_stages(l.name, trace_stages, uint32_t(i));
-        kernels.push_back(j);
-        auto num = [&](const char* key) { return j[key].is_number() ? j[key].get<double>() : NAN; };
+        kernels.push_back(std::move(j));
+        const json& entry = kernels.back();
+        auto num = [&](const char* key) { return entry.at(key).is_number() ? entry.at(key).get<double>() : NAN; };
         row.push_back({"dispatch", num("dispatch_latency_ns")});
         row.push_back({"launch", num("launch_latency_ns")});
         row.push_back({"response", num("response_ns")});
@@ -639,7 +655,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             end = inst && inst->ended == l.instances ? opt_ns(inst->last_end) : json(nullptr);
         }
         if (status == "ok" && complete.is_number()) draws_complete = std::max(draws_complete, complete.get<double>());
-        json j;
+        json j = object_with_room(32);
         j["name"] = l.name;
         j["queue"] = queue_name(l.queue);
         j["status"] = status;
@@ -656,7 +672,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j["response_ns"] = since_submit(j["first_task_ns"]);
         j["turnaround_ns"] = since_submit(complete);
         if (instanced) j["instances"] = instances_json(l, spec.interval_ns, inst, false);
-        draws.push_back(j);
+        draws.push_back(std::move(j));
     }
     const UnifiedShadingArray& usa = sys.gpu.usa();
     const auto& us = usa.stats();
@@ -702,12 +718,12 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         {"draws_refused", us.invalid_draws},
         {"pixel_queue_peak", us.pixel_queue_peak},
         {"flags_time_ns", flags_time},
-        {"clusters", clusters},
-        {"draws", draws}};
+        {"clusters", clusters}};
+    usa_json["draws"] = std::move(draws);  // (read below from the results: not copied)
 
     const auto& mc = s.platform.memory;
 
-    json r;
+    json r = object_with_room(32);
     r["scenario"] = s.name;
     if (!s.variant.empty()) {  // one variant of a scenario with `variants:`
         json set = json::object();
@@ -723,10 +739,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                        {"shading", s.policy.shading}};
     r["sim_end_ns"] = out.sim_end_ns;
     r["host_seconds"] = out.host_seconds;
-    r["kernels"] = kernels;
+    r["kernels"] = std::move(kernels);  // (read below from the results: not copied)
     r["locks"] = locks_json;
     r["scalar"] = scalar_json;
-    r["usa"] = usa_json;
+    r["usa"] = std::move(usa_json);
     r["sms"] = sms;
     r["expectations"] = json::array();  // filled below: an expectation may name any field above or below
     r["queues"] = qj;
@@ -793,7 +809,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             if (by_priority.contains(p) && m != kPriorityMetric.end())
                 value = m->second.second ? by_priority[p][m->second.first][m->second.second] : by_priority[p][m->second.first];
         } else if (!e.draw.empty()) {
-            for (const json& d : draws)
+            for (const json& d : r["usa"]["draws"])
                 if (d["name"] == e.draw) value = entry_metric(d, e.metric);
         } else if (e.kernel.empty()) {
             if (e.metric == "sim_end_ns") value = out.sim_end_ns;
@@ -815,7 +831,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             else if (e.metric == "usa_pixel_cores") value = final_state.pixel_cores;
             else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
         } else {
-            for (const json& k : kernels)
+            for (const json& k : r["kernels"])
                 if (k["name"] == e.kernel) value = entry_metric(k, e.metric);
         }
         bool passed = value.is_number();
@@ -838,6 +854,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r["expectations"] = expectations;
     out.results = r.dump(2) + "\n";
     out.document = std::make_shared<const json>(std::move(r));
+    const json& kernel_results = out.document->at("kernels");
+    const json& draw_results = out.document->at("usa").at("draws");
     // A failed kernel fails the run, unless the scenario states how many kernels should fail
     // (an expectation on kernels_failed): then the expectations alone decide.
     bool failures_expected = false;
@@ -884,30 +902,30 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         }
         if (kernel_count > cols) t << "  (" << kernel_count - cols << " more kernels in results.json)\n";
         for (size_t c = 0; c < kernel_count; ++c) {
-            const std::string& st = kernels[c]["status"].get_ref<const std::string&>();
+            const std::string& st = kernel_results[c]["status"].get_ref<const std::string&>();
             if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
-            if (kernels[c].contains("instances")) t << instances_line("kernel " + launches[c].name, kernels[c]["instances"]);
+            if (kernel_results[c].contains("instances")) t << instances_line("kernel " + launches[c].name, kernel_results[c]["instances"]);
         }
         t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
              " launch = the same from submit;\n  response = submit -> first warp running;"
              " turnaround = submit -> completion signal written\n";
     }
-    if (!draws.empty()) {  // M4
+    if (!draw_results.empty()) {  // M4
         t << "Draws (simulated ns), shading array '" << s.policy.shading << "'\n";
         t << "  name                 arrived  first task vertex done         end    complete  turnaround  status\n";
         auto cell = [](const json& v) {
             std::string x = v.is_number() ? fmt_ns(v.get<double>()) : "-";
             return std::string(12 - std::min<size_t>(12, x.size()), ' ') + x;
         };
-        for (const json& d : draws) {
+        for (const json& d : draw_results) {
             std::string n = d["name"].get<std::string>().substr(0, 16);
             t << "  " << n << std::string(16 - n.size(), ' ') << cell(d["arrived_ns"]) << cell(d["first_task_ns"])
               << cell(d["vertex_done_ns"]) << cell(d["end_ns"]) << cell(d["complete_ns"]) << cell(d["turnaround_ns"])
               << "  " << d["status"].get<std::string>() << "\n";
         }
-        for (const json& d : draws)
+        for (const json& d : draw_results)
             if (d.contains("instances")) t << instances_line("draw " + d["name"].get<std::string>(), d["instances"]);
-        t << "  " << usa.cores().size() << " cores (" << usa_json["cores"]["types"].get<std::string>()
+        t << "  " << usa.cores().size() << " cores (" << out.document->at("usa").at("cores").at("types").get<std::string>()
           << "), final split " << final_state.vertex_cores << " vertex / " << final_state.pixel_cores << " pixel, "
           << us.reassignments << " reassignments, utilization " << fmt_ns(utilization * 100) << " %\n";
     }
