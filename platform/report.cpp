@@ -1857,6 +1857,12 @@ bool read_json(const std::string& path, json& out) {
     return true;
 }
 
+// The trace events the page reads: metadata, warps and shading tasks, and the two counters.
+bool event_wanted(std::string_view ph, std::string_view cat, std::string_view name) {
+    return ph == "M" || (ph == "X" && (cat == "warp" || cat == "shading")) ||
+           (ph == "C" && (name == "scalar pool" || name == "cores by type"));
+}
+
 // Builds trace.json's document keeping only the events the page reads: a lock-heavy trace is
 // mostly lock instants, which would take hundreds of MB parsed. (nlohmann's callback parser
 // would do, but it scans the whole array at every element: quadratic on a full trace.)
@@ -1917,10 +1923,6 @@ private:
         bool seen = false;
         std::string text;
     };
-    static bool wanted(const std::string& ph, const std::string& cat, const std::string& name) {
-        return ph == "M" || (ph == "X" && (cat == "warp" || cat == "shading")) ||
-               (ph == "C" && (name == "scalar pool" || name == "cores by type"));
-    }
     bool at_event_member() const { return in_event_ && stack_.size() == 2; }
     // A member of the event being gathered (not inside one of its nested values).
     void note_member(const json& v) {
@@ -1929,10 +1931,10 @@ private:
         s->seen = true;
         s->text = v.is_string() ? v.get<std::string>() : std::string();
     }
-    bool known_unwanted() const { return ph_.seen && cat_.seen && name_.seen && !wanted(ph_.text, cat_.text, name_.text); }
+    bool known_unwanted() const { return ph_.seen && cat_.seen && name_.seen && !event_wanted(ph_.text, cat_.text, name_.text); }
     bool end_event() {
         in_event_ = false;
-        if (ph_.seen && !wanted(ph_.text, cat_.text, name_.text)) return true;
+        if (ph_.seen && !event_wanted(ph_.text, cat_.text, name_.text)) return true;
         if (skipped_) skipped_wanted_ = true;
         json e = json::object();
         for (auto& [k, v] : members_) e[k] = std::move(v);
@@ -1983,7 +1985,134 @@ private:
     bool skipped_wanted_ = false;  // an event that lost one is read
 };
 
-bool read_trace_text(const std::string& text, json& out) {
+}  // namespace
+
+// gpuvp's own trace text (Recorder::trace_text: `{"traceEvents":[` events `]`, then the other
+// members), read without lexing what the page does not read. Each event's top-level members
+// are walked only far enough to find its "name", "cat" and "ph" (the last of each, as a
+// parse keeps): an event the page reads is parsed on its own; the others are stepped over,
+// counting brackets outside strings. The nested values of an unread event are not checked,
+// so this is for text gpuvp wrote, never a file from elsewhere. Anything it does not expect
+// (another layout, an escape in those three, text after the document) makes it decline:
+// false, with `out` untouched.
+bool scan_trace_text(const std::string& text, json& out) {
+    static constexpr std::string_view kHead = "{\"traceEvents\":[";
+    if (text.compare(0, kHead.size(), kHead.data(), kHead.size()) != 0) return false;
+    const char* p = text.data() + kHead.size();
+    const char* const end = text.data() + text.size();
+    // Past a string at q (its opening quote); nullptr if it does not end. `escaped`: it holds a \.
+    auto past_string = [end](const char* q, bool& escaped) -> const char* {
+        escaped = false;
+        for (++q; q < end; ++q) {
+            if (*q == '"') return q + 1;
+            if (*q == '\\') {
+                escaped = true;
+                ++q;
+            } else if (static_cast<unsigned char>(*q) < 0x20) {
+                return nullptr;
+            }
+        }
+        return nullptr;
+    };
+    // Past an object or array at q.
+    auto past_nested = [&](const char* q) -> const char* {
+        int depth = 0;
+        while (q < end) {
+            if (*q == '"') {
+                bool escaped;
+                if (!(q = past_string(q, escaped))) return nullptr;
+                continue;
+            }
+            if (*q == '{' || *q == '[') ++depth;
+            else if ((*q == '}' || *q == ']') && --depth == 0) return q + 1;
+            ++q;
+        }
+        return nullptr;
+    };
+    try {
+        json events = json::array();
+        auto& list = events.get_ref<json::array_t&>();
+        if (p < end && *p == ']') {
+            ++p;
+        } else {
+            for (;;) {  // an event
+                if (p >= end || *p != '{') return false;
+                const char* const start = p++;
+                bool ph_seen = false;
+                std::string_view ph, cat, name;
+                if (p < end && *p == '}') {
+                    ++p;
+                } else {
+                    for (;;) {  // a member
+                        bool escaped;
+                        if (p >= end || *p != '"') return false;
+                        const char* const key_end = past_string(p, escaped);
+                        if (!key_end || escaped) return false;
+                        const std::string_view key(p + 1, size_t(key_end - p - 2));
+                        p = key_end;
+                        if (p >= end || *p != ':') return false;
+                        const char* const value = ++p;
+                        if (p >= end) return false;
+                        bool is_string = false;
+                        if (*p == '"') {
+                            if (!(p = past_string(p, escaped))) return false;
+                            is_string = true;
+                        } else if (*p == '{' || *p == '[') {
+                            if (!(p = past_nested(p))) return false;
+                        } else {
+                            while (p < end && *p != ',' && *p != '}') ++p;
+                        }
+                        std::string_view* field = key == "ph" ? &ph : key == "cat" ? &cat : key == "name" ? &name : nullptr;
+                        if (field) {
+                            if (is_string && escaped) return false;
+                            *field = is_string ? std::string_view(value + 1, size_t(p - value - 2)) : std::string_view();
+                            ph_seen |= field == &ph;
+                        }
+                        if (p >= end) return false;
+                        if (*p == '}') {
+                            ++p;
+                            break;
+                        }
+                        if (*p++ != ',') return false;
+                    }
+                }
+                if (!ph_seen || event_wanted(ph, cat, name)) {  // (an event without "ph" is kept, as the reader keeps it)
+                    json e = json::parse(start, p);
+                    if (!e.is_object()) return false;
+                    list.push_back(std::move(e));
+                }
+                if (p < end && *p == ',') {
+                    ++p;
+                    continue;
+                }
+                if (p < end && *p == ']') {
+                    ++p;
+                    break;
+                }
+                return false;
+            }
+        }
+        json root = json::object();
+        if (p < end && *p == ',') {  // the other members: parsed as an object of their own
+            // (An array there could hold objects the reader would filter as events: declined.)
+            if (std::find(p, end, '[') != end) return false;
+            root = json::parse(std::string("{") + std::string(p + 1, end));
+            if (!root.is_object() || root.contains("traceEvents")) return false;
+        } else {
+            if (p >= end || *p != '}') return false;
+            for (++p; p < end; ++p)
+                if (*p != '\n' && *p != ' ' && *p != '\t' && *p != '\r') return false;
+        }
+        root["traceEvents"] = std::move(events);
+        out = std::move(root);
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+bool read_trace_text(const std::string& text, json& out, bool written_by_gpuvp) {
+    if (written_by_gpuvp && scan_trace_text(text, out)) return true;
     try {
         for (const bool skip : {true, false}) {
             TraceReader reader(out, skip);
@@ -1997,6 +2126,7 @@ bool read_trace_text(const std::string& text, json& out) {
     return false;
 }
 
+namespace {
 bool read_trace_file(const std::string& path, json& out) {
     std::string text;
     return read_file(path, text) && read_trace_text(text, out);
@@ -2035,7 +2165,7 @@ bool write_report(const std::string& dir, std::string* error, const RunOutput* r
         bool read = false;
         if (run) {  // the text the file was written from
             const std::string* text = trace_text_of(*run, v);
-            read = text && read_trace_text(*text, loaded[i]);
+            read = text && read_trace_text(*text, loaded[i], true);
         } else {
             read = read_trace_file(variants ? dir + "/variants/" + v + "/trace.json" : dir + "/trace.json", loaded[i]);
         }

@@ -23,6 +23,14 @@ struct RunOutput;
 // built from its results document and trace texts without reading the files back.
 bool write_report(const std::string& dir, std::string* error = nullptr, const RunOutput* run = nullptr);
 
+// The document the page reads from trace.json's `text`: the events the page shows (the others
+// dropped, even unparsed) and the document's other members. False if the text is not a JSON
+// object. `written_by_gpuvp`: the text is gpuvp's own trace as it wrote it (a run's, in
+// memory): then a faster scan reads it, which checks only what it keeps (scan_trace_text, false
+// where it declines) and gives the same document.
+bool read_trace_text(const std::string& text, nlohmann::json& out, bool written_by_gpuvp = false);
+bool scan_trace_text(const std::string& text, nlohmann::json& out);
+
 // The document nlohmann::json::parse(document.dump()) gives, built without the text, for
 // what results hold (no binary values; dump() throws on text that is not UTF-8 before this is
 // reached).

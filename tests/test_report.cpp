@@ -14,6 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -632,4 +633,100 @@ TEST_CASE("a hang shows the GPU's state under its cause and escaped", "[report]"
     r["hang"]["cause"] = "idle";
     CHECK(count(gpuvp::render_report(r, {nullptr}), "The simulated machine went idle at 205252.0 ns") == 1);
     check_self_contained(html);
+}
+
+TEST_CASE("the scan of gpuvp's own trace text gives the reader's document", "[report]") {
+    // A run's trace in memory is read by a scan that parses only the events the page reads.
+    // It must give exactly the full reader's document: on real traces, and on random ones in
+    // gpuvp's layout with what could mislead a scan (repeated or non-string "ph", "cat" and
+    // "name", brackets, braces and quotes inside strings, events without "ph", empty events,
+    // the members after the events). Text in another layout is declined, and read all the same.
+    auto same_as_reader = [](const std::string& text) {
+        json scanned, read;
+        const bool scan_took_it = gpuvp::scan_trace_text(text, scanned);
+        REQUIRE(gpuvp::read_trace_text(text, read));
+        json via_run;
+        REQUIRE(gpuvp::read_trace_text(text, via_run, true));
+        CHECK(same_document(via_run, read));
+        if (scan_took_it) CHECK(same_document(scanned, read));
+        return scan_took_it;
+    };
+    // (Variants run in child processes; then the one in-process run a test case may make.)
+    for (const char* name : {"ab-shading.yaml", "ab-lock-priority.yaml", "lock-contention.yaml"}) {
+        const gpuvp::RunOutput run = gpuvp::run_variants(gpuvp::load_scenario(kScenarios + name));
+        std::vector<std::string> texts = {run.trace};
+        for (const auto& v : run.variants) texts.push_back(v.trace);
+        for (const std::string& text : texts) {
+            if (text.empty()) continue;
+            INFO(name);
+            CHECK(same_as_reader(text));
+        }
+    }
+
+    std::mt19937_64 random(7);
+    auto pick = [&](std::initializer_list<const char*> from) { return *(from.begin() + random() % from.size()); };
+    auto tricky_string = [&] {
+        return json(std::string(pick({"plain", "{[", "]}", "a \"quoted\" }", "back\\slash", "tab\there", "x,y:z", ""}))).dump();
+    };
+    auto unescaped = [&] { return json(std::string(pick({"plain", "{[", "]}", "x,y:z", "", "}],ph:"}))).dump(); };
+    auto value = [&](int depth, auto&& self) -> std::string {
+        switch (random() % (depth > 2 ? 4 : 6)) {
+        case 0: return std::to_string(int64_t(random() % 2000) - 1000);
+        case 1: return json(double(random() % 100000) / 7.0).dump();
+        case 2: return tricky_string();
+        case 3: return pick({"true", "false", "null"});
+        case 4: {
+            std::string a = "[";
+            for (int i = int(random() % 3); i-- > 0;) a += self(depth + 1, self) + (i ? "," : "");
+            return a + "]";
+        }
+        default: {
+            std::string o = "{";
+            for (int i = int(random() % 3); i-- > 0;) o += tricky_string() + ":" + self(depth + 1, self) + (i ? "," : "");
+            return o + "}";
+        }
+        }
+    };
+    int kept_texts = 0;
+    for (int round = 0; round < 200; ++round) {
+        std::string text = "{\"traceEvents\":[";
+        for (int e = int(random() % 30); e-- > 0;) {
+            std::vector<std::string> members;
+            const int fields = int(random() % 8);
+            for (int f = 0; f < fields; ++f) {
+                const std::string key = pick({"name", "cat", "ph", "ph", "ts", "dur", "pid", "tid", "args", "s"});
+                std::string v;
+                if (key == "ph" && random() % 6) v = json(pick({"M", "X", "C", "i", "B"})).dump();
+                else if (key == "cat" && random() % 4) v = json(pick({"warp", "shading", "lock", "launch"})).dump();
+                else if (key == "name" && random() % 3) v = json(pick({"scalar pool", "cores by type", "k0 b1 warp 2", "thread_name"})).dump();
+                else if (key == "ph" || key == "cat" || key == "name") v = random() % 2 ? unescaped() : pick({"1", "-2.5", "null", "true", "{}", "[{\"ph\":\"M\"}]"});
+                else v = value(0, value);
+                members.push_back("\"" + key + "\":" + v);
+            }
+            std::string event = "{";
+            for (size_t m = 0; m < members.size(); ++m) event += (m ? "," : "") + members[m];
+            text += event + "}" + (e ? "," : "");
+        }
+        text += "]";
+        if (random() % 2) text += ",\"displayTimeUnit\":\"ns\"";
+        if (random() % 3 == 0)  // (no bracket there: the scan declines one after the events)
+            text += ",\"otherData\":{\"note\":" + json(std::string(pick({"kept", "a \"quoted\" }", "x,y:z"}))).dump() + "}";
+        text += "}";
+        if (random() % 2) text += "\n";
+        INFO(text);
+        kept_texts += same_as_reader(text);
+    }
+    CHECK(kept_texts == 200);  // gpuvp's layout, every one taken by the scan
+
+    // Other layouts: declined, and read by the reader all the same.
+    const std::string own = small_trace().dump();  // sorted keys: "displayTimeUnit" first
+    CHECK_FALSE(same_as_reader(own));
+    CHECK_FALSE(same_as_reader(" {\"traceEvents\":[]}"));
+    CHECK_FALSE(same_as_reader(R"({"traceEvents":[{"ph":"\u0058","cat":"warp"}]})"));
+    CHECK_FALSE(same_as_reader(R"({"traceEvents":[],"more":[{"ph":"X","cat":"warp"},{"ph":"i"}]})"));
+    CHECK_FALSE(same_as_reader(R"({"traceEvents":[1,{"ph":"M"}]})"));
+    json ignored;
+    CHECK_FALSE(gpuvp::scan_trace_text(R"({"traceEvents":[]} trailing)", ignored));
+    CHECK_FALSE(gpuvp::scan_trace_text(R"({"traceEvents":[{"ph":"M","name":"x"})", ignored));
+    CHECK(ignored.is_null());
 }
