@@ -1987,6 +1987,95 @@ private:
 
 }  // namespace
 
+namespace {
+// A JSON number's text as nlohmann's parser takes it: an unsigned or a signed integer if it has
+// no fraction or exponent and fits, else a double. False for text that is not a number by the
+// JSON grammar, or a double out of range (the caller then lets the parser decide).
+bool number_value(const char* p, const char* end, json& out) {
+    const char* q = p;
+    if (q < end && *q == '-') ++q;
+    if (q == end || *q < '0' || *q > '9') return false;
+    if (*q == '0') ++q;
+    else
+        while (q < end && *q >= '0' && *q <= '9') ++q;
+    bool integer = true;
+    if (q < end && *q == '.') {
+        integer = false;
+        if (++q == end || *q < '0' || *q > '9') return false;
+        while (q < end && *q >= '0' && *q <= '9') ++q;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        integer = false;
+        if (++q < end && (*q == '+' || *q == '-')) ++q;
+        if (q == end || *q < '0' || *q > '9') return false;
+        while (q < end && *q >= '0' && *q <= '9') ++q;
+    }
+    if (q != end) return false;
+    if (integer) {
+        if (*p == '-') {
+            int64_t v;
+            if (std::from_chars(p, end, v).ec == std::errc()) return out = v, true;
+        } else {
+            uint64_t v;
+            if (std::from_chars(p, end, v).ec == std::errc()) return out = v, true;
+        }
+    }
+    double d;  // (a whole number too big for its integer type is a double, as in the parser)
+    const auto r = std::from_chars(p, end, d);
+    if (r.ec != std::errc() || r.ptr != end) return false;
+    out = d;
+    return true;
+}
+
+// An object of gpuvp's trace layout, [p, end), built without the general parser: members whose
+// values are strings without escapes, numbers, true, false, null or one level of such objects
+// (an event's "args"). False, `out` unspecified, for anything else (the caller parses it then).
+bool build_flat_object(const char* p, const char* end, json& out, int depth = 0) {
+    if (p >= end || *p != '{') return false;
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    ++p;
+    if (p < end && *p == '}') return p + 1 == end;
+    for (;;) {
+        if (p >= end || *p != '"') return false;
+        const char* const key = ++p;
+        while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+        if (p >= end || *p != '"') return false;
+        for (const char* c = key; c < p; ++c)
+            if (static_cast<unsigned char>(*c) >= 0x80) return false;  // (the parser checks UTF-8)
+        std::string name(key, p);
+        if (++p >= end || *p++ != ':' || p >= end) return false;
+        json v;
+        if (*p == '"') {
+            const char* const text = ++p;
+            while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+            if (p >= end || *p != '"') return false;
+            for (const char* c = text; c < p; ++c)
+                if (static_cast<unsigned char>(*c) >= 0x80) return false;  // (the parser checks UTF-8)
+            v = std::string(text, p);
+            ++p;
+        } else if (*p == '{') {
+            if (depth > 0) return false;
+            const char* const close = std::find(p, end, '}');
+            if (close == end || !build_flat_object(p, close + 1, v, depth + 1)) return false;
+            p = close + 1;
+        } else {
+            const char* const value = p;
+            while (p < end && *p != ',' && *p != '}') ++p;
+            const std::string_view word(value, size_t(p - value));
+            if (word == "true") v = true;
+            else if (word == "false") v = false;
+            else if (word == "null") v = nullptr;
+            else if (!number_value(value, p, v)) return false;
+        }
+        members[std::move(name)] = std::move(v);  // (the last of a repeated member, as parsed)
+        if (p >= end) return false;
+        if (*p == '}') return p + 1 == end;
+        if (*p++ != ',') return false;
+    }
+}
+}  // namespace
+
 // gpuvp's own trace text (Recorder::trace_text: `{"traceEvents":[` events `]`, then the other
 // members), read without lexing what the page does not read. Each event's top-level members
 // are walked only far enough to find its "name", "cat" and "ph" (the last of each, as a
@@ -2077,7 +2166,8 @@ bool scan_trace_text(const std::string& text, json& out) {
                     }
                 }
                 if (!ph_seen || event_wanted(ph, cat, name)) {  // (an event without "ph" is kept, as the reader keeps it)
-                    json e = json::parse(start, p);
+                    json e;
+                    if (!build_flat_object(start, p, e)) e = json::parse(start, p);
                     if (!e.is_object()) return false;
                     list.push_back(std::move(e));
                 }

@@ -672,7 +672,12 @@ TEST_CASE("the scan of gpuvp's own trace text gives the reader's document", "[re
     auto value = [&](int depth, auto&& self) -> std::string {
         switch (random() % (depth > 2 ? 4 : 6)) {
         case 0: return std::to_string(int64_t(random() % 2000) - 1000);
-        case 1: return json(double(random() % 100000) / 7.0).dump();
+        case 1:
+            return random() % 2 ? json(double(random() % 100000) / 7.0).dump()
+                                : pick({"-0", "-0.0", "1.5e-7", "1E+2", "2e3", "0.000001", "18446744073709551615",
+                                        "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+                                        "123456789012345678901234567890", "4.9e-324", "1e-400", "\"caf\u00e9\"",
+                                        "\"\xc3\xa9t\xc3\xa9\""});
         case 2: return tricky_string();
         case 3: return pick({"true", "false", "null"});
         case 4: {
