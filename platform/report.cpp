@@ -2081,9 +2081,10 @@ bool build_flat_object(const char* p, const char* end, json& out, int depth = 0)
 // are walked only far enough to find its "name", "cat" and "ph" (the last of each, as a
 // parse keeps): an event the page reads is parsed on its own; the others are stepped over,
 // counting brackets outside strings. The nested values of an unread event are not checked,
-// so this is for text gpuvp wrote, never a file from elsewhere. Anything it does not expect
-// (another layout, an escape in those three, text after the document) makes it decline:
-// false, with `out` untouched.
+// so this is for text gpuvp wrote, never a file from elsewhere (text that is not JSON inside an
+// event it steps over goes unnoticed). Anything it does not expect (another layout, a space
+// after a colon, an escape in those three, text after the document) makes it decline: false,
+// with `out` untouched.
 bool scan_trace_text(const std::string& text, json& out) {
     static constexpr std::string_view kHead = "{\"traceEvents\":[";
     if (text.compare(0, kHead.size(), kHead.data(), kHead.size()) != 0) return false;
@@ -2148,7 +2149,9 @@ bool scan_trace_text(const std::string& text, json& out) {
                             is_string = true;
                         } else if (*p == '{' || *p == '[') {
                             if (!(p = past_nested(p))) return false;
-                        } else {
+                        } else {  // a number or a literal (anything else, a space too: declined)
+                            if (!(*p == '-' || (*p >= '0' && *p <= '9') || *p == 't' || *p == 'f' || *p == 'n'))
+                                return false;
                             while (p < end && *p != ',' && *p != '}') ++p;
                         }
                         std::string_view* field = key == "ph" ? &ph : key == "cat" ? &cat : key == "name" ? &name : nullptr;
@@ -2185,7 +2188,7 @@ bool scan_trace_text(const std::string& text, json& out) {
         json root = json::object();
         if (p < end && *p == ',') {  // the other members: parsed as an object of their own
             // (An array there could hold objects the reader would filter as events: declined.)
-            if (std::find(p, end, '[') != end) return false;
+            if (std::find(p, end, '[') != end || p + 1 == end || p[1] != '"') return false;
             root = json::parse(std::string("{") + std::string(p + 1, end));
             if (!root.is_object() || root.contains("traceEvents")) return false;
         } else {

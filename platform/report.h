@@ -27,7 +27,8 @@ bool write_report(const std::string& dir, std::string* error = nullptr, const Ru
 // dropped, even unparsed) and the document's other members. False if the text is not a JSON
 // object. `written_by_gpuvp`: the text is gpuvp's own trace as it wrote it (a run's, in
 // memory): then a faster scan reads it, which checks only what it keeps (scan_trace_text, false
-// where it declines) and gives the same document.
+// where it declines, on anything but gpuvp's compact layout) and gives the same document. It
+// does not notice text that is not JSON inside an event it steps over: never give it a file.
 bool read_trace_text(const std::string& text, nlohmann::json& out, bool written_by_gpuvp = false);
 bool scan_trace_text(const std::string& text, nlohmann::json& out);
 
