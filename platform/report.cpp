@@ -2027,6 +2027,15 @@ bool number_value(const char* p, const char* end, json& out) {
     return true;
 }
 
+// The end (its closing quote) of a string whose text starts at p, if that text is plain ASCII
+// with nothing escaped (what the parser reads as it stands); nullptr otherwise.
+const char* plain_string_end(const char* p, const char* end) {
+    while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20 &&
+           static_cast<unsigned char>(*p) < 0x80)
+        ++p;
+    return p < end && *p == '"' ? p : nullptr;
+}
+
 // An object of gpuvp's trace layout, [p, end), built without the general parser: members whose
 // values are strings without escapes, numbers, true, false, null or one level of such objects
 // (an event's "args"). False, `out` unspecified, for anything else (the caller parses it then).
@@ -2039,19 +2048,13 @@ bool build_flat_object(const char* p, const char* end, json& out, int depth = 0)
     for (;;) {
         if (p >= end || *p != '"') return false;
         const char* const key = ++p;
-        while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-        if (p >= end || *p != '"') return false;
-        for (const char* c = key; c < p; ++c)
-            if (static_cast<unsigned char>(*c) >= 0x80) return false;  // (the parser checks UTF-8)
+        if (!(p = plain_string_end(p, end))) return false;
         std::string name(key, p);
         if (++p >= end || *p++ != ':' || p >= end) return false;
         json v;
         if (*p == '"') {
             const char* const text = ++p;
-            while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-            if (p >= end || *p != '"') return false;
-            for (const char* c = text; c < p; ++c)
-                if (static_cast<unsigned char>(*c) >= 0x80) return false;  // (the parser checks UTF-8)
+            if (!(p = plain_string_end(p, end))) return false;
             v = std::string(text, p);
             ++p;
         } else if (*p == '{') {
