@@ -2238,10 +2238,10 @@ const std::string* trace_text_of(const RunOutput& run, const std::string& name) 
 }  // namespace
 
 bool write_report(const std::string& dir, std::string* error, const RunOutput* run) {
-    if (run && !run->document) run = nullptr;  // (a hand-made output: the files then)
+    if (run && !run->record) run = nullptr;  // (a hand-made output: the files then)
     json results;
     if (run) {
-        results = as_read_back(*run->document);
+        results = as_read_back(fields::to_json(*run->record));
     } else if (!read_json(dir + "/results.json", results)) {
         if (error) *error = "cannot read " + dir + "/results.json";
         return false;

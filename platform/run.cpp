@@ -3,6 +3,7 @@
 #include "models/common/isa.h"
 #include "models/common/tlm_util.h"
 #include "models/common/timing.h"
+#include "platform/metrics.h"
 #include "platform/recorder.h"
 #include "platform/system.h"
 
@@ -27,43 +28,10 @@ using sc_core::sc_time;
 
 namespace {
 
-// An empty object with room for `members`. An ordered_json object is a vector of (key, value)
-// pairs whose key is const, so growing it copies every value already in it, deeply: the
-// results object grew past its kernels' entries several times. The results and the objects
-// made per kernel or draw get their room first (for those, 18 M host instructions of copied
-// members in a run of 1000 kernels).
-json object_with_room(size_t members) {
-    json o = json::object();
-    o.get_ref<json::object_t&>().reserve(members);
-    return o;
-}
-
-struct StageSpan {
-    const char* name;
-    const char* meaning;
-};
-
-// The launch path as the results and the table show it: each stage ends at a milestone.
-constexpr StageSpan kStages[] = {
-    {"host", "submit -> doorbell: runtime work, kernel arguments, packet body and header"},
-    {"doorbell_to_fetch", "doorbell -> packet read: link crossing, CP wake-up, packet fetch"},
-    {"decode", "packet checks and the acquire fence"},
-    {"queue_wait", "the barrier bit or a free kernel slot, if the packet had to wait"},
-    {"descriptor_fetch", "CP -> WLM and the kernel descriptor read"},
-    {"wlm_setup", "resources and every ISU's kernel context"},
-    {"register", "the kernel's row in the GLC"},
-    {"block_dispatch", "placement and the first block descriptor"},
-    {"warp_launch", "the first warp takes a slot"},
-    {"instruction_fetch", "the ISU's first fetch through the L1I"},
-    {"kernarg_prefetch", "M5: the wait for the kernel-argument prefetch beyond the first fetch"},
-    {"first_issue", "the first instruction issues"},
-    {"kernarg_load", "the kernel arguments reach the warp"},
-};
-
 double ns_of(const sc_time& t) { return to_ns(t); }
 // A difference of two times in ns, to whole picoseconds (no 3235.2000000000007).
 double ns_diff(double a, double b) { return std::round((a - b) * 1000) / 1000; }
-json opt_ns(const std::optional<sc_time>& t) { return t ? json(ns_of(*t)) : json(nullptr); }
+std::optional<double> opt_ns(const std::optional<sc_time>& t) { return t ? std::optional<double>(ns_of(*t)) : std::nullopt; }
 
 std::string fmt_ns(double v) {
     char b[32];
@@ -72,17 +40,17 @@ std::string fmt_ns(double v) {
 }
 
 // "  kernel k: 1000 instances, 1000 ok; per instance, min / mean / max ns: launch 1.0 / 2.0 / 3.0, ..."
-std::string instances_line(const std::string& what, const json& in) {
-    std::string line = "  " + what + ": " + std::to_string(in["count"].get<uint64_t>()) + " instances, " +
-                       std::to_string(in["ok"].get<uint64_t>()) + " ok";
+std::string instances_line(const std::string& what, const InstancesSummary& in) {
+    std::string line = "  " + what + ": " + std::to_string(in.count) + " instances, " + std::to_string(in.ok) + " ok";
     std::string figures;
-    for (const char* f : {"launch_latency_ns", "response_ns", "turnaround_ns"}) {
-        if (!in.contains(f) || !in[f]["mean"].is_number()) continue;
-        const std::string name = std::string(f).substr(0, std::string(f).find("_ns"));
-        figures += (figures.empty() ? "" : ", ") + (name == "launch_latency" ? std::string("launch") : name) + " " +
-                   fmt_ns(in[f]["min"].get<double>()) + " / " + fmt_ns(in[f]["mean"].get<double>()) + " / " +
-                   fmt_ns(in[f]["max"].get<double>());
-    }
+    auto figure = [&](const char* name, const Spread3* sp) {
+        if (!sp || !sp->mean) return;
+        figures += (figures.empty() ? "" : ", ") + std::string(name) + " " + fmt_ns(*sp->min) + " / " + fmt_ns(*sp->mean) +
+                   " / " + fmt_ns(*sp->max);
+    };
+    figure("launch", in.launch_latency_ns ? &*in.launch_latency_ns : nullptr);
+    figure("response", &in.response_ns);
+    figure("turnaround", &in.turnaround_ns);
     if (!figures.empty()) line += "; per instance, min / mean / max ns: " + figures;
     return line + "\n";
 }
@@ -158,40 +126,47 @@ std::string instances_status(const LaunchRecord& l, size_t launch, const System&
 
 // The `instances` summary: counts, and min / mean / max of each figure over the instances that
 // completed ok.
-json instances_json(const LaunchRecord& l, double interval_ns, const InstanceStats* st, bool kernel) {
+InstancesSummary instances_summary(const LaunchRecord& l, double interval_ns, const InstanceStats* st, bool kernel) {
     auto spread = [](const Spread* sp) {
-        if (!sp || !sp->n) return json{{"min", nullptr}, {"mean", nullptr}, {"max", nullptr}};
-        return json{{"min", sp->min}, {"mean", std::round(sp->sum / double(sp->n) * 1000) / 1000}, {"max", sp->max}};
+        Spread3 s;
+        if (sp && sp->n) {
+            s.min = sp->min;
+            s.mean = std::round(sp->sum / double(sp->n) * 1000) / 1000;
+            s.max = sp->max;
+        }
+        return s;
     };
-    const uint64_t ok = l.ended - l.failed;
-    json j{{"count", l.instances}, {"interval_ns", interval_ns}, {"submitted", l.posted}, {"ok", ok},
-           {"failed", l.instances - ok}};
+    InstancesSummary in;
+    in.count = l.instances;
+    in.interval_ns = interval_ns;
+    in.submitted = l.posted;
+    in.ok = l.ended - l.failed;
+    in.failed = l.instances - in.ok;
     if (kernel) {
-        j["launch_latency_ns"] = spread(st ? &st->launch_latency : nullptr);
-        j["dispatch_latency_ns"] = spread(st ? &st->dispatch_latency : nullptr);
+        in.launch_latency_ns = spread(st ? &st->launch_latency : nullptr);
+        in.dispatch_latency_ns = spread(st ? &st->dispatch_latency : nullptr);
     }
-    j["response_ns"] = spread(st ? &st->response : nullptr);
-    j["turnaround_ns"] = spread(st ? &st->turnaround : nullptr);
-    return j;
+    in.response_ns = spread(st ? &st->response : nullptr);
+    in.turnaround_ns = spread(st ? &st->turnaround : nullptr);
+    return in;
 }
 
-// A metric of a kernel's or a draw's entry: its field, or (`instances_ok`, `instances_failed`,
+// A metric of a kernel's or a draw's entry: its member, or (`instances_ok`, `instances_failed`,
 // `instance_turnaround_max_ns`, ...) one of its `instances` summary. null if it has none.
-json entry_metric(const json& entry, const std::string& metric) {
-    if (entry.contains(metric)) return entry[metric];
-    if (!entry.contains("instances")) return json(nullptr);
-    const json& in = entry["instances"];
-    if (metric == "instances_ok") return in["ok"];
-    if (metric == "instances_failed") return in["failed"];
+template <class Entry>
+json entry_metric(const Entry& entry, const std::string& metric) {
+    if (auto v = fields::lookup(entry, {metric}, 0)) return *v;
+    if (!entry.instances) return json(nullptr);
+    const InstancesSummary& in = *entry.instances;
+    if (metric == "instances_ok") return in.ok;
+    if (metric == "instances_failed") return in.failed;
     const std::string head = "instance_", tail = "_ns";
     if (metric.size() > head.size() + tail.size() && metric.compare(0, head.size(), head) == 0 &&
         metric.compare(metric.size() - tail.size(), tail.size(), tail) == 0) {
         const std::string mid = metric.substr(head.size(), metric.size() - head.size() - tail.size());  // turnaround_max
         const size_t cut = mid.rfind('_');
-        if (cut != std::string::npos) {
-            const std::string figure = mid.substr(0, cut) + "_ns", stat = mid.substr(cut + 1);
-            if (in.contains(figure) && in[figure].contains(stat)) return in[figure][stat];
-        }
+        if (cut != std::string::npos)
+            if (auto v = fields::lookup(in, {mid.substr(0, cut) + "_ns", mid.substr(cut + 1)}, 0)) return *v;
     }
     return json(nullptr);
 }
@@ -230,8 +205,8 @@ std::vector<double> alone_turnarounds(const Scenario& s) {
                 RunOptions quiet;
                 quiet.trace = false;
                 const RunOutput o = run_scenario(alone, quiet);
-                const json& t = o.document->at("kernels").at(0).at("turnaround_ns");  // (a throw: NaN)
-                if (t.is_number()) v = t.get<double>();
+                const auto& t = o.record->kernels.at(0).turnaround_ns;  // (a throw: NaN)
+                if (t) v = *t;
             } catch (...) {
             }
             ssize_t n = write(fd[1], &v, sizeof v);
@@ -252,37 +227,44 @@ std::vector<double> alone_turnarounds(const Scenario& s) {
 
 }  // namespace
 
-json results_value(const json& results, const ExpectOperand& o) {
+json results_value(const RunRecord& r, const ExpectOperand& o) {
     if (o.path.empty()) {  // NAME.METRIC of a kernel or a draw
-        const json* list = nullptr;
-        if (!o.kernel.empty() && results.contains("kernels")) list = &results["kernels"];
-        if (!o.draw.empty() && results.contains("usa") && results["usa"].contains("draws")) list = &results["usa"]["draws"];
-        if (list && list->is_array())
-            for (const json& x : *list)
-                if (x.value("name", std::string()) == (o.kernel.empty() ? o.draw : o.kernel))
-                    return entry_metric(x, o.metric);
+        if (!o.kernel.empty())
+            for (const KernelRecord& k : r.kernels)
+                if (k.name == o.kernel) return entry_metric(k, o.metric);
+        if (!o.draw.empty())
+            for (const DrawRecord& d : r.usa.draws)
+                if (d.name == o.draw) return entry_metric(d, o.metric);
         return json(nullptr);
     }
-    // A path: dot-separated keys; a list's element by its name or index.
-    const json* cur = &results;
-    for (size_t from = 0; from <= o.path.size();) {
-        size_t dot = o.path.find('.', from);
-        if (dot == std::string::npos) dot = o.path.size();
-        const std::string key = o.path.substr(from, dot - from);
-        from = dot + 1;
-        const json* next = nullptr;
-        if (cur->is_object() && cur->contains(key)) next = &(*cur)[key];
-        if (cur->is_array()) {
-            for (const json& x : *cur)
-                if (x.is_object() && x.contains("name") && x["name"] == key) next = &x;
-            if (!next && !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 9 &&
-                std::stoul(key) < cur->size())
-                next = &(*cur)[std::stoul(key)];
-        }
-        if (!next) return json(nullptr);
-        cur = next;
+    return fields::lookup(r, fields::split_path(o.path), 0).value_or(json(nullptr));
+}
+
+// The value an expectation (not a comparison) bounds.
+json expectation_value(const RunRecord& r, const Expectation& e) {
+    if (e.metric.find('.') != std::string::npos) {
+        ExpectOperand path;
+        path.path = e.metric;
+        return results_value(r, path);
     }
-    return *cur;
+    json value = nullptr;
+    if (e.priority) {
+        const std::string p = std::to_string(*e.priority);
+        for (const auto& [cpr, locks] : r.locks.by_priority)
+            if (cpr == p)
+                for (const PriorityMetric& m : kPriorityMetrics)
+                    if (e.metric == m.name) value = m.value(locks);
+    } else if (!e.draw.empty()) {
+        for (const DrawRecord& d : r.usa.draws)
+            if (d.name == e.draw) value = entry_metric(d, e.metric);
+    } else if (e.kernel.empty()) {
+        for (const RunMetric& m : kRunMetrics)
+            if (e.metric == m.name) value = m.value(r);
+    } else {
+        for (const KernelRecord& k : r.kernels)
+            if (k.name == e.kernel) value = entry_metric(k, e.metric);
+    }
+    return value;
 }
 
 bool compare_holds(const Expectation& e, const json& a, const json& b) {
@@ -394,10 +376,21 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     auto queue_name = [&](uint32_t q) { return q < queues.size() ? queues[q].name : std::string("q0"); };
     auto queue_priority = [&](uint32_t q) { return q < queues.size() ? queues[q].priority : 0u; };
 
-    json kernels = json::array();
-    int kernels_ok = 0, kernels_failed = 0;
-    std::vector<std::vector<std::pair<std::string, double>>> table_rows;
+    auto record = std::make_shared<RunRecord>();
+    RunRecord& r = *record;
+    r.scenario = s.name;
+    if (!s.variant.empty()) {  // one variant of a scenario with `variants:`
+        VariantTag tag;
+        tag.name = s.variant;
+        tag.set.assign(s.variant_set.begin(), s.variant_set.end());
+        r.variant = std::move(tag);
+    }
+    r.policy = {s.policy.dispatch, s.policy.launch, s.policy.lock, s.policy.scalar, s.policy.shading};
+    r.sim_end_ns = out.sim_end_ns;
+    r.host_seconds = out.host_seconds;
+
     const size_t kernel_count = s.workload.kernels.size();  // launches: the kernels, then the draws
+    r.kernels.reserve(kernel_count);
     for (size_t i = 0; i < kernel_count; ++i) {
         const LaunchRecord& l = launches[i];
         const KernelSpec& spec = s.workload.kernels[i];
@@ -411,7 +404,6 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         if (!instanced)
             for (const auto& st : rec.lock_stalls())  // M2: the watchdog's report names the stuck warps
                 if (l.rung && st.kernel == std::make_pair(l.queue, l.packet)) status += "; " + st.state;
-        (status == "ok" ? kernels_ok : kernels_failed)++;
 
         const double submit = ns_of(l.submit);
         std::optional<sc_time> first_instruction = stage(Stage::kernarg_load_done);
@@ -423,90 +415,58 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             end = inst && inst->ended == l.instances ? inst->last_end : std::nullopt;
         }
 
-        json j = object_with_room(32);
-        j["name"] = l.name;
-        j["queue"] = queue_name(l.queue);
-        j["priority"] = queue_priority(l.queue);
-        j["status"] = status;
-        j["packet"] = l.rung ? json(l.packet) : json(nullptr);
-        j["blocks"] = block_count(spec);
-        j["warps"] = warp_count(spec, s.platform.sm.warp_size);
-        j["submit_ns"] = submit;
-        j["doorbell_ns"] = l.rung ? json(ns_of(l.doorbell)) : json(nullptr);
-        j["first_block_dispatch_ns"] = opt_ns(stage(Stage::first_block_dispatched));
-        j["first_warp_start_ns"] = opt_ns(stage(Stage::first_warp_started));
-        j["first_instruction_ns"] = opt_ns(first_instruction);
-        j["end_ns"] = opt_ns(end);
-        j["complete_ns"] = opt_ns(complete);
-        auto since_submit = [&](const std::optional<sc_time>& t) { return t ? json(ns_diff(ns_of(*t), submit)) : json(nullptr); };
-        j["launch_latency_ns"] = since_submit(first_instruction);
-        j["response_ns"] = since_submit(stage(Stage::first_warp_started));
-        j["turnaround_ns"] = since_submit(complete);
+        KernelRecord& j = r.kernels.emplace_back();
+        j.name = l.name;
+        j.queue = queue_name(l.queue);
+        j.priority = queue_priority(l.queue);
+        j.status = std::move(status);
+        if (l.rung) j.packet = l.packet;
+        j.blocks = block_count(spec);
+        j.warps = warp_count(spec, s.platform.sm.warp_size);
+        j.submit_ns = submit;
+        if (l.rung) j.doorbell_ns = ns_of(l.doorbell);
+        j.first_block_dispatch_ns = opt_ns(stage(Stage::first_block_dispatched));
+        j.first_warp_start_ns = opt_ns(stage(Stage::first_warp_started));
+        j.first_instruction_ns = opt_ns(first_instruction);
+        j.end_ns = opt_ns(end);
+        j.complete_ns = opt_ns(complete);
+        auto since_submit = [&](const std::optional<sc_time>& t) {
+            return t ? std::optional<double>(ns_diff(ns_of(*t), submit)) : std::nullopt;
+        };
+        j.launch_latency_ns = since_submit(first_instruction);
+        j.response_ns = since_submit(stage(Stage::first_warp_started));
+        j.turnaround_ns = since_submit(complete);
         if (s.measure_alone) {
             const double a = alone[i];
-            j["alone_turnaround_ns"] = std::isnan(a) ? json(nullptr) : json(a);
-            j["slowdown"] = std::isnan(a) || !complete || a <= 0
-                                ? json(nullptr)
-                                : json(std::round(ns_diff(ns_of(*complete), submit) / a * 10000) / 10000);
+            j.alone_turnaround_ns = std::isnan(a) ? std::nullopt : std::optional<double>(a);
+            j.slowdown = std::isnan(a) || !complete || a <= 0
+                             ? std::nullopt
+                             : std::optional<double>(std::round(ns_diff(ns_of(*complete), submit) / a * 10000) / 10000);
         }
-        j["dispatch_latency_ns"] =  // doorbell -> first instruction with its arguments: the GPU's share
-            first_instruction && l.rung ? json(ns_diff(ns_of(*first_instruction), ns_of(l.doorbell))) : json(nullptr);
+        if (first_instruction && l.rung)  // doorbell -> first instruction with its arguments: the GPU's share
+            j.dispatch_latency_ns = ns_diff(ns_of(*first_instruction), ns_of(l.doorbell));
 
-        // Milestones in launch order; each stage runs from the previous milestone to its own.
-        std::vector<std::optional<sc_time>> marks = {l.rung ? std::optional<sc_time>(l.doorbell) : std::nullopt,
-                                                     stage(Stage::packet_fetched),
-                                                     stage(Stage::packet_decoded),
-                                                     stage(Stage::launched),
-                                                     stage(Stage::descriptor_fetched),
-                                                     stage(Stage::isu_written),
-                                                     stage(Stage::kernel_registered),
-                                                     stage(Stage::first_block_dispatched),
-                                                     stage(Stage::first_warp_started),
-                                                     stage(Stage::first_fetch_returned),
-                                                     stage(Stage::kernarg_prefetch_returned),
-                                                     stage(Stage::first_instruction_issued),
-                                                     stage(Stage::kernarg_load_done)};
-        json stages = json::array();
+        // Each stage runs from the previous milestone reached to its own.
         std::vector<std::pair<std::string, std::pair<double, double>>> trace_stages;
-        std::vector<std::pair<std::string, double>> row;
         double prev = submit;
-        for (size_t m = 0; m < marks.size(); ++m) {
-            if (!marks[m]) continue;
-            double at = ns_of(*marks[m]);
-            double dur = std::max(0.0, ns_diff(at, prev));
-            json st = object_with_room(4);  // (built member by member: an initializer list costs several times more)
-            st["stage"] = kStages[m].name;
-            st["start_ns"] = prev;
-            st["end_ns"] = std::max(prev, at);
-            st["ns"] = dur;
-            stages.push_back(std::move(st));
-            trace_stages.push_back({kStages[m].name, {prev, std::max(prev, at)}});
-            row.push_back({kStages[m].name, dur});
+        for (const LaunchStage& ls : kLaunchStages) {
+            const std::optional<sc_time> mark =
+                ls.ends_at ? stage(*ls.ends_at) : l.rung ? std::optional<sc_time>(l.doorbell) : std::nullopt;
+            if (!mark) continue;
+            const double at = ns_of(*mark);
+            j.stages.push_back({ls.name, prev, std::max(prev, at), std::max(0.0, ns_diff(at, prev))});
+            trace_stages.push_back({ls.name, {prev, std::max(prev, at)}});
             prev = std::max(prev, at);
         }
-        j["stages"] = std::move(stages);
-        json ms = object_with_room(32);
-        ms["submit_ns"] = submit;
-        for (size_t st = 0; st < size_t(Stage::count); ++st)
-            ms[std::string(stage_name(Stage(st))) + "_ns"] = opt_ns(stage(Stage(st)));
-        ms["complete_ns"] = opt_ns(k ? k->completed : std::nullopt);
-        ms["host_saw_completion_ns"] = l.first_done && l.rung ? json(ns_of(l.seen_complete)) : json(nullptr);
-        j["milestones"] = std::move(ms);
-        if (instanced) j["instances"] = instances_json(l, spec.interval_ns, inst, true);
+        j.milestones.submit_ns = submit;
+        for (size_t st = 0; st < size_t(Stage::count); ++st) j.milestones.stage_ns[st] = opt_ns(stage(Stage(st)));
+        j.milestones.complete_ns = opt_ns(k ? k->completed : std::nullopt);
+        if (l.first_done && l.rung) j.milestones.host_saw_completion_ns = ns_of(l.seen_complete);
+        if (instanced) j.instances = instances_summary(l, spec.interval_ns, inst, true);
         rec.add_launch_stages(l.name, trace_stages, uint32_t(i));
-        kernels.push_back(std::move(j));
-        const json& entry = kernels.back();
-        auto num = [&](const char* key) { return entry.at(key).is_number() ? entry.at(key).get<double>() : NAN; };
-        row.push_back({"dispatch", num("dispatch_latency_ns")});
-        row.push_back({"launch", num("launch_latency_ns")});
-        row.push_back({"response", num("response_ns")});
-        row.push_back({"turnaround", num("turnaround_ns")});
-        table_rows.push_back(row);
     }
 
     // Per SM.
-    json sms = json::array();
-    json resident = json::array();
     uint64_t instructions = 0;
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
         const StreamingMultiprocessor& sm = sys.gpu.sm(i);
@@ -514,56 +474,42 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         instructions += st.instructions;
         auto cache = [](const Cache& c) {
             const auto& cs = c.stats();
-            return json{{"read_hits", cs.read_hits}, {"read_misses", cs.read_misses}, {"mshr_hits", cs.mshr_hits},
-                        {"writes", cs.writes}};
+            return CacheRecord{cs.read_hits, cs.read_misses, cs.mshr_hits, cs.writes};
         };
         const SmConfig own = s.platform.sm_of(i);
-        sms.push_back(json{{"id", i},
-                           {"busy_fraction", end.value() ? sm.busy_time().to_seconds() / end.to_seconds() : 0.0},
-                           {"warp_slots", own.warp_slots},
-                           {"registers", own.registers},
-                           {"shared_memory", own.shared_memory},
-                           {"issue_width", own.issue_width},
-                           {"warps_run", st.warps_run},
-                           {"blocks_run", st.blocks_run},
-                           {"instructions", st.instructions},
-                           {"fetches", st.fetches},
-                           {"kernarg_prefetches", st.kernarg_prefetches},
-                           {"resident_warps_max", st.resident_warps_max},
-                           {"l1i", cache(sys.gpu.l1i(i))},
-                           {"l1d", cache(sys.gpu.l1d(i))}});
-        resident.push_back(st.resident_warps_max);
+        SmRecord& x = r.sms.emplace_back();
+        x.id = i;
+        x.busy_fraction = end.value() ? sm.busy_time().to_seconds() / end.to_seconds() : 0.0;
+        x.warp_slots = own.warp_slots;
+        x.registers = own.registers;
+        x.shared_memory = own.shared_memory;
+        x.issue_width = own.issue_width;
+        x.warps_run = st.warps_run;
+        x.blocks_run = st.blocks_run;
+        x.instructions = st.instructions;
+        x.fetches = st.fetches;
+        x.kernarg_prefetches = st.kernarg_prefetches;
+        x.resident_warps_max = st.resident_warps_max;
+        x.l1i = cache(sys.gpu.l1i(i));
+        x.l1d = cache(sys.gpu.l1d(i));
     }
     out.warp_instructions = instructions;
     out.kernels = kernel_count;
 
     // Queues and rejected packets.
-    json qj = json::array();
     for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) {
         const auto& cq = sys.gpu.cp().queue(q);
-        qj.push_back(json{{"name", queue_name(q)},
-                          {"priority", queue_priority(q)},
-                          {"status", queue_status_name(cq.status)},
-                          {"packets_processed", cq.read_index},
-                          {"waiting_for", sys.gpu.cp().waiting_for(q)}});
+        r.queues.push_back({queue_name(q), queue_priority(q), queue_status_name(cq.status), cq.read_index,
+                            sys.gpu.cp().waiting_for(q)});
     }
-    json errors = json::array();
-    for (const auto& r : rec.rejections())
-        errors.push_back(json{{"queue", queue_name(r.queue)},
-                              {"packet", r.packet},
-                              {"error", queue_error_name(r.why.error)},
-                              {"field", r.why.field},
-                              {"detail", r.why.detail},
-                              {"time_ns", ns_of(r.at)}});
+    for (const auto& x : rec.rejections())
+        r.errors.push_back({queue_name(x.queue), x.packet, queue_error_name(x.why.error), x.why.field, x.why.detail,
+                            ns_of(x.at)});
     for (const auto& st : rec.lock_stalls())
-        errors.push_back(json{{"queue", queue_name(st.kernel.first)},
-                              {"packet", st.kernel.second},
-                              {"error", "lock_deadlock"},
-                              {"field", "locks"},
-                              {"detail", st.state},
-                              {"time_ns", ns_of(st.at)}});
-    std::stable_sort(errors.begin(), errors.end(),
-                     [](const json& a, const json& b) { return a["time_ns"].get<double>() < b["time_ns"].get<double>(); });
+        r.errors.push_back({queue_name(st.kernel.first), st.kernel.second, "lock_deadlock", "locks", st.state,
+                            ns_of(st.at)});
+    std::stable_sort(r.errors.begin(), r.errors.end(),
+                     [](const ErrorRecord& a, const ErrorRecord& b) { return a.time_ns < b.time_ns; });
 
     // M2: warp mutexes, over every SM; per warp priority over the warps that took locks.
     StreamingMultiprocessor::LockStats locks;
@@ -574,106 +520,95 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     out.lock_acquisitions = locks.acquisitions;
     auto mean_ns = [](const sc_time& sum, uint64_t n) { return n ? std::round(to_ns(sum) / double(n) * 1000) / 1000 : 0.0; };
-    json by_priority = json::object();
-    for (const auto& [cpr, p] : locks.by_priority)
-        by_priority[std::to_string(cpr)] =
-            json{{"warps", p.warps},
-                 {"acquisitions", p.acquisitions},
-                 {"wait_ns", {{"mean", mean_ns(p.wait_sum, p.acquisitions)}, {"max", ns_of(p.wait_max)}}},
-                 {"retakes", p.retakes},
-                 {"task_end_ns", {{"mean", mean_ns(p.end_sum, p.warps)}, {"max", ns_of(p.end_max)}}},
-                 {"sync_failures", p.sync_failures},
-                 {"forced_releases", p.forced_releases},
-                 {"hold_limit_releases", p.hold_limit_releases},
-                 {"redone_instructions", p.redone_instructions}};
-    const bool priority_locks = s.policy.lock == "priority";
-    json locks_json = json{{"policy", s.policy.lock},
-                           {"hold_limit", priority_locks ? json(s.platform.sm.lock_hold_limit) : json(nullptr)},
-                           {"acquisitions", locks.acquisitions},
-                           {"releases", locks.releases},
-                           {"sync_failures", locks.sync_failures},
-                           {"forced_releases", locks.forced_releases},
-                           {"hold_limit_releases", locks.hold_limit_releases},
-                           {"retakes", locks.retakes},
-                           {"redone_instructions", locks.redone_instructions},
-                           {"arbiter_requests", locks.arbiter_requests},
-                           {"arbiter_fifo_max", fifo_max},
-                           {"stale_decisions", locks.stale_decisions},
-                           {"deadlocks", locks.deadlocks},
-                           {"by_priority", by_priority}};
+    LocksRecord& lr = r.locks;
+    for (const auto& [cpr, p] : locks.by_priority) {
+        PriorityLocks x;
+        x.warps = p.warps;
+        x.acquisitions = p.acquisitions;
+        x.wait_ns = {mean_ns(p.wait_sum, p.acquisitions), ns_of(p.wait_max)};
+        x.retakes = p.retakes;
+        x.task_end_ns = {mean_ns(p.end_sum, p.warps), ns_of(p.end_max)};
+        x.sync_failures = p.sync_failures;
+        x.forced_releases = p.forced_releases;
+        x.hold_limit_releases = p.hold_limit_releases;
+        x.redone_instructions = p.redone_instructions;
+        lr.by_priority.emplace_back(std::to_string(cpr), x);
+    }
+    lr.policy = s.policy.lock;
+    if (s.policy.lock == "priority") lr.hold_limit = s.platform.sm.lock_hold_limit;
+    lr.acquisitions = locks.acquisitions;
+    lr.releases = locks.releases;
+    lr.sync_failures = locks.sync_failures;
+    lr.forced_releases = locks.forced_releases;
+    lr.hold_limit_releases = locks.hold_limit_releases;
+    lr.retakes = locks.retakes;
+    lr.redone_instructions = locks.redone_instructions;
+    lr.arbiter_requests = locks.arbiter_requests;
+    lr.arbiter_fifo_max = fifo_max;
+    lr.stale_decisions = locks.stale_decisions;
+    lr.deadlocks = locks.deadlocks;
 
     // M3: the scalar pools, over every SM: peaks per level are the largest any SM reached.
     const bool multilevel = s.policy.scalar == "multilevel";
-    json vregs = json::object();
-    for (const KernelSpec& k : s.workload.kernels) vregs[k.name] = vector_registers(k, multilevel);
-    std::array<uint32_t, 4> peak{};
-    uint32_t peak_total = 0, resident_max = 0;
-    uint64_t stalls = 0, updates = 0, moves = 0, pool_waits = 0;
+    ScalarRecord& sr = r.scalar;
+    for (const KernelSpec& k : s.workload.kernels) {  // (a name given twice keeps its first place, its last value)
+        auto it = std::find_if(sr.vregs_per_thread.begin(), sr.vregs_per_thread.end(),
+                               [&](const auto& e) { return e.first == k.name; });
+        if (it == sr.vregs_per_thread.end()) sr.vregs_per_thread.emplace_back(k.name, vector_registers(k, multilevel));
+        else it->second = vector_registers(k, multilevel);
+    }
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
         const StreamingMultiprocessor& sm = sys.gpu.sm(i);
-        for (size_t l = 0; l < 4; ++l) peak[l] = std::max(peak[l], sm.scalar_pool().peak(ScalarLevel(l)));
-        peak_total = std::max(peak_total, sm.scalar_pool().peak_total());
-        resident_max = std::max(resident_max, sm.stats().resident_warps_max);
-        stalls += sm.stats().scalar_stalls;
-        pool_waits += sm.stats().pool_waits;
-        updates += sm.stats().scalar_updates;
-        moves += sm.scalar_pool().moves();
+        uint32_t* peak[] = {&sr.pool_peak.kernel, &sr.pool_peak.workgroup, &sr.pool_peak.warp, &sr.pool_peak.slice};
+        for (size_t l = 0; l < 4; ++l) *peak[l] = std::max(*peak[l], sm.scalar_pool().peak(ScalarLevel(l)));
+        sr.pool_peak.total = std::max(sr.pool_peak.total, sm.scalar_pool().peak_total());
+        sr.allocation_stalls += sm.stats().scalar_stalls;
+        sr.blocks_waited_for_pool += sm.stats().pool_waits;
+        sr.updates += sm.stats().scalar_updates;
+        sr.quota_moves += sm.scalar_pool().moves();
+        sr.resident_warps_max.push_back(sm.stats().resident_warps_max);
     }
     static const char* kSplits[] = {"preset", "dynamic", "kernel"};
     const SmConfig& smc = s.platform.sm;
-    json scalar_json = json{
-        {"policy", s.policy.scalar},
-        {"split", multilevel ? json(kSplits[size_t(smc.scalar_split)]) : json(nullptr)},
-        {"pool", smc.scalar_pool},
-        {"slice_threshold", smc.slice_threshold},
-        {"vregs_per_thread", vregs},
-        {"pool_peak", {{"kernel", peak[0]}, {"workgroup", peak[1]}, {"warp", peak[2]}, {"slice", peak[3]}, {"total", peak_total}}},
-        {"allocation_stalls", stalls},
-        {"blocks_waited_for_pool", pool_waits},
-        {"updates", updates},
-        {"quota_moves", moves},
-        {"resident_warps_max", resident}};
+    sr.policy = s.policy.scalar;
+    if (multilevel) sr.split = kSplits[size_t(smc.scalar_split)];
+    sr.pool = smc.scalar_pool;
+    sr.slice_threshold = smc.slice_threshold;
 
     // M4: the unified shading array and its draws.
-    int draws_ok = 0, draws_failed = 0;
-    double draws_complete = 0;
-    json draws = json::array();
+    UsaRecord& ur = r.usa;
     for (size_t i = kernel_count; i < launches.size(); ++i) {
         const LaunchRecord& l = launches[i];
         const DrawSpec& spec = s.workload.draws[i - kernel_count];
         const Recorder::Draw* d = l.rung ? rec.draw(l.queue, l.packet) : nullptr;
         const bool instanced = spec.instances_key;
         const InstanceStats* inst = rec.instance_stats(uint32_t(i));
-        const std::string& status = statuses[i];
-        (status == "ok" ? draws_ok : draws_failed)++;
-        auto stage = [&](DrawStage st) { return d ? opt_ns(d->stages[size_t(st)]) : json(nullptr); };
+        auto stage = [&](DrawStage st) { return d ? opt_ns(d->stages[size_t(st)]) : std::nullopt; };
         const double submit = ns_of(l.submit);
-        auto since_submit = [&](const json& t) { return t.is_number() ? json(ns_diff(t.get<double>(), submit)) : json(nullptr); };
-        json complete = d ? opt_ns(d->completed) : json(nullptr);
-        json end = stage(DrawStage::tasks_done);
+        auto since_submit = [&](const std::optional<double>& t) {
+            return t ? std::optional<double>(ns_diff(*t, submit)) : std::nullopt;
+        };
+        DrawRecord& j = ur.draws.emplace_back();
+        j.complete_ns = d ? opt_ns(d->completed) : std::nullopt;
+        j.end_ns = stage(DrawStage::tasks_done);
         if (instanced) {  // the latest of every instance, once every instance has one
-            complete = inst && inst->completed == l.instances ? opt_ns(inst->last_complete) : json(nullptr);
-            end = inst && inst->ended == l.instances ? opt_ns(inst->last_end) : json(nullptr);
+            j.complete_ns = inst && inst->completed == l.instances ? opt_ns(inst->last_complete) : std::nullopt;
+            j.end_ns = inst && inst->ended == l.instances ? opt_ns(inst->last_end) : std::nullopt;
         }
-        if (status == "ok" && complete.is_number()) draws_complete = std::max(draws_complete, complete.get<double>());
-        json j = object_with_room(32);
-        j["name"] = l.name;
-        j["queue"] = queue_name(l.queue);
-        j["status"] = status;
-        j["packet"] = l.rung ? json(l.packet) : json(nullptr);
-        j["vertex_tasks"] = spec.vertex_tasks;
-        j["pixel_tasks"] = uint64_t(spec.vertex_tasks) * spec.pixel_tasks_per_vertex_task;
-        j["submit_ns"] = submit;
-        j["doorbell_ns"] = l.rung ? json(ns_of(l.doorbell)) : json(nullptr);
-        j["arrived_ns"] = stage(DrawStage::arrived);
-        j["first_task_ns"] = stage(DrawStage::first_task);
-        j["vertex_done_ns"] = stage(DrawStage::vertex_done);
-        j["end_ns"] = end;
-        j["complete_ns"] = complete;
-        j["response_ns"] = since_submit(j["first_task_ns"]);
-        j["turnaround_ns"] = since_submit(complete);
-        if (instanced) j["instances"] = instances_json(l, spec.interval_ns, inst, false);
-        draws.push_back(std::move(j));
+        j.name = l.name;
+        j.queue = queue_name(l.queue);
+        j.status = statuses[i];
+        if (l.rung) j.packet = l.packet;
+        j.vertex_tasks = spec.vertex_tasks;
+        j.pixel_tasks = uint64_t(spec.vertex_tasks) * spec.pixel_tasks_per_vertex_task;
+        j.submit_ns = submit;
+        if (l.rung) j.doorbell_ns = ns_of(l.doorbell);
+        j.arrived_ns = stage(DrawStage::arrived);
+        j.first_task_ns = stage(DrawStage::first_task);
+        j.vertex_done_ns = stage(DrawStage::vertex_done);
+        j.response_ns = since_submit(j.first_task_ns);
+        j.turnaround_ns = since_submit(j.complete_ns);
+        if (instanced) j.instances = instances_summary(l, spec.interval_ns, inst, false);
     }
     const UnifiedShadingArray& usa = sys.gpu.usa();
     const auto& us = usa.stats();
@@ -681,182 +616,99 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     const double busy_ns = ns_of(us.busy[0] + us.busy[1]);
     const double active_ns = ns_of(us.active);
     auto round6 = [](double v) { return std::round(v * 1e6) / 1e6; };
-    const double utilization = active_ns > 0 ? round6(busy_ns / (active_ns * usa.cores().size())) : 0.0;
-    json clusters = json::array();
-    std::string types;
-    for (uint32_t c = 0; c < clusters_for(uint32_t(usa.cores().size())); ++c) {
-        uint32_t v = 0, p = 0;
+    const uint32_t cluster_count = clusters_for(uint32_t(usa.cores().size()));
+    for (uint32_t c = 0; c < cluster_count; ++c) {
+        UsaCluster& x = ur.clusters.emplace_back();
         sc_time busy;
         for (uint32_t i = c * kCoresPerCluster; i < std::min<size_t>((c + 1) * kCoresPerCluster, usa.cores().size()); ++i) {
             const auto& core = usa.cores()[i];
-            (core.type == CoreType::vertex ? v : p)++;
+            (core.type == CoreType::vertex ? x.vertex : x.pixel)++;
             busy += core.busy_time;
-            types += core.type == CoreType::vertex ? 'V' : 'P';
+            ur.cores.types += core.type == CoreType::vertex ? 'V' : 'P';
         }
-        clusters.push_back(json{{"vertex", v},
-                                {"pixel", p},
-                                {"utilization", active_ns > 0 ? round6(ns_of(busy) / (active_ns * (v + p))) : 0.0}});
-        if (c + 1 < clusters_for(uint32_t(usa.cores().size()))) types += ' ';
+        x.utilization = active_ns > 0 ? round6(ns_of(busy) / (active_ns * (x.vertex + x.pixel))) : 0.0;
+        if (c + 1 < cluster_count) ur.cores.types += ' ';
     }
-    json flags_time = json::object();
     for (uint8_t v = 0; v < 3; ++v)
         for (uint8_t p = 0; p < 3; ++p)
-            flags_time[std::string(flag_bits(v)) + "/" + flag_bits(p)] = ns_of(us.flags_time[v][p]);
+            ur.flags_time_ns.emplace_back(std::string(flag_bits(v)) + "/" + flag_bits(p), ns_of(us.flags_time[v][p]));
     const ShadingState& final_state = usa.state();
-    json usa_json = json{
-        {"policy", s.policy.shading},
-        {"cores", {{"vertex", final_state.vertex_cores}, {"pixel", final_state.pixel_cores}, {"total", usa.cores().size()},
-                   {"clusters", clusters_for(uint32_t(usa.cores().size()))}, {"types", types}}},
-        {"initial", {{"vertex", s.platform.usa.vertex_cores}, {"pixel", s.platform.usa.cores - s.platform.usa.vertex_cores}}},
-        {"reassignments", us.reassignments},
-        {"to_vertex", us.to_type[0]},
-        {"to_pixel", us.to_type[1]},
-        {"utilization", utilization},
-        {"active_ns", active_ns},
-        {"busy_ns", {{"vertex", ns_of(us.busy[0])}, {"pixel", ns_of(us.busy[1])}}},
-        {"tasks", {{"vertex", us.tasks[0]}, {"pixel", us.tasks[1]}}},
-        {"shader_switches", us.switches},
-        {"draws_refused", us.invalid_draws},
-        {"pixel_queue_peak", us.pixel_queue_peak},
-        {"flags_time_ns", flags_time},
-        {"clusters", clusters}};
-    usa_json["draws"] = std::move(draws);  // (read below from the results: not copied)
+    ur.policy = s.policy.shading;
+    ur.cores.vertex = final_state.vertex_cores;
+    ur.cores.pixel = final_state.pixel_cores;
+    ur.cores.total = usa.cores().size();
+    ur.cores.clusters = cluster_count;
+    ur.initial = {s.platform.usa.vertex_cores, s.platform.usa.cores - s.platform.usa.vertex_cores};
+    ur.reassignments = us.reassignments;
+    ur.to_vertex = us.to_type[0];
+    ur.to_pixel = us.to_type[1];
+    ur.utilization = active_ns > 0 ? round6(busy_ns / (active_ns * usa.cores().size())) : 0.0;
+    ur.active_ns = active_ns;
+    ur.busy_ns = {ns_of(us.busy[0]), ns_of(us.busy[1])};
+    ur.tasks = {us.tasks[0], us.tasks[1]};
+    ur.shader_switches = us.switches;
+    ur.draws_refused = us.invalid_draws;
+    ur.pixel_queue_peak = us.pixel_queue_peak;
 
+    const bool kernels_failed = std::any_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return k.status != "ok"; });
+    const bool draws_failed = std::any_of(ur.draws.begin(), ur.draws.end(), [](const DrawRecord& d) { return d.status != "ok"; });
+    out.ok = !kernels_failed && !draws_failed && r.errors.empty() && protocol.clean();
+    r.status = out.ok ? "ok" : "error";
+    if (hang)
+        r.hang = HangRecord{hang_cause, ns_of(hang->at), ns_of(hang->since), hang->in_flight, hang->state};
     const auto& mc = s.platform.memory;
-
-    json r = object_with_room(32);
-    r["scenario"] = s.name;
-    if (!s.variant.empty()) {  // one variant of a scenario with `variants:`
-        json set = json::object();
-        for (const auto& [key, value] : s.variant_set) set[key] = value;
-        r["variant"] = json{{"name", s.variant}, {"set", set}};
-    }
-    out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty() && protocol.clean();
-    r["status"] = out.ok ? "ok" : "error";
-    r["policy"] = json{{"dispatch", s.policy.dispatch},
-                       {"launch", s.policy.launch},
-                       {"lock", s.policy.lock},
-                       {"scalar", s.policy.scalar},
-                       {"shading", s.policy.shading}};
-    r["sim_end_ns"] = out.sim_end_ns;
-    r["host_seconds"] = out.host_seconds;
-    r["kernels"] = std::move(kernels);  // (read below from the results: not copied)
-    r["locks"] = locks_json;
-    r["scalar"] = scalar_json;
-    r["usa"] = std::move(usa_json);
-    r["sms"] = sms;
-    r["expectations"] = json::array();  // filled below: an expectation may name any field above or below
-    r["queues"] = qj;
-    r["errors"] = errors;
-    r["hang"] = hang ? json{{"cause", hang_cause},
-                            {"detected_ns", ns_of(hang->at)},
-                            {"no_progress_since_ns", ns_of(hang->since)},
-                            {"in_flight", hang->in_flight},
-                            {"state", hang->state}}
-                     : json(nullptr);
     const auto& l2 = sys.gpu.l2().stats();
-    r["memory"] = json{{"l2", {{"read_hits", l2.read_hits}, {"read_misses", l2.read_misses}, {"mshr_hits", l2.mshr_hits}, {"writes", l2.writes}}},
-                       {"host_memory", {{"reads", sys.host_memory.reads()}, {"writes", sys.host_memory.writes()}}},
-                       {"device_memory", {{"reads", sys.gpu.device_memory().reads()}, {"writes", sys.gpu.device_memory().writes()}}},
-                       {"latency_ns", {{"host", mc.host_latency_ns}, {"link", mc.link_latency_ns}, {"device", mc.device_latency_ns}, {"l2", mc.l2_latency_ns}, {"l1", mc.l1_latency_ns}}}};
+    r.memory.l2 = {l2.read_hits, l2.read_misses, l2.mshr_hits, l2.writes};
+    r.memory.host_memory = {sys.host_memory.reads(), sys.host_memory.writes()};
+    r.memory.device_memory = {sys.gpu.device_memory().reads(), sys.gpu.device_memory().writes()};
+    r.memory.latency_ns = {mc.host_latency_ns, mc.link_latency_ns, mc.device_latency_ns, mc.l2_latency_ns, mc.l1_latency_ns};
     const auto& kinds = sys.gpu.glc().blocks_by_kind();
-    r["glc"] = json{{"blocks_placed", {{"whole_blocks", kinds[0]}, {"first_sm", kinds[1]}, {"second_sm", kinds[2]}}}};
-    r["trace"] = json{{"events", rec.trace_events()}, {"dropped", rec.trace_dropped()}, {"limit", options.trace_limit}};
+    r.glc.blocks_placed = {kinds[0], kinds[1], kinds[2]};
+    r.trace = {rec.trace_events(), rec.trace_dropped(), options.trace_limit};
     if (options.check_protocol) {
-        json violations = json::array();
+        ProtocolRecord pr;
+        pr.checkers = protocol.checkers();
+        pr.transactions = protocol.transactions();
+        pr.debug_transactions = protocol.debug_transactions();
+        pr.dmi_requests = protocol.dmi_requests();
+        pr.dmi_grants = protocol.dmi_grants();
+        pr.invalidations = protocol.invalidations();
+        pr.violation_count = protocol.violation_count();
         for (const ProtocolViolation& v : protocol.violations())
-            violations.push_back(json{{"checker", v.checker}, {"rule", v.rule}, {"detail", v.detail}, {"at_ns", v.at.to_seconds() * 1e9}});
-        r["protocol"] = json{{"checkers", protocol.checkers()},
-                             {"transactions", protocol.transactions()},
-                             {"debug_transactions", protocol.debug_transactions()},
-                             {"dmi_requests", protocol.dmi_requests()},
-                             {"dmi_grants", protocol.dmi_grants()},
-                             {"invalidations", protocol.invalidations()},
-                             {"violation_count", protocol.violation_count()},
-                             {"violations", violations}};
+            pr.violations.push_back({v.checker, v.rule, v.detail, v.at.to_seconds() * 1e9});
+        r.protocol = std::move(pr);
     }
-    r["totals"] = json{{"warp_instructions", instructions},
-                       {"warps", rec.warps_finished()},
-                       {"blocks_dispatched", sys.gpu.glc().blocks_dispatched()},
-                       {"packets_processed", sys.gpu.cp().packets_processed()},
-                       {"interrupts", sys.host.interrupts()}};
-    r["host"] = json{{"quantum_ns", s.workload.quantum_ns}, {"syncs", sys.host.syncs()}};
-    // Expectations.
-    json expectations = json::array();
-    auto operand = [&](const ExpectOperand& o) { return results_value(r, o); };
-    for (const Expectation& e : s.expect) {
-        if (!e.compare.empty()) {  // A OP F * B
-            const json a = operand(e.lhs), b = operand(e.rhs);
-            const bool passed = compare_holds(e, a, b);
-            out.expectations_passed &= passed;
-            expectations.push_back(json{{"compare", e.compare}, {"value", json::array({a, b})}, {"passed", passed}, {"line", e.line}});
-            continue;
-        }
-        json value = nullptr;
-        static const std::map<std::string, std::pair<const char*, const char*>> kPriorityMetric = {
-            {"lock_wait_mean_ns", {"wait_ns", "mean"}},       {"lock_wait_max_ns", {"wait_ns", "max"}},
-            {"task_end_mean_ns", {"task_end_ns", "mean"}},    {"task_end_max_ns", {"task_end_ns", "max"}},
-            {"lock_acquisitions", {"acquisitions", nullptr}}, {"sync_failures", {"sync_failures", nullptr}},
-            {"forced_releases", {"forced_releases", nullptr}}, {"hold_limit_releases", {"hold_limit_releases", nullptr}},
-            {"redone_instructions", {"redone_instructions", nullptr}}, {"warps", {"warps", nullptr}},
-            {"retakes", {"retakes", nullptr}}};
-        if (e.metric.find('.') != std::string::npos) {
-            ExpectOperand path;
-            path.path = e.metric;
-            value = results_value(r, path);
-        } else if (e.priority) {
-            const std::string p = std::to_string(*e.priority);
-            auto m = kPriorityMetric.find(e.metric);
-            if (by_priority.contains(p) && m != kPriorityMetric.end())
-                value = m->second.second ? by_priority[p][m->second.first][m->second.second] : by_priority[p][m->second.first];
-        } else if (!e.draw.empty()) {
-            for (const json& d : r["usa"]["draws"])
-                if (d["name"] == e.draw) value = entry_metric(d, e.metric);
-        } else if (e.kernel.empty()) {
-            if (e.metric == "sim_end_ns") value = out.sim_end_ns;
-            else if (e.metric == "kernels_ok") value = kernels_ok;
-            else if (e.metric == "kernels_failed") value = kernels_failed;
-            else if (e.metric == "lock_acquisitions") value = locks.acquisitions;
-            else if (e.metric == "lock_deadlocks") value = locks.deadlocks;
-            else if (e.metric == "hangs") value = hang ? 1 : 0;
-            else if (e.metric == "resident_warps_max") value = resident_max;  // M3: the most on any SM
-            else if (e.metric == "allocation_stalls") value = stalls;
-            else if (e.metric == "scalar_updates") value = updates;
-            else if (e.metric == "scalar_pool_peak") value = peak_total;
-            else if (e.metric == "draws_ok") value = draws_ok;
-            else if (e.metric == "draws_failed") value = draws_failed;
-            else if (e.metric == "draws_complete_ns") value = draws_ok ? json(draws_complete) : json(nullptr);
-            else if (e.metric == "usa_utilization") value = utilization;
-            else if (e.metric == "usa_reassignments") value = us.reassignments;
-            else if (e.metric == "usa_vertex_cores") value = final_state.vertex_cores;
-            else if (e.metric == "usa_pixel_cores") value = final_state.pixel_cores;
-            else if (locks_json.contains(e.metric)) value = locks_json[e.metric];
-        } else {
-            for (const json& k : r["kernels"])
-                if (k["name"] == e.kernel) value = entry_metric(k, e.metric);
-        }
-        bool passed = value.is_number();
-        if (passed && e.min) passed = value.get<double>() >= *e.min;
-        if (passed && e.max) passed = value.get<double>() <= *e.max;
-        json x;
-        if (!e.kernel.empty()) x["kernel"] = e.kernel;
-        if (!e.draw.empty()) x["draw"] = e.draw;
-        if (e.priority) x["priority"] = *e.priority;
-        x["metric"] = e.metric;
-        x["min"] = e.min ? json(*e.min) : json(nullptr);
-        x["max"] = e.max ? json(*e.max) : json(nullptr);
-        x["value"] = value;
-        x["passed"] = passed;
-        x["line"] = e.line;
-        out.expectations_passed &= passed;
-        expectations.push_back(x);
-    }
+    r.totals = {instructions, rec.warps_finished(), sys.gpu.glc().blocks_dispatched(), sys.gpu.cp().packets_processed(),
+                sys.host.interrupts()};
+    r.host = {s.workload.quantum_ns, sys.host.syncs()};
 
-    r["expectations"] = expectations;
-    out.results = r.dump(2) + "\n";
-    out.document = std::make_shared<const json>(std::move(r));
-    const json& kernel_results = out.document->at("kernels");
-    const json& draw_results = out.document->at("usa").at("draws");
+    // Expectations, on everything above.
+    std::vector<ExpectationRecord> expectations;
+    for (const Expectation& e : s.expect) {
+        ExpectationRecord x;
+        if (!e.compare.empty()) {  // A OP F * B
+            const json a = results_value(r, e.lhs), b = results_value(r, e.rhs);
+            x.compare = e.compare;
+            x.value = json::array({a, b});
+            x.passed = compare_holds(e, a, b);
+        } else {
+            if (!e.kernel.empty()) x.kernel = e.kernel;
+            if (!e.draw.empty()) x.draw = e.draw;
+            if (e.priority) x.priority = *e.priority;
+            x.metric = e.metric;
+            x.min = e.min;
+            x.max = e.max;
+            x.value = expectation_value(r, e);
+            x.passed = x.value.is_number() && (!e.min || x.value.get<double>() >= *e.min) &&
+                       (!e.max || x.value.get<double>() <= *e.max);
+        }
+        x.line = e.line;
+        out.expectations_passed &= x.passed;
+        expectations.push_back(std::move(x));
+    }
+    r.expectations = std::move(expectations);
+    out.results = results_text(r);
+    out.record = record;
     // A failed kernel fails the run, unless the scenario states how many kernels should fail
     // (an expectation on kernels_failed): then the expectations alone decide.
     bool failures_expected = false;
@@ -875,84 +727,96 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         out.trace = rec.trace_text(names, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores);
         out.trace += '\n';
     }
+    out.table = console_table(r);
+    return out;
+}
 
-    // The breakdown table: stages as rows, kernels as columns (the first eight kernels).
+// The breakdown table for people: stages as rows, kernels as columns (the first eight), then
+// the draws, the protocol checkers' summary, a hang and the run's totals.
+std::string console_table(const RunRecord& r) {
     std::ostringstream t;
+    const size_t kernel_count = r.kernels.size();
     const size_t cols = std::min<size_t>(kernel_count, 8);
     if (kernel_count > 0) {
-        t << "Launch latency breakdown (simulated ns), scenario '" << s.name << "'\n";
+        t << "Launch latency breakdown (simulated ns), scenario '" << r.scenario << "'\n";
         t << "  " << std::string(20, ' ');
         for (size_t c = 0; c < cols; ++c) {
-            std::string n = launches[c].name.substr(0, 14);
+            std::string n = r.kernels[c].name.substr(0, 14);
             t << std::string(16 - n.size(), ' ') << n;
         }
         t << "\n";
-        std::vector<std::string> names;
-        for (const auto& st : kStages) names.push_back(st.name);
-        names.insert(names.end(), {"dispatch", "launch", "response", "turnaround"});
-        for (const std::string& n : names) {
-            if (n == "dispatch") t << "  " << std::string(20 + 16 * cols, '-') << "\n";
+        auto row = [&](const std::string& n, auto value) {
             t << "  " << n << std::string(20 - n.size(), ' ');
             for (size_t c = 0; c < cols; ++c) {
-                std::string v = "-";
-                for (const auto& [name, val] : table_rows[c])
-                    if (name == n && !std::isnan(val)) v = fmt_ns(val);
-                t << std::string(16 - std::min<size_t>(16, v.size()), ' ') << v;
+                const std::optional<double> v = value(r.kernels[c]);
+                const std::string x = v ? fmt_ns(*v) : "-";
+                t << std::string(16 - std::min<size_t>(16, x.size()), ' ') << x;
             }
             t << "\n";
-        }
+        };
+        for (const LaunchStage& ls : kLaunchStages)
+            row(ls.name, [&](const KernelRecord& k) {
+                std::optional<double> v;
+                for (const StageRecord& st : k.stages)
+                    if (st.stage == ls.name) v = st.ns;
+                return v;
+            });
+        t << "  " << std::string(20 + 16 * cols, '-') << "\n";
+        row("dispatch", [](const KernelRecord& k) { return k.dispatch_latency_ns; });
+        row("launch", [](const KernelRecord& k) { return k.launch_latency_ns; });
+        row("response", [](const KernelRecord& k) { return k.response_ns; });
+        row("turnaround", [](const KernelRecord& k) { return k.turnaround_ns; });
         if (kernel_count > cols) t << "  (" << kernel_count - cols << " more kernels in results.json)\n";
-        for (size_t c = 0; c < kernel_count; ++c) {
-            const std::string& st = kernel_results[c]["status"].get_ref<const std::string&>();
-            if (st != "ok") t << "  kernel " << launches[c].name << ": " << st << "\n";
-            if (kernel_results[c].contains("instances")) t << instances_line("kernel " + launches[c].name, kernel_results[c]["instances"]);
+        for (const KernelRecord& k : r.kernels) {
+            if (k.status != "ok") t << "  kernel " << k.name << ": " << k.status << "\n";
+            if (k.instances) t << instances_line("kernel " + k.name, *k.instances);
         }
         t << "  dispatch = doorbell -> first instruction with its arguments (the GPU's share);"
              " launch = the same from submit;\n  response = submit -> first warp running;"
              " turnaround = submit -> completion signal written\n";
     }
-    if (!draw_results.empty()) {  // M4
-        t << "Draws (simulated ns), shading array '" << s.policy.shading << "'\n";
+    const UsaRecord& u = r.usa;
+    if (!u.draws.empty()) {  // M4
+        t << "Draws (simulated ns), shading array '" << u.policy << "'\n";
         t << "  name                 arrived  first task vertex done         end    complete  turnaround  status\n";
-        auto cell = [](const json& v) {
-            std::string x = v.is_number() ? fmt_ns(v.get<double>()) : "-";
+        auto cell = [](const std::optional<double>& v) {
+            std::string x = v ? fmt_ns(*v) : "-";
             return std::string(12 - std::min<size_t>(12, x.size()), ' ') + x;
         };
-        for (const json& d : draw_results) {
-            std::string n = d["name"].get<std::string>().substr(0, 16);
-            t << "  " << n << std::string(16 - n.size(), ' ') << cell(d["arrived_ns"]) << cell(d["first_task_ns"])
-              << cell(d["vertex_done_ns"]) << cell(d["end_ns"]) << cell(d["complete_ns"]) << cell(d["turnaround_ns"])
-              << "  " << d["status"].get<std::string>() << "\n";
+        for (const DrawRecord& d : u.draws) {
+            std::string n = d.name.substr(0, 16);
+            t << "  " << n << std::string(16 - n.size(), ' ') << cell(d.arrived_ns) << cell(d.first_task_ns)
+              << cell(d.vertex_done_ns) << cell(d.end_ns) << cell(d.complete_ns) << cell(d.turnaround_ns) << "  "
+              << d.status << "\n";
         }
-        for (const json& d : draw_results)
-            if (d.contains("instances")) t << instances_line("draw " + d["name"].get<std::string>(), d["instances"]);
-        t << "  " << usa.cores().size() << " cores (" << out.document->at("usa").at("cores").at("types").get<std::string>()
-          << "), final split " << final_state.vertex_cores << " vertex / " << final_state.pixel_cores << " pixel, "
-          << us.reassignments << " reassignments, utilization " << fmt_ns(utilization * 100) << " %\n";
+        for (const DrawRecord& d : u.draws)
+            if (d.instances) t << instances_line("draw " + d.name, *d.instances);
+        t << "  " << u.cores.total << " cores (" << u.cores.types << "), final split " << u.cores.vertex << " vertex / "
+          << u.cores.pixel << " pixel, " << u.reassignments << " reassignments, utilization "
+          << fmt_ns(u.utilization * 100) << " %\n";
     }
-    if (options.check_protocol) {
-        t << "  TLM-2.0 base protocol: " << protocol.checkers() << " connections checked, " << protocol.transactions()
-          << " transactions, " << protocol.debug_transactions() << " debug, " << protocol.violation_count()
-          << " violations\n";
-        for (size_t i = 0; i < std::min<size_t>(protocol.violations().size(), 10); ++i) {
-            const ProtocolViolation& v = protocol.violations()[i];
+    if (r.protocol) {
+        const ProtocolRecord& p = *r.protocol;
+        t << "  TLM-2.0 base protocol: " << p.checkers << " connections checked, " << p.transactions
+          << " transactions, " << p.debug_transactions << " debug, " << p.violation_count << " violations\n";
+        for (size_t i = 0; i < std::min<size_t>(p.violations.size(), 10); ++i) {
+            const ViolationRecord& v = p.violations[i];
             t << "    " << v.checker << ": " << v.rule << ": " << v.detail << "\n";
         }
     }
-    if (hang) {
-        t << (std::string(hang_cause) == "watchdog"
-                  ? "  HANG: the watchdog saw no forward progress from " + fmt_ns(ns_of(hang->since)) + " to " +
-                        fmt_ns(ns_of(hang->at)) + " ns"
-                  : "  HANG: the simulated machine went idle at " + fmt_ns(ns_of(hang->at)) + " ns")
-          << " with " << hang->in_flight << " kernel(s) or draw(s) in flight. The GPU's state:\n";
-        const size_t shown = std::min<size_t>(hang->state.size(), 40);
-        for (size_t i = 0; i < shown; ++i) t << "    " << hang->state[i] << "\n";
-        if (hang->state.size() > shown) t << "    (" << hang->state.size() - shown << " more lines in results.json, hang.state)\n";
+    if (r.hang) {
+        const HangRecord& h = *r.hang;
+        t << (h.cause == "watchdog" ? "  HANG: the watchdog saw no forward progress from " + fmt_ns(h.no_progress_since_ns) +
+                                          " to " + fmt_ns(h.detected_ns) + " ns"
+                                    : "  HANG: the simulated machine went idle at " + fmt_ns(h.detected_ns) + " ns")
+          << " with " << h.in_flight << " kernel(s) or draw(s) in flight. The GPU's state:\n";
+        const size_t shown = std::min<size_t>(h.state.size(), 40);
+        for (size_t i = 0; i < shown; ++i) t << "    " << h.state[i] << "\n";
+        if (h.state.size() > shown) t << "    (" << h.state.size() - shown << " more lines in results.json, hang.state)\n";
     }
-    t << "  simulated " << fmt_ns(out.sim_end_ns) << " ns, " << instructions << " warp-instructions, status "
-      << (out.ok ? "ok" : "error") << "\n";
-    out.table = t.str();
-    return out;
+    t << "  simulated " << fmt_ns(r.sim_end_ns) << " ns, " << r.totals.warp_instructions << " warp-instructions, status "
+      << r.status << "\n";
+    return t.str();
 }
 
 }  // namespace gpuvp

@@ -1,7 +1,9 @@
 // One run of a scenario: build the platform, simulate, and produce results.json, trace.json
 // and the launch breakdown table. One elaboration per process: call it once per process.
 #pragma once
+#include "platform/run_record.h"
 #include "platform/scenario.h"
+#include "platform/trace_record.h"
 
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -40,13 +42,16 @@ struct RunOptions {
 struct VariantOutput {
     std::string name;
     std::string results;  // its results.json text
+    std::shared_ptr<const RunRecord> record;  // what it was written from (null: the child died first)
     std::string trace;    // its trace.json text (empty without trace)
+    std::shared_ptr<const TraceRecord> trace_record;  // what `trace` was written from (null without)
 };
 
 struct RunOutput {
     std::string results;  // results.json text (with variants: the first's, with every variant's)
-    std::shared_ptr<const nlohmann::ordered_json> document;  // what `results` was written from (the report reads it)
+    std::shared_ptr<const RunRecord> record;  // what `results` was written from
     std::string trace;    // trace.json text (empty without trace)
+    std::shared_ptr<const TraceRecord> trace_record;  // what `trace` was written from (null without trace)
     std::string vcd;      // the key signals as a VCD (empty unless RunOptions::vcd)
     std::string table;    // the launch-latency breakdown for people
     bool ok = false;                 // status "ok"
@@ -74,10 +79,16 @@ RunOutput run_variants(const Scenario& scenario, const RunOptions& options = {},
 // set, when something cannot be written.
 bool write_run_output(const std::string& dir, const RunOutput& output, bool report, std::string* error);
 
-// A value an expectation names: an operand of a comparison, read from a results.json.
-// null when the results have no such number.
-nlohmann::ordered_json results_value(const nlohmann::ordered_json& results, const ExpectOperand& operand);
+// A value an expectation names: an operand of a comparison, found in a run's record as
+// results.json holds it. null when the results have no such value.
+nlohmann::ordered_json results_value(const RunRecord& results, const ExpectOperand& operand);
+// The value a bound (not a comparison) checks: a metric of the run, a kernel, a draw or a warp
+// priority, or a path.
+nlohmann::ordered_json expectation_value(const RunRecord& results, const Expectation& e);
 // Whether a `compare` expectation holds for its two values (A OP F * B); false unless both are numbers.
 bool compare_holds(const Expectation& e, const nlohmann::ordered_json& a, const nlohmann::ordered_json& b);
+
+// The table `gpuvp run` prints: the launch breakdown, draws, the protocol summary, a hang.
+std::string console_table(const RunRecord& r);
 
 }  // namespace gpuvp

@@ -2,6 +2,7 @@
 // below (name, type, range; its default is the initialiser of the struct member it fills),
 // and every value is checked on load. The only file of the project that uses yaml-cpp.
 #include "platform/scenario.h"
+#include "platform/metrics.h"
 #include "firmware/assembler.h"
 #include "models/common/aql.h"
 #include "models/common/messages.h"
@@ -49,20 +50,25 @@ const std::vector<std::string>& kernel_metrics() {
 }
 
 const std::vector<std::string>& scenario_metrics() {
-    static const std::vector<std::string> m = {"sim_end_ns",          "kernels_ok",         "kernels_failed",
-                                               "lock_acquisitions",   "sync_failures",      "forced_releases",
-                                               "hold_limit_releases", "redone_instructions", "lock_deadlocks", "hangs",
-                                               "retakes",             "resident_warps_max", "allocation_stalls",
-                                               "scalar_updates",      "scalar_pool_peak",   "draws_ok",
-                                               "draws_failed",        "draws_complete_ns",  "usa_utilization",
-                                               "usa_reassignments",   "usa_vertex_cores",   "usa_pixel_cores"};
+    static const std::vector<std::string> m = [] {
+        std::vector<std::string> names;
+        for (const RunMetric& x : kRunMetrics) names.push_back(x.name);
+        return names;
+    }();
     return m;
 }
 
 const std::vector<std::string>& results_sections() {
-    static const std::vector<std::string> m = {"scenario", "status", "policy", "sim_end_ns", "host_seconds", "kernels",
-                                               "locks",    "scalar", "usa",    "sms",        "queues",       "errors",
-                                               "hang",     "memory", "glc",    "trace",  "totals", "host"};
+    static const std::vector<std::string> m = [] {
+        std::vector<std::string> names;
+        auto add = [&](std::string_view name, const auto&, const Doc& = {}) {
+            if (name != "variant" && name != "expectations" && name != "protocol" && name != "variants")
+                names.emplace_back(name);
+        };
+        const RunRecord probe;
+        RunRecord::fields(probe, add);
+        return names;
+    }();
     return m;
 }
 
@@ -75,10 +81,11 @@ const std::vector<std::string>& draw_metrics() {
 }
 
 const std::vector<std::string>& priority_metrics() {
-    static const std::vector<std::string> m = {"lock_wait_mean_ns",   "lock_wait_max_ns", "task_end_mean_ns",
-                                               "task_end_max_ns",     "lock_acquisitions", "sync_failures",
-                                               "forced_releases",     "hold_limit_releases", "redone_instructions",
-                                               "retakes",             "warps"};
+    static const std::vector<std::string> m = [] {
+        std::vector<std::string> names;
+        for (const PriorityMetric& x : kPriorityMetrics) names.push_back(x.name);
+        return names;
+    }();
     return m;
 }
 

@@ -56,18 +56,15 @@ std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s : std
 
 // The variants side by side: a row per number that tells them apart, a column per variant,
 // each value with its ratio to the first variant's.
-std::string comparison_table(const std::vector<std::string>& names, const std::vector<json>& results) {
+std::string comparison_table(const std::vector<std::string>& names, const std::vector<RunRecord>& results) {
     std::vector<std::pair<std::string, std::vector<json>>> rows;
-    // `optional`: left out when every variant has the same value.
-    auto row = [&](const std::string& label, const std::function<json(const json&)>& get, bool optional = false) {
+    // `optional`: left out when every variant has the same value. A variant that could not run
+    // has no values.
+    auto row = [&](const std::string& label, const std::function<json(const RunRecord&)>& get, bool optional = false) {
         std::vector<json> values;
         bool any = false;
-        for (const json& r : results) {
-            json v = nullptr;
-            try {
-                v = get(r);
-            } catch (...) {
-            }
+        for (const RunRecord& r : results) {
+            const json v = r.unfinished ? json(nullptr) : get(r);
             any |= v.is_number();
             values.push_back(v);
         }
@@ -75,30 +72,32 @@ std::string comparison_table(const std::vector<std::string>& names, const std::v
         for (const json& v : values) differ |= v != values.front();
         if (any && (differ || !optional)) rows.emplace_back(label, values);
     };
-    row("sim_end_ns", [](const json& r) { return r.at("sim_end_ns"); });
-    const json& first = results.front();
+    row("sim_end_ns", [](const RunRecord& r) { return json(r.sim_end_ns); });
+    const RunRecord& first = results.front();
     size_t shown = 0;
-    if (first.contains("kernels"))
-        for (const json& k : first["kernels"]) {
-            if (++shown > 8) break;
-            const std::string name = k.value("name", std::string());
-            for (const char* m : {"response_ns", "turnaround_ns"})
-                row(name + "." + m, [&](const json& r) {
-                    for (const json& x : r.at("kernels"))
-                        if (x.value("name", std::string()) == name) return x.at(m);
-                    return json(nullptr);
-                });
-        }
-    if (first.contains("locks") && first["locks"].contains("by_priority"))
-        for (const auto& [p, v] : first["locks"]["by_priority"].items())
-            row("priority " + p + " lock wait mean ns",
-                [p = p](const json& r) { return r.at("locks").at("by_priority").at(p).at("wait_ns").at("mean"); }, true);
-    row("scalar allocation_stalls", [](const json& r) { return r.at("scalar").at("allocation_stalls"); }, true);
-    if (first.contains("usa") && !first["usa"].value("draws", json::array()).empty()) {
-        row("usa utilization", [](const json& r) { return r.at("usa").at("utilization"); });
-        row("last draw complete_ns", [](const json& r) {
-            const json& d = r.at("usa").at("draws");
-            return d.empty() ? json(nullptr) : d.back().at("complete_ns");
+    for (const KernelRecord& k : first.kernels) {
+        if (++shown > 8) break;
+        const std::string name = k.name;
+        for (const char* m : {"response_ns", "turnaround_ns"})
+            row(name + "." + m, [&](const RunRecord& r) {
+                for (const KernelRecord& x : r.kernels)
+                    if (x.name == name) return fields::to_json(std::string(m) == "response_ns" ? x.response_ns : x.turnaround_ns);
+                return json(nullptr);
+            });
+    }
+    for (const auto& [p, v] : first.locks.by_priority)
+        row("priority " + p + " lock wait mean ns",
+            [p = p](const RunRecord& r) {
+                for (const auto& [q, x] : r.locks.by_priority)
+                    if (q == p) return json(x.wait_ns.mean);
+                return json(nullptr);
+            },
+            true);
+    row("scalar allocation_stalls", [](const RunRecord& r) { return json(r.scalar.allocation_stalls); }, true);
+    if (!first.unfinished && !first.usa.draws.empty()) {
+        row("usa utilization", [](const RunRecord& r) { return json(r.usa.utilization); });
+        row("last draw complete_ns", [](const RunRecord& r) {
+            return r.usa.draws.empty() ? json(nullptr) : fields::to_json(r.usa.draws.back().complete_ns);
         });
     }
     size_t label_w = 10, col_w = 12;
@@ -148,27 +147,28 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     });
 
     RunOutput out;
-    std::vector<json> results;
+    std::vector<RunRecord> results;
     std::vector<std::string> names;
     std::ostringstream table;
     for (size_t i = 0; i < jobs.size(); ++i) {
         const Scenario& v = s.variants[i];
         names.push_back(v.variant);
-        json r;
-        try {
-            r = json::parse(slurp(jobs[i].dir + "/results.json"));
+        RunRecord r;
+        bool read = false;
+        try {  // (another process's file: read as any results.json is)
+            r = read_results(json::parse(slurp(jobs[i].dir + "/results.json")));
+            read = true;
         } catch (...) {  // the child died before it wrote its results
-            json set = json::object();
-            for (const auto& [k, x] : v.variant_set) set[k] = x;
-            r = json{{"scenario", v.name},
-                     {"variant", {{"name", v.variant}, {"set", set}}},
-                     {"status", "error"},
-                     {"unfinished", true},
-                     {"exit_code", codes[i]},
-                     {"expectations", json::array()}};
+            r = RunRecord{};
+            r.scenario = v.name;
+            r.variant = VariantTag{v.variant, Named<std::string>(v.variant_set.begin(), v.variant_set.end())};
+            r.status = "error";
+            r.unfinished = true;
+            r.exit_code = codes[i];
         }
         // A child that failed (2, or killed) may have left a trace half written: none then.
-        out.variants.push_back({v.variant, r.dump(2) + "\n", codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : ""});
+        out.variants.push_back({v.variant, results_text(r), read ? std::make_shared<const RunRecord>(r) : nullptr,
+                                codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : ""});
         if (codes[i] > 1)
             std::fprintf(stderr, "gpuvp: %s: variant %s %s\n", s.file.c_str(), v.variant.c_str(),
                          codes[i] >= 128 ? ("was killed by signal " + std::to_string(codes[i] - 128)).c_str()
@@ -184,20 +184,19 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
 
     // results.json: the first variant's, with every variant's, every expectation and the
     // comparisons across variants.
-    json all = results.front();
+    auto all = std::make_shared<RunRecord>(results.front());
     bool ok = true, passed = true;
-    json expectations = json::array(), variants = json::array();
+    std::vector<ExpectationRecord> expectations;
+    std::vector<VariantEntry> variants;
     for (size_t i = 0; i < results.size(); ++i) {
-        ok &= results[i].value("status", std::string()) == "ok";
-        for (json e : results[i].value("expectations", json::array())) {
-            passed &= e.value("passed", false);
-            json tagged{{"variant", names[i]}};
-            for (const auto& [k, x] : e.items()) tagged[k] = x;
-            expectations.push_back(tagged);
+        ok &= results[i].status == "ok";
+        for (ExpectationRecord e : results[i].expectations) {
+            passed &= e.passed;
+            e.variant = names[i];
+            expectations.push_back(std::move(e));
         }
-        json set = json::object();
-        for (const auto& [k, x] : s.variants[i].variant_set) set[k] = x;
-        variants.push_back(json{{"name", names[i]}, {"set", set}, {"exit_code", codes[i]}, {"results", results[i]}});
+        variants.push_back({names[i], Named<std::string>(s.variants[i].variant_set.begin(), s.variants[i].variant_set.end()),
+                            codes[i], results[i]});
     }
     auto index_of = [&](const std::string& name) {
         return size_t(std::find(names.begin(), names.end(), name) - names.begin());
@@ -206,31 +205,33 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     for (const Expectation& e : s.cross_expect) {
         const json a = results_value(results[index_of(e.lhs.variant)], e.lhs);
         const json b = results_value(results[index_of(e.rhs.variant)], e.rhs);
+        ExpectationRecord x;
+        x.compare = e.compare;
+        x.variants = std::vector<std::string>{e.lhs.variant, e.rhs.variant};
+        x.value = json::array({a, b});
         const bool pass = compare_holds(e, a, b);
+        x.passed = pass;
+        x.line = e.line;
         passed &= pass;
-        expectations.push_back(json{{"compare", e.compare},
-                                    {"variants", json::array({e.lhs.variant, e.rhs.variant})},
-                                    {"value", json::array({a, b})},
-                                    {"passed", pass},
-                                    {"line", e.line}});
+        expectations.push_back(std::move(x));
         cross << "  " << (pass ? "pass" : "FAIL") << "  " << e.compare << "   (" << cell(a) << " against "
               << (e.factor == 1 ? "" : factor_text(e.factor) + " * ") << cell(b) << ")\n";
     }
-    all["status"] = ok ? "ok" : "error";
-    all["host_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    all["expectations"] = expectations;
-    all["variants"] = variants;
+    all->status = ok ? "ok" : "error";
+    all->host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    all->expectations = std::move(expectations);
+    all->variants = std::move(variants);
 
-    out.results = all.dump(2) + "\n";
+    out.results = results_text(*all);
     out.trace = out.variants.front().trace;
     out.ok = ok;
     out.expectations_passed = passed;
     // 0, 1 an expectation (or a kernel) failed, 2 a variant could not run or was killed.
     out.exit_code = passed ? 0 : 1;
     for (int c : codes) out.exit_code = std::max(out.exit_code, std::min(c, 2));
-    out.host_seconds = all["host_seconds"].get<double>();
-    out.sim_end_ns = all.value("sim_end_ns", 0.0);
-    out.document = std::make_shared<const json>(std::move(all));
+    out.host_seconds = *all->host_seconds;
+    out.sim_end_ns = all->unfinished ? 0.0 : all->sim_end_ns;
+    out.record = all;
     table << comparison_table(names, results);
     if (!s.cross_expect.empty()) table << "Comparisons across variants\n" << cross.str();
     out.table = table.str();

@@ -34,14 +34,33 @@ const char* lock_event_name(LockEventKind k) {
     return k < LockEventKind::count ? names[size_t(k)] : "?";
 }
 
-const char* stage_name(Stage s) {
-    static const char* names[] = {"packet_fetched",        "packet_decoded",       "launched",             "descriptor_fetched",
-                                  "isu_written",           "kernel_registered",    "first_block_dispatched",
-                                  "first_warp_started",    "first_fetch_issued",   "first_fetch_returned",
-                                  "kernarg_prefetch_issued", "kernarg_prefetch_returned",
-                                  "first_instruction_issued", "kernarg_load_done", "last_block_done"};
-    static_assert(sizeof names / sizeof *names == size_t(Stage::count));
-    return s < Stage::count ? names[size_t(s)] : "?";
-}
+namespace {
+struct StageInfo {
+    const char* name;
+    const char* meaning;
+};
+// The launch's milestones, in Stage order.
+constexpr StageInfo kStageInfo[] = {
+    {"packet_fetched", "the CP has read the packet from the queue"},
+    {"packet_decoded", "the CP has checked it and honoured the acquire fence"},
+    {"launched", "the CP hands it to the WLM (after any barrier-bit or kernel-slot wait)"},
+    {"descriptor_fetched", "the WLM has read the kernel descriptor"},
+    {"isu_written", "the WLM has written every ISU's kernel context"},
+    {"kernel_registered", "the kernel's row is in the GLC's kernel status table"},
+    {"first_block_dispatched", "the GLC wrote the first block descriptor to an SM"},
+    {"first_warp_started", "the first warp occupies a warp slot"},
+    {"first_fetch_issued", "the ISU sent the first instruction fetch to the L1I"},
+    {"first_fetch_returned", "the L1I returned it"},
+    {"kernarg_prefetch_issued", "M5: the ISU sent the kernel-argument prefetch to the L1D"},
+    {"kernarg_prefetch_returned", "M5: the L1D acknowledged the last line of it"},
+    {"first_instruction_issued", "the first instruction issued"},
+    {"kernarg_load_done", "the kernel arguments are in the warp's hands"},
+    {"last_block_done", "every block has finished"},
+};
+static_assert(sizeof kStageInfo / sizeof *kStageInfo == size_t(Stage::count));
+}  // namespace
+
+const char* stage_name(Stage s) { return s < Stage::count ? kStageInfo[size_t(s)].name : "?"; }
+const char* stage_meaning(Stage s) { return s < Stage::count ? kStageInfo[size_t(s)].meaning : "?"; }
 
 }  // namespace gpuvp

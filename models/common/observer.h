@@ -11,26 +11,27 @@
 
 namespace gpuvp {
 
-// The launch path of one kernel, in order.
+// The launch path of one kernel, in order: its milestones (each one's meaning: stage_meaning).
 enum class Stage : uint8_t {
-    packet_fetched,         // CP has read the packet from the queue
-    packet_decoded,         // CP has checked it and honoured the acquire fence
-    launched,               // CP hands it to the WLM (after any barrier-bit or kernel-slot wait)
-    descriptor_fetched,     // WLM has read the kernel descriptor
-    isu_written,            // WLM has written every ISU's kernel context
-    kernel_registered,      // the kernel's row is in the GLC's kernel status table
-    first_block_dispatched, // GLC wrote the first block descriptor to an SM
-    first_warp_started,     // the first warp occupies a warp slot
-    first_fetch_issued,     // the ISU sent the first instruction fetch to the L1I
-    first_fetch_returned,   // the L1I returned it
-    kernarg_prefetch_issued,   // M5: the ISU sent the kernel-argument prefetch to the L1D
-    kernarg_prefetch_returned, // M5: the L1D acknowledged the last line of it
+    packet_fetched,
+    packet_decoded,
+    launched,
+    descriptor_fetched,
+    isu_written,
+    kernel_registered,
+    first_block_dispatched,
+    first_warp_started,
+    first_fetch_issued,
+    first_fetch_returned,
+    kernarg_prefetch_issued,
+    kernarg_prefetch_returned,
     first_instruction_issued,
-    kernarg_load_done,      // the kernel arguments are in the warp's hands
-    last_block_done,        // every block has finished
+    kernarg_load_done,
+    last_block_done,
     count
 };
 const char* stage_name(Stage s);
+const char* stage_meaning(Stage s);  // a milestone in words
 
 struct WarpRecord {
     uint32_t sm, slot, kernel_slot;
