@@ -82,11 +82,31 @@ CLI::Validator whole_number(const std::string& what, T min) {
         "");
 }
 
+// A file (a folder too when `folder_ok`) that exists: checked while parsing, so that a name
+// mistyped is a bad command line that points to the help.
+CLI::Validator existing(bool folder_ok) {
+    return CLI::Validator(
+        [folder_ok](std::string& v) -> std::string {
+            struct stat st;
+            if (stat(v.c_str(), &st) != 0) return (folder_ok ? "no such file or folder '" : "no such file '") + v + "'";
+            if (!folder_ok && S_ISDIR(st.st_mode)) return "'" + v + "' is a folder, not a file";
+            return "";
+        },
+        "");
+}
+
 CLI::Option* add_jobs(CLI::App& cmd, unsigned& jobs, const std::string& what) {
     jobs = online_cores();
     return cmd.add_option("-j", jobs, what + ".\nDefault: the number of online cores (" + std::to_string(jobs) + " here)")
         ->type_name("N")
         ->check(whole_number<unsigned>("a number of processes", 1));
+}
+
+CLI::Option* add_scenario(CLI::App& cmd, std::string& file) {
+    return cmd.add_option("SCENARIO", file, "the scenario file (YAML, docs/scenario.md)")
+        ->required()
+        ->type_name("FILE")
+        ->check(existing(false));
 }
 
 // --set KEY=VALUE, repeated; `what` says what it does in this command.
@@ -222,7 +242,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
 
 Action setup_run(CLI::App& cmd) {
     auto a = std::make_shared<RunArgs>();
-    cmd.add_option("SCENARIO", a->file, "the scenario file (YAML, docs/scenario.md)")->required()->type_name("FILE");
+    add_scenario(cmd, a->file);
     cmd.add_option("--out", a->out_dir,
                    "write results.json, report.html and (unless --no-trace) trace.json into DIR,\n"
                    "created if missing; with variants also variants/NAME/. Default: no files")
@@ -285,7 +305,7 @@ int validate_main(const ValidateArgs& a) {
 
 Action setup_validate(CLI::App& cmd) {
     auto a = std::make_shared<ValidateArgs>();
-    cmd.add_option("SCENARIO", a->file, "the scenario file (YAML, docs/scenario.md)")->required()->type_name("FILE");
+    add_scenario(cmd, a->file);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
     return [a] { return validate_main(*a); };
 }
@@ -327,7 +347,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
 
 Action setup_sweep(CLI::App& cmd) {
     auto a = std::make_shared<SweepArgs>();
-    cmd.add_option("SCENARIO", a->file, "the scenario file (YAML, docs/scenario.md)")->required()->type_name("FILE");
+    add_scenario(cmd, a->file);
     add_set(cmd, a->sets, "KEY=VALUE",
             "with several values (commas at the top level): an axis of the sweep, every\n"
             "point runs once with each value; with one value: holds for every point.\n"
@@ -384,6 +404,7 @@ Action setup_regress(CLI::App& cmd) {
                    "scenario files, and folders whose *.yaml files run (sorted, subfolders not\n"
                    "searched); at least one")
         ->required()
+        ->check(existing(true))
         ->type_name("");
     cmd.add_option("--junit", a->junit, "write the results as JUnit XML for CI. Default: none")->type_name("FILE");
     cmd.add_option("--csv", a->csv, "write the results as CSV, a row per scenario. Default: none")->type_name("FILE");
@@ -446,6 +467,7 @@ Action setup_merge(CLI::App& cmd) {
         ->type_name("");
     cmd.add_option("FILE", a->inputs, "the files to merge, named like OUT (.xml or .csv); at least one")
         ->required()
+        ->check(existing(false))
         ->type_name("");
     return [&cmd, a] { return merge_main(cmd, *a); };
 }

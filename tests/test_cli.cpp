@@ -657,6 +657,10 @@ TEST_CASE("a bad command line is exit code 2 naming the word not understood and 
              {"params extra", "extra", "gpuvp params --help"},
              {"validate " + kDefault + " --quiet", "--quiet", "gpuvp validate --help"},
              {"merge " + d + "/m.xml", "FILE", "gpuvp merge --help"},
+             {"run " + d + "/typo.yaml", "SCENARIO: no such file '" + d + "/typo.yaml'", "gpuvp run --help"},
+             {"validate " + d, "SCENARIO: '" + d + "' is a folder, not a file", "gpuvp validate --help"},
+             {"regress " + d + "/typo", "PATH: no such file or folder '" + d + "/typo'", "gpuvp regress --help"},
+             {"merge " + d + "/m.csv " + d + "/typo.csv", "FILE: no such file '" + d + "/typo.csv'", "gpuvp merge --help"},
              {"", "no command given", "gpuvp help"},
          }) {
         const Result r = cli(c.args);
