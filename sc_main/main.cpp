@@ -1,31 +1,35 @@
-// gpuvp: the command line. Parses arguments, loads the scenario, runs it, writes results.
-//   gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--check-protocol] [--quiet]
-//   gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...
-//   gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set ...]... [--out DIR] [-j N] [--trace] [--quiet]
-//   gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--check-protocol] [--quiet]
-//   gpuvp merge OUT.xml|OUT.csv FILE...
-// Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
+// gpuvp: the command line (CLI11). `gpuvp help` lists the commands, `gpuvp CMD --help` a
+// command's options. Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
+#include "platform/gpu_config.h"
 #include "platform/regress.h"
 #include "platform/report.h"
 #include "platform/run.h"
 #include "platform/scenario.h"
 #include "platform/sweep.h"
 
+#include <CLI/CLI.hpp>
 #include <systemc>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <algorithm>
 #include <vector>
+
+#ifndef GPUVP_VERSION
+#error "GPUVP_VERSION is defined by CMakeLists.txt from project(gpuvp VERSION ...)"
+#endif
 
 namespace {
 
@@ -33,19 +37,103 @@ namespace {
 // can be before sc_main runs, so the setting is made during static initialisation.
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
-const char* kUsage =
-    "usage: gpuvp run SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--no-trace] [--trace-limit N] [--vcd FILE] [-j N] [--check-protocol] [--log [BLOCK=]LEVEL,...] [--quiet]\n"
-    "       gpuvp validate SCENARIO.yaml [--set KEY=VALUE]...\n"
-    "       gpuvp sweep SCENARIO.yaml --set KEY=V1,V2,... [--set KEY=VALUE]... [--out DIR] [-j N] [--trace] [--quiet]\n"
-    "       gpuvp regress PATH... [--junit FILE] [--csv FILE] [--out DIR] [-j N] [--shard K/N] [--check-protocol] [--quiet]\n"
-    "       gpuvp merge OUT.xml|OUT.csv FILE...\n"
-    "       gpuvp params    (the GPU's parameters: hierarchical name, type, default, range)\n"
-    "exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input\n";
+const char* kExitCodes = "Exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input.";
 
-int usage(const std::string& why) {
-    std::cerr << "gpuvp: " << why << "\n" << kUsage;
+// What a command does once its arguments are parsed; returns the exit code.
+using Action = std::function<int()>;
+
+// The name a user types for `cmd`: "gpuvp" or "gpuvp run".
+std::string command_line_name(const CLI::App* cmd) {
+    return cmd->get_parent() ? cmd->get_parent()->get_name() + " " + cmd->get_name() : cmd->get_name();
+}
+
+// Bad input on the command line: what was wrong, and where the help is. Exit code 2.
+int bad_input(const CLI::App* cmd, const std::string& why) {
+    const std::string name = command_line_name(cmd);
+    std::cerr << name << ": " << why << "\n";
+    if (cmd->get_parent() && cmd->get_name() != "help")
+        std::cerr << "Run '" << name << " --help' for the options of " << cmd->get_name() << ".\n";
+    else
+        std::cerr << "Run 'gpuvp help' for the commands, 'gpuvp help CMD' for the options of one.\n";
     return 2;
 }
+
+// An error the command met while working (a file it cannot write, a run that cannot start).
+int failed(const std::string& why) {
+    std::cerr << "error: " << why << "\n";
+    return 2;
+}
+
+unsigned online_cores() { return unsigned(std::max(1l, sysconf(_SC_NPROCESSORS_ONLN))); }
+
+// A whole decimal number, without sign or spaces, that fits in T and is at least `min`:
+// CLI11's own conversion would take "+3", " 3" or "0x3".
+template <typename T>
+CLI::Validator whole_number(const std::string& what, T min) {
+    return CLI::Validator(
+        [what, min](std::string& v) -> std::string {
+            const std::string bad = "wants " + what + ", got '" + v + "'";
+            if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return bad;
+            errno = 0;
+            const unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
+            if (errno == ERANGE || n > std::numeric_limits<T>::max() || n < min) return bad;
+            return "";
+        },
+        "");
+}
+
+// A file (a folder too when `folder_ok`) that exists: checked while parsing, so that a name
+// mistyped is a bad command line that points to the help.
+CLI::Validator existing(bool folder_ok) {
+    return CLI::Validator(
+        [folder_ok](std::string& v) -> std::string {
+            struct stat st;
+            if (stat(v.c_str(), &st) != 0) return (folder_ok ? "no such file or folder '" : "no such file '") + v + "'";
+            if (!folder_ok && S_ISDIR(st.st_mode)) return "'" + v + "' is a folder, not a file";
+            return "";
+        },
+        "");
+}
+
+CLI::Option* add_jobs(CLI::App& cmd, unsigned& jobs, const std::string& what) {
+    jobs = online_cores();
+    return cmd.add_option("-j", jobs, what + ".\nDefault: the number of online cores (" + std::to_string(jobs) + " here)")
+        ->type_name("N")
+        ->check(whole_number<unsigned>("a number of processes", 1));
+}
+
+CLI::Option* add_scenario(CLI::App& cmd, std::string& file) {
+    return cmd.add_option("SCENARIO", file, "the scenario file (YAML, docs/scenario.md)")
+        ->required()
+        ->type_name("FILE")
+        ->check(existing(false));
+}
+
+// --set KEY=VALUE, repeated; `what` says what it does in this command.
+CLI::Option* add_set(CLI::App& cmd, std::vector<std::string>& sets, const std::string& type, const std::string& what) {
+    return cmd.add_option("--set", sets, what)
+        ->type_name(type)
+        ->allow_extra_args(false)  // one KEY=VALUE per --set: the next word is not taken for another
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+                const size_t eq = v.find('=');
+                return eq == std::string::npos || eq == 0 ? "wants KEY=VALUE, got '" + v + "'" : "";
+            },
+            ""));
+}
+
+gpuvp::Overrides overrides_of(const std::vector<std::string>& sets) {
+    gpuvp::Overrides overrides;
+    for (const auto& s : sets) {
+        const size_t eq = s.find('=');
+        overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    }
+    return overrides;
+}
+
+const char* kSetHelp = "override a key of the scenario before it is checked: KEY is its dotted path\n"
+                       "(policy.dispatch, kernels.k.grid, kernels[0].submit_ns), VALUE is YAML.\n"
+                       "Repeatable, applied in order. Default: none";
 
 // "--log cp=medium,sm[2]=debug" (or "--log high": every block): the GPU's sc_report verbosity
 // per block, LEVEL one of none, low, medium, high, full, debug.
@@ -90,269 +178,437 @@ bool write_file(const std::string& path, const std::string& text) {
     return bool(f);
 }
 
-// gpuvp regress PATH... : every scenario under the paths, a process each, N at a time.
-int regress_main(const std::vector<std::string>& args) {
-    std::vector<std::string> paths;
-    std::string junit, csv;
-    gpuvp::RegressOptions o;
-    o.jobs = unsigned(std::max(1l, sysconf(_SC_NPROCESSORS_ONLN)));
-    o.progress = isatty(2);
-    bool quiet = false;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--junit" || a == "--csv" || a == "--out" || a == "-j" || a == "--shard") {
-            if (i + 1 == args.size()) return usage(a + " needs a value");
-            const std::string& v = args[++i];
-            if (a == "--junit") junit = v;
-            else if (a == "--csv") csv = v;
-            else if (a == "--out") o.out_dir = v;
-            else if (a == "-j") {
-                o.jobs = unsigned(std::strtoul(v.c_str(), nullptr, 10));
-                if (o.jobs == 0 || v.find_first_not_of("0123456789") != std::string::npos)
-                    return usage("-j wants a number of processes, got '" + v + "'");
-            } else {
-                try {
-                    gpuvp::parse_shard(v, o.shard, o.shards);
-                } catch (const std::exception& e) {
-                    return usage(e.what());
-                }
-            }
-        } else if (a == "--quiet") {
-            quiet = true;
-            o.progress = false;
-        } else if (a == "--check-protocol") {
-            o.check_protocol = true;
-        } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option '" + a + "'");
-        } else {
-            paths.push_back(a);
-        }
-    }
-    if (paths.empty()) return usage("regress wants at least one scenario file or folder");
-    if (!o.out_dir.empty() && !make_dirs(o.out_dir)) {
-        std::cerr << "error: cannot create " << o.out_dir << ": " << std::strerror(errno) << "\n";
-        return 2;
-    }
-    try {
-        const gpuvp::RegressOutput r = gpuvp::run_regress(paths, o);
-        if (!quiet) std::cout << r.table;
-        if (!junit.empty() && !write_file(junit, r.junit)) {
-            std::cerr << "error: cannot write " << junit << "\n";
-            return 2;
-        }
-        if (!csv.empty() && !write_file(csv, r.csv)) {
-            std::cerr << "error: cannot write " << csv << "\n";
-            return 2;
-        }
-        return r.exit_code;
-    } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return 2;
-    }
+bool is_dir(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// gpuvp merge OUT FILE... : the shards' JUnit (.xml) or CSV (.csv) files into one.
-int merge_main(const std::vector<std::string>& args) {
-    if (args.size() < 3) return usage("merge wants an output file and at least one file to merge");
-    const std::string& out = args[1];
-    const bool xml = out.size() > 4 && out.compare(out.size() - 4, 4, ".xml") == 0;
-    const bool csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
-    if (!xml && !csv) return usage("merge writes a .xml (JUnit) or a .csv file, not '" + out + "'");
-    std::vector<gpuvp::NamedText> texts;
-    for (size_t i = 2; i < args.size(); ++i) {
-        const std::string& in = args[i];
-        if (in.size() < 4 || in.compare(in.size() - 4, 4, xml ? ".xml" : ".csv") != 0)
-            return usage("merge into " + out + " takes " + (xml ? ".xml" : ".csv") + " files, not '" + in + "'");
-        std::ifstream f(args[i], std::ios::binary);
-        if (!f) {
-            std::cerr << "error: cannot read " << args[i] << "\n";
-            return 2;
-        }
-        std::ostringstream s;
-        s << f.rdbuf();
-        texts.push_back({in, s.str()});
-    }
-    try {
-        if (!write_file(out, xml ? gpuvp::merge_junit(texts) : gpuvp::merge_csv(texts))) {
-            std::cerr << "error: cannot write " << out << "\n";
-            return 2;
-        }
-    } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return 2;
-    }
-    return 0;
-}
+// --- gpuvp run ------------------------------------------------------------------------------
 
-}  // namespace
-
-int sc_main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-        std::cout << kUsage;
-        return args.empty() ? 2 : 0;
-    }
-    const std::string command = args[0];
-    if (command == "regress") return regress_main(args);
-    if (command == "merge") return merge_main(args);
-    if (command == "params") {
-        if (args.size() > 1) return usage("params takes no arguments");
-        std::cout << gpuvp::gpu_params_markdown();
-        return 0;
-    }
-    if (command != "run" && command != "validate" && command != "sweep")
-        return usage("unknown command '" + command + "'");
-    std::string file, out_dir, vcd_file;
-    gpuvp::Overrides overrides;
-    bool trace = true, quiet = false, check_protocol = false;
+struct RunArgs {
+    std::string file, out_dir, vcd_file, log;
+    std::vector<std::string> sets;
+    bool no_trace = false, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
-    unsigned jobs = std::max(1l, sysconf(_SC_NPROCESSORS_ONLN));
-    bool sweep_trace = false, jobs_given = false, log_given = false;
+    unsigned jobs = 1;
+};
+
+int run_main(const CLI::App& cmd, const RunArgs& a) {
     std::map<std::string, int> log;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--out" || a == "--set" || a == "--trace-limit" || a == "-j" || a == "--vcd" || a == "--log") {
-            if (i + 1 == args.size()) return usage(a + " needs a value");
-            const std::string& v = args[++i];
-            if (a == "--log") {
-                log_given = true;
-                log = {{"*", sc_core::SC_NONE}};  // blocks not named stay quiet
-                std::string why;
-                if (!parse_log(v, log, why)) return usage(why);
-            } else if (a == "--out") {
-                out_dir = v;
-            } else if (a == "--vcd") {
-                vcd_file = v;
-            } else if (a == "-j") {
-                jobs_given = true;
-                jobs = unsigned(std::strtoul(v.c_str(), nullptr, 10));
-                if (jobs == 0 || v.find_first_not_of("0123456789") != std::string::npos)
-                    return usage("-j wants a number of processes, got '" + v + "'");
-            } else if (a == "--trace-limit") {
-                char* end = nullptr;
-                errno = 0;
-                trace_limit = std::strtoull(v.c_str(), &end, 10);
-                if (v.empty() || *end || v[0] == '-' || errno == ERANGE)
-                    return usage("--trace-limit wants a count of events, got '" + v + "'");
-            } else {
-                auto eq = v.find('=');
-                if (eq == std::string::npos || eq == 0) return usage("--set wants KEY=VALUE, got '" + v + "'");
-                overrides.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-            }
-        } else if (a == "--no-trace") {
-            trace = false;
-        } else if (a == "--check-protocol") {
-            check_protocol = true;
-        } else if (a == "--trace") {
-            sweep_trace = true;
-        } else if (a == "--quiet") {
-            quiet = true;
-        } else if (!a.empty() && a[0] == '-') {
-            return usage("unknown option '" + a + "'");
-        } else if (file.empty()) {
-            file = a;
-        } else {
-            return usage("one scenario at a time (got '" + file + "' and '" + a + "')");
-        }
+    if (cmd.count("--log")) {
+        log = {{"*", sc_core::SC_NONE}};  // blocks not named stay quiet
+        std::string why;
+        if (!parse_log(a.log, log, why)) return bad_input(&cmd, why);
     }
-    if (file.empty()) return usage("no scenario file given");
-    if (command != "sweep" && sweep_trace) return usage("--trace is an option of sweep");
-    if (command == "validate" && jobs_given) return usage("-j is an option of run and sweep");
-    if (command != "run" && !vcd_file.empty()) return usage("--vcd is an option of run");
-    if (command != "run" && check_protocol) return usage("--check-protocol is an option of run and regress");
-    if (command != "run" && log_given) return usage("--log is an option of run");
-
-    if (command == "sweep") {
-        // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
-        gpuvp::Overrides fixed;
-        std::vector<gpuvp::SweepAxis> axes;
-        for (const auto& [key, value] : overrides) {
-            auto values = gpuvp::split_values(value);
-            if (values.size() > 1) axes.push_back({key, values});
-            else fixed.emplace_back(key, value);
-        }
-        if (axes.empty()) return usage("sweep wants at least one --set KEY=V1,V2,...");
-        if (!out_dir.empty() && !make_dirs(out_dir)) {
-            std::cerr << "error: cannot create " << out_dir << ": " << std::strerror(errno) << "\n";
-            return 2;
-        }
-        try {
-            gpuvp::SweepOutput s = gpuvp::run_sweep(file, fixed, axes, gpuvp::SweepOptions{out_dir, jobs, sweep_trace});
-            if (!quiet) std::cout << s.table;
-            if (!out_dir.empty() && !quiet)
-                std::cout << "wrote " << out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
-                          << (s.draws_csv.empty() ? "" : ", draws.csv") << "\n";
-            return s.exit_code;
-        } catch (const gpuvp::ScenarioError& e) {
-            std::cerr << "error: " << e.what() << "\n";
-            return 2;
-        } catch (const std::exception& e) {
-            std::cerr << "error: " << file << ": " << e.what() << "\n";
-            return 2;
-        }
-    }
-
     gpuvp::Scenario scenario;
     try {
-        scenario = gpuvp::load_scenario(file, overrides);
+        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets));
     } catch (const gpuvp::ScenarioError& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return 2;
+        return failed(e.what());
     }
-    if (!vcd_file.empty() && !scenario.variants.empty())
-        return usage("--vcd records one run: it takes a scenario without 'variants'");
-    if (command == "validate") {
-        uint64_t launches = 0, draw_launches = 0;  // with `instances`, a packet each
-        for (const auto& k : scenario.workload.kernels) launches += k.instances;
-        for (const auto& d : scenario.workload.draws) draw_launches += d.instances;
-        auto of = [](uint64_t n, size_t entries) {
-            return n == entries ? std::string() : " (" + std::to_string(n) + " launches)";
-        };
-        std::cout << file << ": ok (" << scenario.workload.kernels.size() << " kernels"
-                  << of(launches, scenario.workload.kernels.size()) << ", " << scenario.workload.draws.size() << " draws"
-                  << of(draw_launches, scenario.workload.draws.size()) << ", " << scenario.workload.queues.size() << " queues"
-                  << (scenario.variants.empty() ? "" : ", " + std::to_string(scenario.variants.size()) + " variants")
-                  << ")\n";
-        return 0;
-    }
+    if (!a.vcd_file.empty() && !scenario.variants.empty())
+        return bad_input(&cmd, "--vcd records one run: it takes a scenario without 'variants'");
 
     gpuvp::RunOutput out;
     try {
         gpuvp::RunOptions options;
-        options.trace = trace && !out_dir.empty();
-        options.trace_limit = trace_limit;
-        options.check_protocol = check_protocol;
-        if (log_given) options.log = log;
-        options.vcd = !vcd_file.empty();
-        if (!quiet && isatty(2))  // a progress line on a terminal, rewritten in place
+        options.trace = !a.no_trace && !a.out_dir.empty();
+        options.trace_limit = a.trace_limit;
+        options.check_protocol = a.check_protocol;
+        if (!log.empty()) options.log = log;
+        options.vcd = !a.vcd_file.empty();
+        if (!a.quiet && isatty(2))  // a progress line on a terminal, rewritten in place
             options.progress = [](const gpuvp::Progress& p) {
                 std::fprintf(stderr, "\r  simulated %.1f us, kernels %zu/%zu done", p.sim_ns / 1000, p.kernels_done,
                              p.kernels);
                 if (p.draws) std::fprintf(stderr, ", draws %zu/%zu", p.draws_done, p.draws);
                 std::fprintf(stderr, "   ");
             };
-        out = gpuvp::run_variants(scenario, options, jobs);
+        out = gpuvp::run_variants(scenario, options, a.jobs);
     } catch (const std::exception& e) {
-        std::cerr << "error: " << file << ": " << e.what() << "\n";
-        return 2;
+        return failed(a.file + ": " + e.what());
     }
-    if (!quiet && isatty(2)) std::fprintf(stderr, "\n");
-    if (!quiet) std::cout << out.table;
-    if (!vcd_file.empty() && !write_file(vcd_file, out.vcd)) {
-        std::cerr << "error: cannot write " << vcd_file << "\n";
-        return 2;
-    }
-    if (!out_dir.empty()) {
-        if (!make_dirs(out_dir)) {
-            std::cerr << "error: cannot create " << out_dir << ": " << std::strerror(errno) << "\n";
-            return 2;
-        }
+    if (!a.quiet && isatty(2)) std::fprintf(stderr, "\n");
+    if (!a.quiet) std::cout << out.table;
+    if (!a.vcd_file.empty() && !write_file(a.vcd_file, out.vcd)) return failed("cannot write " + a.vcd_file);
+    if (!a.out_dir.empty()) {
+        if (!make_dirs(a.out_dir)) return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
         std::string error;
-        if (!gpuvp::write_run_output(out_dir, out, true, &error)) {
-            std::cerr << "error: " << error << "\n";
-            return 2;
-        }
+        if (!gpuvp::write_run_output(a.out_dir, out, true, &error)) return failed(error);
     }
     if (!out.expectations_passed) std::cerr << "gpuvp: an expectation failed (see results.json, expectations)\n";
     return out.exit_code;
+}
+
+Action setup_run(CLI::App& cmd) {
+    auto a = std::make_shared<RunArgs>();
+    add_scenario(cmd, a->file);
+    cmd.add_option("--out", a->out_dir,
+                   "write results.json, report.html and (unless --no-trace) trace.json into DIR,\n"
+                   "created if missing; with variants also variants/NAME/. Default: no files")
+        ->type_name("DIR");
+    add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
+    cmd.add_flag("--no-trace", a->no_trace,
+                 "write no trace.json and record no register-table updates.\nDefault: traced when --out is given");
+    cmd.add_option("--trace-limit", a->trace_limit,
+                   "keep at most N trace events; later ones are dropped and counted\n"
+                   "(results.json trace.dropped). Default: " +
+                       std::to_string(a->trace_limit))
+        ->type_name("N")
+        ->check(whole_number<uint64_t>("a count of events", 0));
+    cmd.add_option("--vcd", a->vcd_file,
+                   "also write the key signals (irq, doorbells, SM busy and blocks, shading array)\n"
+                   "as a value change dump for a waveform viewer; not with variants. Default: none")
+        ->type_name("FILE");
+    add_jobs(cmd, a->jobs, "variants run at once, for a scenario with variants (unused without)");
+    cmd.add_flag("--check-protocol", a->check_protocol,
+                 "put a TLM-2.0 base-protocol checker on every connection; a violation fails\n"
+                 "the run (exit 1). Results otherwise unchanged. Default: off");
+    cmd.add_option("--log", a->log,
+                   "print the GPU's sc_report log of the blocks named (cp, wlm, glc, usa, sm, sm[i],\n"
+                   "arbiter, arbiter[i]; a LEVEL alone: every block) at LEVEL none, low, medium,\n"
+                   "high, full or debug; other blocks stay quiet. Default: no log")
+        ->type_name("[BLOCK=]LEVEL,...");
+    cmd.add_flag("--quiet", a->quiet,
+                 "print no tables on stdout and no progress line on stderr.\n"
+                 "Default: the tables, and a progress line when stderr is a terminal");
+    return [&cmd, a] { return run_main(cmd, *a); };
+}
+
+// --- gpuvp validate -------------------------------------------------------------------------
+
+struct ValidateArgs {
+    std::string file;
+    std::vector<std::string> sets;
+};
+
+int validate_main(const ValidateArgs& a) {
+    gpuvp::Scenario scenario;
+    try {
+        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets));
+    } catch (const gpuvp::ScenarioError& e) {
+        return failed(e.what());
+    }
+    uint64_t launches = 0, draw_launches = 0;  // with `instances`, a packet each
+    for (const auto& k : scenario.workload.kernels) launches += k.instances;
+    for (const auto& d : scenario.workload.draws) draw_launches += d.instances;
+    auto of = [](uint64_t n, size_t entries) {
+        return n == entries ? std::string() : " (" + std::to_string(n) + " launches)";
+    };
+    std::cout << a.file << ": ok (" << scenario.workload.kernels.size() << " kernels"
+              << of(launches, scenario.workload.kernels.size()) << ", " << scenario.workload.draws.size() << " draws"
+              << of(draw_launches, scenario.workload.draws.size()) << ", " << scenario.workload.queues.size() << " queues"
+              << (scenario.variants.empty() ? "" : ", " + std::to_string(scenario.variants.size()) + " variants")
+              << ")\n";
+    return 0;
+}
+
+Action setup_validate(CLI::App& cmd) {
+    auto a = std::make_shared<ValidateArgs>();
+    add_scenario(cmd, a->file);
+    add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
+    return [a] { return validate_main(*a); };
+}
+
+// --- gpuvp sweep ----------------------------------------------------------------------------
+
+struct SweepArgs {
+    std::string file, out_dir;
+    std::vector<std::string> sets;
+    bool trace = false, quiet = false;
+    unsigned jobs = 1;
+};
+
+int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
+    // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
+    gpuvp::Overrides fixed;
+    std::vector<gpuvp::SweepAxis> axes;
+    for (const auto& [key, value] : overrides_of(a.sets)) {
+        auto values = gpuvp::split_values(value);
+        if (values.size() > 1) axes.push_back({key, values});
+        else fixed.emplace_back(key, value);
+    }
+    if (axes.empty()) return bad_input(&cmd, "sweep wants at least one --set KEY=V1,V2,...");
+    if (!a.out_dir.empty() && !make_dirs(a.out_dir))
+        return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
+    try {
+        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace});
+        if (!a.quiet) std::cout << s.table;
+        if (!a.out_dir.empty() && !a.quiet)
+            std::cout << "wrote " << a.out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
+                      << (s.draws_csv.empty() ? "" : ", draws.csv") << "\n";
+        return s.exit_code;
+    } catch (const gpuvp::ScenarioError& e) {
+        return failed(e.what());
+    } catch (const std::exception& e) {
+        return failed(a.file + ": " + e.what());
+    }
+}
+
+Action setup_sweep(CLI::App& cmd) {
+    auto a = std::make_shared<SweepArgs>();
+    add_scenario(cmd, a->file);
+    add_set(cmd, a->sets, "KEY=VALUE",
+            "with several values (commas at the top level): an axis of the sweep, every\n"
+            "point runs once with each value; with one value: holds for every point.\n"
+            "KEY is a dotted path, each value YAML. Repeatable; at least one axis.\n"
+            "Points: the product of the axes, the first varying slowest")
+        ->option_text("KEY=V1,V2,...");
+    cmd.add_option("--out", a->out_dir,
+                   "write sweep.csv (a row per point and kernel), locks.csv and draws.csv\n"
+                   "(when any point has locks or draws) and point-N/results.json into DIR,\n"
+                   "created if missing. Default: nothing kept")
+        ->type_name("DIR");
+    add_jobs(cmd, a->jobs, "points run at once, each in a child process");
+    cmd.add_flag("--trace", a->trace, "with --out, also write each point's trace.json. Default: no traces");
+    cmd.add_flag("--quiet", a->quiet, "print no tables on stdout. Default: the points, locks and draws tables");
+    return [&cmd, a] { return sweep_main(cmd, *a); };
+}
+
+// --- gpuvp regress --------------------------------------------------------------------------
+
+struct RegressArgs {
+    std::vector<std::string> paths;
+    std::string junit, csv, shard;
+    gpuvp::RegressOptions options;
+    bool quiet = false;
+};
+
+// Every scenario under the paths, a process each, N at a time.
+int regress_main(const CLI::App& cmd, RegressArgs a) {
+    gpuvp::RegressOptions& o = a.options;
+    o.progress = isatty(2) && !a.quiet;
+    if (!a.shard.empty()) {
+        try {
+            gpuvp::parse_shard(a.shard, o.shard, o.shards);
+        } catch (const std::exception& e) {
+            return bad_input(&cmd, e.what());
+        }
+    }
+    if (!o.out_dir.empty() && !make_dirs(o.out_dir))
+        return failed("cannot create " + o.out_dir + ": " + std::strerror(errno));
+    try {
+        const gpuvp::RegressOutput r = gpuvp::run_regress(a.paths, o);
+        if (!a.quiet) std::cout << r.table;
+        if (!a.junit.empty() && !write_file(a.junit, r.junit)) return failed("cannot write " + a.junit);
+        if (!a.csv.empty() && !write_file(a.csv, r.csv)) return failed("cannot write " + a.csv);
+        return r.exit_code;
+    } catch (const std::exception& e) {
+        return failed(e.what());
+    }
+}
+
+Action setup_regress(CLI::App& cmd) {
+    auto a = std::make_shared<RegressArgs>();
+    cmd.add_option("PATH", a->paths,
+                   "scenario files, and folders whose *.yaml files run (sorted, subfolders not\n"
+                   "searched); at least one")
+        ->required()
+        ->check(existing(true))
+        ->type_name("");
+    cmd.add_option("--junit", a->junit, "write the results as JUnit XML for CI. Default: none")->type_name("FILE");
+    cmd.add_option("--csv", a->csv, "write the results as CSV, a row per scenario. Default: none")->type_name("FILE");
+    cmd.add_option("--out", a->options.out_dir,
+                   "keep each scenario's output (results.json, trace.json, report.html) in\n"
+                   "DIR/<file stem>/, created if missing. Default: nothing kept, no traces")
+        ->type_name("DIR");
+    add_jobs(cmd, a->options.jobs, "scenarios run at once, each in a child process");
+    cmd.add_option("--shard", a->shard,
+                   "run only the K-th of N slices of the list (1 <= K <= N); gpuvp merge joins\n"
+                   "the slices' files. Default: the whole list")
+        ->type_name("K/N");
+    cmd.add_flag("--check-protocol", a->options.check_protocol,
+                 "run each scenario with a TLM-2.0 base-protocol checker on every connection;\n"
+                 "a violation fails the scenario. Default: off");
+    cmd.add_flag("--quiet", a->quiet,
+                 "print no summary table on stdout and no progress lines on stderr.\n"
+                 "Default: the table, and progress lines when stderr is a terminal");
+    return [&cmd, a] { return regress_main(cmd, *a); };
+}
+
+// --- gpuvp merge ----------------------------------------------------------------------------
+
+struct MergeArgs {
+    std::string out;
+    std::vector<std::string> inputs;
+};
+
+// The shards' JUnit (.xml) or CSV (.csv) files into one.
+int merge_main(const CLI::App& cmd, const MergeArgs& a) {
+    const std::string& out = a.out;
+    const bool xml = out.size() > 4 && out.compare(out.size() - 4, 4, ".xml") == 0;
+    const bool csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
+    if (!xml && !csv) return bad_input(&cmd, "merge writes a .xml (JUnit) or a .csv file, not '" + out + "'");
+    std::vector<gpuvp::NamedText> texts;
+    for (const std::string& in : a.inputs) {
+        if (in.size() < 4 || in.compare(in.size() - 4, 4, xml ? ".xml" : ".csv") != 0)
+            return bad_input(&cmd, "merge into " + out + " takes " + (xml ? ".xml" : ".csv") + " files, not '" + in + "'");
+        std::ifstream f(in, std::ios::binary);
+        if (!f) return failed("cannot read " + in);
+        std::ostringstream s;
+        s << f.rdbuf();
+        texts.push_back({in, s.str()});
+    }
+    try {
+        if (!write_file(out, xml ? gpuvp::merge_junit(texts) : gpuvp::merge_csv(texts)))
+            return failed("cannot write " + out);
+    } catch (const std::exception& e) {
+        return failed(e.what());
+    }
+    return 0;
+}
+
+Action setup_merge(CLI::App& cmd) {
+    auto a = std::make_shared<MergeArgs>();
+    cmd.add_option("OUT", a->out,
+                   "the merged file: .xml merges JUnit files of gpuvp regress (testcases\n"
+                   "sorted by file), .csv merges CSV files with the same header")
+        ->required()
+        ->type_name("");
+    cmd.add_option("FILE", a->inputs, "the files to merge, named like OUT (.xml or .csv); at least one")
+        ->required()
+        ->check(existing(false))
+        ->type_name("");
+    return [&cmd, a] { return merge_main(cmd, *a); };
+}
+
+// --- gpuvp params ---------------------------------------------------------------------------
+
+Action setup_params(CLI::App&) {
+    return [] {
+        std::cout << gpuvp::gpu_params_markdown();
+        return 0;
+    };
+}
+
+// --- gpuvp report ---------------------------------------------------------------------------
+
+int report_main(const CLI::App& cmd, const std::string& dir) {
+    if (!is_dir(dir)) return bad_input(&cmd, dir + ": no such folder");
+    if (!std::ifstream(dir + "/results.json"))
+        return bad_input(&cmd, dir + " holds no results.json: write one with 'gpuvp run SCENARIO --out " + dir + "'");
+    std::string error;
+    try {
+        if (!gpuvp::write_report(dir, &error)) return failed(error);
+    } catch (const std::exception& e) {  // JSON, but not a run's results
+        return failed(dir + "/results.json: " + e.what());
+    }
+    std::cout << "wrote " << dir << "/report.html\n";
+    return 0;
+}
+
+Action setup_report(CLI::App& cmd) {
+    auto dir = std::make_shared<std::string>();
+    cmd.add_option("DIR", *dir,
+                   "a folder that 'gpuvp run --out DIR' wrote: its results.json, trace.json and\n"
+                   "variants/NAME/trace.json (those present) make the page")
+        ->required()
+        ->type_name("");
+    return [&cmd, dir] { return report_main(cmd, *dir); };
+}
+
+// --- gpuvp help -----------------------------------------------------------------------------
+
+// The list of commands (`topic` empty), or one command's arguments as `gpuvp CMD --help` gives them.
+int show_help(const CLI::App& gpuvp, const std::string& topic) {
+    if (topic.empty()) {
+        std::cout << gpuvp.get_formatter()->make_help(&gpuvp, gpuvp.get_name(), CLI::AppFormatMode::Normal);
+        return 0;
+    }
+    for (const CLI::App* c : gpuvp.get_subcommands({}))
+        if (c->get_name() == topic) {
+            std::cout << c->help(gpuvp.get_name());
+            return 0;
+        }
+    return bad_input(gpuvp.get_subcommand("help"), "no command '" + topic + "'");
+}
+
+// CLI11 takes a command's name for that command wherever it stands, so `gpuvp help CMD` is
+// read by sc_main before CLI11 parses: here only `gpuvp help` and its --help arrive.
+Action setup_help(CLI::App& cmd) {
+    cmd.add_option("CMD", "the command to describe, as 'gpuvp CMD --help' does. Default: the list of commands")
+        ->type_name("");
+    return [&cmd] { return show_help(*cmd.get_parent(), ""); };
+}
+
+// The commands, in the order `gpuvp help` lists them. A command is a name, a line for the
+// list, and a setup that declares its arguments on its CLI::App and returns what it does.
+struct Command {
+    const char* name;
+    const char* summary;
+    Action (*setup)(CLI::App& cmd);
+};
+
+const Command kCommands[] = {
+    {"run", "run one scenario: the launch breakdown on stdout, results, trace and report with --out", setup_run},
+    {"validate", "check a scenario file without running it, and count its kernels, draws and queues",
+     setup_validate},
+    {"sweep", "run a scenario at every point of a grid of --set values; a table and a CSV", setup_sweep},
+    {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},
+    {"merge", "join the JUnit or CSV files of regress shards into one", setup_merge},
+    {"params", "print every GPU parameter: hierarchical name, type, default, range (Markdown)", setup_params},
+    {"report", "write DIR/report.html again from the files 'gpuvp run --out DIR' left there", setup_report},
+    {"help", "list the commands, or with CMD describe that command's arguments", setup_help},
+};
+
+// A parse error of CLI11 (unknown option, missing value, a value its check refused, ...), or
+// its request for help or the version: the exit code, CLI11's own codes mapped to ours.
+int parse_error(const CLI::App& gpuvp, const CLI::ParseError& e, const std::vector<std::string>& args) {
+    if (e.get_exit_code() == 0) return gpuvp.exit(e);  // --help, --version: printed on stdout
+    const std::vector<CLI::App*> chosen = gpuvp.get_subcommands();
+    const CLI::App* cmd = chosen.empty() ? &gpuvp : chosen.front();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+        // CLI11 lists what it did not take, last first; name the first one as it was typed.
+        const std::vector<std::string> left = gpuvp.remaining(true);
+        for (const std::string& a : args)
+            if (std::find(left.begin(), left.end(), a) != left.end()) {
+                const bool option = a.size() > 1 && a[0] == '-';
+                return bad_input(cmd, (option ? "unknown option '" : "unexpected argument '") + a + "'");
+            }
+    }
+    return bad_input(cmd, e.what());
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+    CLI::App gpuvp("gpuvp: a SystemC/TLM-2.0 virtual platform of a GPU's dispatch front end.", "gpuvp");
+    gpuvp.set_help_flag("-h,--help", "print this help and exit");
+    gpuvp.set_version_flag("--version", "gpuvp " GPUVP_VERSION, "print the version and exit");
+    gpuvp.footer(kExitCodes);
+    gpuvp.get_formatter()->column_width(32);
+    gpuvp.get_formatter()->label("SUBCOMMAND", "COMMAND");
+    gpuvp.get_formatter()->label("Positionals", "Arguments");
+    gpuvp.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
+    gpuvp.require_subcommand(1);
+    std::map<const CLI::App*, Action> actions;
+    for (const Command& c : kCommands) {
+        CLI::App* cmd = gpuvp.add_subcommand(c.name, c.summary)->group("Commands");
+        actions[cmd] = c.setup(*cmd);
+    }
+
+    if (argc < 2) {
+        std::cerr << gpuvp.get_formatter()->make_help(&gpuvp, gpuvp.get_name(), CLI::AppFormatMode::Normal);
+        return bad_input(&gpuvp, "no command given");
+    }
+    // A word where the command goes that names none: said as such, not as an unexpected argument.
+    const std::string first = argv[1];
+    if (!first.empty() && first[0] == '-' && !gpuvp.get_option_no_throw(first.substr(0, first.find('='))))
+        return bad_input(&gpuvp, "unknown option '" + first + "'");  // not CLI11's "a subcommand is required"
+    if (first.empty() || first[0] != '-') {
+        const auto commands = gpuvp.get_subcommands({});
+        if (std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->get_name() == first; }))
+            return bad_input(&gpuvp, "unknown command '" + first + "'");
+    }
+    if (first == "help" && argc > 2 && argv[2][0] != '-') {
+        if (argc > 3)
+            return bad_input(gpuvp.get_subcommand("help"), "one command at a time, not '" + std::string(argv[3]) + "' too");
+        return show_help(gpuvp, argv[2]);
+    }
+    try {
+        gpuvp.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return parse_error(gpuvp, e, std::vector<std::string>(argv + 1, argv + argc));
+    }
+    return actions.at(gpuvp.get_subcommands().front())();
 }

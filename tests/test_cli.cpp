@@ -576,3 +576,131 @@ TEST_CASE("gpuvp params prints every parameter with its default and range", "[cl
     CHECK_THAT(r.output, Contains("| `gpu.sm.warp_slots` | integer | 48 | 1..128 |"));
     CHECK(cli("params extra").exit_code == 2);
 }
+
+// --- help, version, parse errors and gpuvp report ------------------------------------------
+
+namespace {
+
+// Every command and the options its --help must describe.
+const std::vector<std::pair<std::string, std::vector<std::string>>> kCommandOptions = {
+    {"run", {"SCENARIO", "--out", "--set", "--no-trace", "--trace-limit", "--vcd", "-j", "--check-protocol", "--log",
+             "--quiet", "-h,--help"}},
+    {"validate", {"SCENARIO", "--set", "-h,--help"}},
+    {"sweep", {"SCENARIO", "--set", "--out", "-j", "--trace", "--quiet", "-h,--help"}},
+    {"regress", {"PATH", "--junit", "--csv", "--out", "-j", "--shard", "--check-protocol", "--quiet", "-h,--help"}},
+    {"merge", {"OUT", "FILE", "-h,--help"}},
+    {"params", {"-h,--help"}},
+    {"report", {"DIR", "-h,--help"}},
+    {"help", {"CMD", "-h,--help"}},
+};
+
+}  // namespace
+
+TEST_CASE("gpuvp help lists every command and each command's help lists every option", "[cli][help]") {
+    const Result all = cli("help");
+    INFO(all.output);
+    CHECK(all.exit_code == 0);
+    CHECK(all.output.find("Usage: gpuvp") != std::string::npos);
+    CHECK(all.output.find("--version") != std::string::npos);
+    CHECK(all.output.find("Exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input") != std::string::npos);
+    for (const auto& [command, options] : kCommandOptions)
+        CHECK(all.output.find("\n  " + command + " ") != std::string::npos);
+    CHECK(cli("--help").output == all.output);
+    for (const auto& [command, options] : kCommandOptions) {
+        const Result help = cli(command + " --help");
+        INFO(help.output);
+        CHECK(help.exit_code == 0);
+        CHECK(help.output.find("Usage: gpuvp " + command) != std::string::npos);
+        for (const std::string& option : options) {
+            INFO(command << " " << option);
+            // The option at the start of its line, described after it.
+            const size_t at = help.output.find("\n  " + option + " ");
+            CHECK(at != std::string::npos);
+        }
+        CHECK(cli(command + " -h").output == help.output);
+        CHECK(cli("help " + command).output == help.output);
+    }
+    // Defaults are said.
+    CHECK(cli("run --help").output.find("Default: 250000") != std::string::npos);
+    CHECK(cli("regress --help").output.find("Default: the number of online cores") != std::string::npos);
+    const Result unknown = cli("help rnu");
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.output.find("'rnu'") != std::string::npos);
+}
+
+TEST_CASE("gpuvp --version prints the project's version", "[cli][help]") {
+    const Result r = cli("--version");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == std::string("gpuvp ") + GPUVP_VERSION + "\n");
+}
+
+TEST_CASE("a bad command line is exit code 2 naming the word not understood and where the help is", "[cli][errors]") {
+    struct Case {
+        std::string args, names, help;
+    };
+    const std::string d = temp_dir();
+    for (const Case& c : std::vector<Case>{
+             {"frobnicate", "unknown command 'frobnicate'", "gpuvp help"},
+             {"rnu " + kDefault, "unknown command 'rnu'", "gpuvp help"},
+             {"--frobnicate", "--frobnicate", "gpuvp help"},
+             {"run " + kDefault + " --fast", "--fast", "gpuvp run --help"},
+             {"regress " + d + " --junit", "--junit", "gpuvp regress --help"},  // a missing value
+             {"run " + kDefault + " --out", "--out", "gpuvp run --help"},
+             {"sweep " + kDefault + " --set policy.launch=serial,prefetch -j x", "-j: wants a number of processes, got 'x'",
+              "gpuvp sweep --help"},
+             {"regress " + d + " -j 0", "-j: wants a number of processes, got '0'", "gpuvp regress --help"},
+             {"run " + kDefault + " --trace-limit lots", "--trace-limit: wants a count of events, got 'lots'",
+              "gpuvp run --help"},
+             {"run " + kDefault + " --set nonsense", "--set: wants KEY=VALUE, got 'nonsense'", "gpuvp run --help"},
+             {"run " + kDefault + " " + kDefault, kDefault, "gpuvp run --help"},  // an extra argument
+             {"run", "SCENARIO", "gpuvp run --help"},
+             {"params extra", "extra", "gpuvp params --help"},
+             {"validate " + kDefault + " --quiet", "--quiet", "gpuvp validate --help"},
+             {"merge " + d + "/m.xml", "FILE", "gpuvp merge --help"},
+             {"run " + d + "/typo.yaml", "SCENARIO: no such file '" + d + "/typo.yaml'", "gpuvp run --help"},
+             {"validate " + d, "SCENARIO: '" + d + "' is a folder, not a file", "gpuvp validate --help"},
+             {"regress " + d + "/typo", "PATH: no such file or folder '" + d + "/typo'", "gpuvp regress --help"},
+             {"merge " + d + "/m.csv " + d + "/typo.csv", "FILE: no such file '" + d + "/typo.csv'", "gpuvp merge --help"},
+             {"", "no command given", "gpuvp help"},
+         }) {
+        const Result r = cli(c.args);
+        INFO(c.args << "\n" << r.output);
+        CHECK(r.exit_code == 2);
+        CHECK(r.output.find(c.names) != std::string::npos);
+        CHECK(r.output.find("Run '" + c.help) != std::string::npos);
+    }
+}
+
+TEST_CASE("gpuvp report writes the page again from a run's output folder", "[cli][report]") {
+    const std::string d = temp_dir();
+    std::ofstream(d + "/ab.yaml") << R"(name: ab
+platform: {sms: 2}
+kernels: [{name: k, grid: [1024], program: [{op: valu, cycles: 4, repeat: 10}]}]
+variants:
+  - {name: prio, set: {policy.dispatch: priority-warp}}
+  - {name: fifo, set: {policy.dispatch: fifo}}
+)";
+    for (const std::string& scenario : {kDefault, d + "/ab.yaml"}) {
+        INFO(scenario);
+        const std::string out = temp_dir();
+        REQUIRE(cli("run " + scenario + " --quiet --out " + out).exit_code == 0);
+        const std::string page = slurp(out + "/report.html");
+        REQUIRE(page.size() > 1000);
+        REQUIRE(std::remove((out + "/report.html").c_str()) == 0);
+        const Result r = cli("report " + out);
+        INFO(r.output);
+        CHECK(r.exit_code == 0);
+        CHECK(r.output == "wrote " + out + "/report.html\n");
+        CHECK(slurp(out + "/report.html") == page);
+    }
+    // A folder without results, or none at all: bad input.
+    const std::string empty = temp_dir();
+    Result r = cli("report " + empty);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(empty + " holds no results.json") != std::string::npos);
+    CHECK_FALSE(std::ifstream(empty + "/report.html").good());
+    r = cli("report " + empty + "/nothing");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(empty + "/nothing: no such folder") != std::string::npos);
+    CHECK(cli("report").exit_code == 2);
+}
