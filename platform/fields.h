@@ -283,6 +283,8 @@ inline std::vector<std::string> split_path(const std::string& path) {
 struct Listed {
     std::string path, type;
     Doc doc;
+    std::string meaning;  // doc.text, after the meanings of the records it sits in
+    bool prefix_done = false;
 };
 
 template <class T>
@@ -291,19 +293,48 @@ void list(std::vector<Listed>& out, const std::string& path, const Doc& doc);
 struct Lister {
     std::vector<Listed>* out;
     const std::string* path;
+    const Doc* parent;
     template <class M>
     void operator()(std::string_view name, const M&, const Doc& doc = {}) {
+        const size_t first = out->size();
         list<M>(*out, path->empty() ? std::string(name) : *path + "." + std::string(name), doc);
+        // A member of a nested record reads after its own record's meaning ("busy_ns.vertex":
+        // core time busy, by task type: vertex) and takes its unit where it has none.
+        if (!parent || !*parent->text) return;
+        for (size_t i = first; i < out->size(); ++i) {
+            Listed& l = (*out)[i];
+            if (l.prefix_done) continue;
+            l.prefix_done = true;
+            l.meaning = std::string(parent->text) + (l.meaning.empty() ? "" : ": " + l.meaning);
+            if (!*l.doc.unit) l.doc.unit = parent->unit;
+        }
     }
 };
 
+template <class T, class = void>
+struct listed_once : std::false_type {};  // a record that holds itself (a run's variants) lists once
+template <class T>
+struct listed_once<T, std::void_t<decltype(T::listed_once)>> : std::true_type {};
+
 template <class T>
 void list(std::vector<Listed>& out, const std::string& path, const Doc& doc) {
+    if constexpr (listed_once<T>::value) {
+        if (!path.empty()) {
+            out.push_back({path, "object", doc, doc.text, true});
+            return;
+        }
+    }
     if constexpr (is_record<T>::value) {
         T probe{};
-        Lister l{&out, &path};
+        const size_t first = out.size();
+        Lister l{&out, &path, path.empty() ? nullptr : &doc};
         T::fields(probe, l);
-    } else if constexpr (is_optional<T>::value || is_omit<T>::value) {
+    } else if constexpr (is_optional<T>::value) {
+        const size_t first = out.size();
+        list<typename T::value_type>(out, path, doc);
+        for (size_t i = first; i < out.size(); ++i)
+            if (out[i].path == path) out[i].type += " or null";
+    } else if constexpr (is_omit<T>::value) {
         list<typename T::value_type>(out, path, doc);
     } else if constexpr (is_named<T>::value) {
         list<typename T::value_type::second_type>(out, path + ".<key>", doc);
@@ -315,7 +346,7 @@ void list(std::vector<Listed>& out, const std::string& path, const Doc& doc) {
                            : std::is_same_v<T, json>      ? "any"
                            : std::is_integral_v<T>        ? "integer"
                                                           : "number";
-        out.push_back({path, type, doc});
+        out.push_back({path, type, doc, doc.text, false});
     }
 }
 

@@ -1,4 +1,5 @@
 #include "platform/run_record.h"
+#include "platform/metrics.h"
 
 namespace gpuvp {
 
@@ -26,6 +27,19 @@ RunRecord read_results(const fields::json& document) {
     r.unfinished = document.is_object() && document.contains("unfinished");
     fields::from_json(document, r, "");
     return r;
+}
+
+std::string stats_markdown() {
+    std::vector<fields::Listed> members;
+    fields::list<RunRecord>(members, "", {});
+    std::string out = "| member | type | unit | meaning |\n|---|---|---|---|\n";
+    for (const fields::Listed& m : members)
+        out += "| `" + m.path + "` | " + m.type + " | " + m.doc.unit + " | " + m.meaning + " |\n";
+    out += "\nMetrics an expectation names without a path (`metric:` alone):\n\n| metric | meaning |\n|---|---|\n";
+    for (const RunMetric& m : kRunMetrics) out += "| `" + std::string(m.name) + "` | " + m.meaning + " |\n";
+    out += "\nWith `priority: P` (M2), of the warps of that priority (`locks.by_priority.P`):\n\n| metric | meaning |\n|---|---|\n";
+    for (const PriorityMetric& m : kPriorityMetrics) out += "| `" + std::string(m.name) + "` | " + m.meaning + " |\n";
+    return out;
 }
 
 }  // namespace gpuvp

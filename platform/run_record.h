@@ -44,8 +44,8 @@ struct VariantTag {
     Named<std::string> set;
     template <class S, class V>
     static void fields(S& s, V& v) {
-        v("name", s.name);
-        v("set", s.set);
+        v("name", s.name, {"", "the variant's name"});
+        v("set", s.set, {"", "its overrides: each KEY as written, its VALUE as YAML flow text"});
     }
 };
 
@@ -614,6 +614,7 @@ struct VariantEntry;
 
 struct RunRecord {
     GPUVP_RECORD;
+    static constexpr bool listed_once = true;  // a variant's results: listed at the top level
     std::string scenario;
     Omit<VariantTag> variant;
     std::string status;
@@ -700,5 +701,9 @@ void RunRecord::fields(S& s, V& v) {
 std::string results_text(const RunRecord& r);
 // A record from results.json's parsed document; throws fields::FieldError naming what is wrong.
 RunRecord read_results(const fields::json& document);
+
+// Every member of results.json and every metric an expectation may name, as Markdown tables
+// (`gpuvp stats`; docs/results.md, "Every member", holds the same text).
+std::string stats_markdown();
 
 }  // namespace gpuvp

@@ -481,6 +481,15 @@ Action setup_params(CLI::App&) {
     };
 }
 
+// --- gpuvp stats ----------------------------------------------------------------------------
+
+Action setup_stats(CLI::App&) {
+    return [] {
+        std::cout << gpuvp::stats_markdown();
+        return 0;
+    };
+}
+
 // --- gpuvp report ---------------------------------------------------------------------------
 
 int report_main(const CLI::App& cmd, const std::string& dir) {
@@ -547,6 +556,8 @@ const Command kCommands[] = {
     {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},
     {"merge", "join the JUnit or CSV files of regress shards into one", setup_merge},
     {"params", "print every GPU parameter: hierarchical name, type, default, range (Markdown)", setup_params},
+    {"stats", "print every member of results.json and every expectation metric: type, unit, meaning (Markdown)",
+     setup_stats},
     {"report", "write DIR/report.html again from the files 'gpuvp run --out DIR' left there", setup_report},
     {"help", "list the commands, or with CMD describe that command's arguments", setup_help},
 };
