@@ -16,6 +16,8 @@
 // Named<T> (an object whose keys are data: {"0": ..., "2": ...}), std::optional<T> (null when
 // empty) and Omit<T> (left out when empty), and a json value as it is (an expectation's value).
 #pragma once
+#include "models/common/stats.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -51,12 +53,6 @@ struct Omit : std::optional<T> {
 // An object whose keys are data, in order.
 template <class T>
 using Named = std::vector<std::pair<std::string, T>>;
-
-// What a statistic means: its unit ("ns", "count", "fraction", "", ...) and a sentence.
-struct Doc {
-    const char* unit = "";
-    const char* text = "";
-};
 
 namespace fields {
 

@@ -472,10 +472,6 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const StreamingMultiprocessor& sm = sys.gpu.sm(i);
         const auto& st = sm.stats();
         instructions += st.instructions;
-        auto cache = [](const Cache& c) {
-            const auto& cs = c.stats();
-            return CacheRecord{cs.read_hits, cs.read_misses, cs.mshr_hits, cs.writes};
-        };
         const SmConfig own = s.platform.sm_of(i);
         SmRecord& x = r.sms.emplace_back();
         x.id = i;
@@ -490,8 +486,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         x.fetches = st.fetches;
         x.kernarg_prefetches = st.kernarg_prefetches;
         x.resident_warps_max = st.resident_warps_max;
-        x.l1i = cache(sys.gpu.l1i(i));
-        x.l1d = cache(sys.gpu.l1d(i));
+        x.l1i = sys.gpu.l1i(i).stats();
+        x.l1d = sys.gpu.l1d(i).stats();
     }
     out.warp_instructions = instructions;
     out.kernels = kernel_count;
@@ -657,8 +653,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     if (hang)
         r.hang = HangRecord{hang_cause, ns_of(hang->at), ns_of(hang->since), hang->in_flight, hang->state};
     const auto& mc = s.platform.memory;
-    const auto& l2 = sys.gpu.l2().stats();
-    r.memory.l2 = {l2.read_hits, l2.read_misses, l2.mshr_hits, l2.writes};
+    r.memory.l2 = sys.gpu.l2().stats();
     r.memory.host_memory = {sys.host_memory.reads(), sys.host_memory.writes()};
     r.memory.device_memory = {sys.gpu.device_memory().reads(), sys.gpu.device_memory().writes()};
     r.memory.latency_ns = {mc.host_latency_ns, mc.link_latency_ns, mc.device_latency_ns, mc.l2_latency_ns, mc.l1_latency_ns};

@@ -4,6 +4,7 @@
 // docs/results.md describes every member.
 #pragma once
 #include "models/common/observer.h"
+#include "models/memory/cache.h"
 #include "platform/fields.h"
 
 #include <array>
@@ -22,7 +23,7 @@ struct LaunchStage {
 };
 extern const std::array<LaunchStage, 13> kLaunchStages;
 
-#define GPUVP_RECORD using record_tag = void
+#define GPUVP_RECORD STATS_RECORD
 
 struct PolicyNames {
     GPUVP_RECORD;
@@ -369,17 +370,7 @@ struct UsaRecord {
     }
 };
 
-struct CacheRecord {
-    GPUVP_RECORD;
-    uint64_t read_hits = 0, read_misses = 0, mshr_hits = 0, writes = 0;
-    template <class S, class V>
-    static void fields(S& s, V& v) {
-        v("read_hits", s.read_hits, {"count", "reads that hit"});
-        v("read_misses", s.read_misses, {"count", "reads that missed"});
-        v("mshr_hits", s.mshr_hits, {"count", "reads that joined a miss in flight"});
-        v("writes", s.writes, {"count", "writes"});
-    }
-};
+using CacheRecord = Cache::Stats;  // a cache's own statistics (models/memory/cache.h)
 
 struct SmRecord {
     GPUVP_RECORD;

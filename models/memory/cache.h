@@ -7,6 +7,7 @@
 
 #include "models/common/divide.h"
 #include "models/common/host_aligned.h"
+#include "models/common/stats.h"
 
 #include <systemc>
 #include <tlm>
@@ -26,7 +27,15 @@ public:
     Cache(sc_core::sc_module_name name, const CacheConfig& config);
 
     struct Stats {
+        STATS_RECORD;
         uint64_t read_hits = 0, read_misses = 0, mshr_hits = 0, writes = 0, errors = 0;
+        template <class S, class V>
+        static void fields(S& s, V& v) {  // (errors: reads that failed below; the run reports the failure itself)
+            v("read_hits", s.read_hits, Doc{"count", "reads that hit"});
+            v("read_misses", s.read_misses, Doc{"count", "reads that missed"});
+            v("mshr_hits", s.mshr_hits, Doc{"count", "reads that joined a miss in flight"});
+            v("writes", s.writes, Doc{"count", "writes"});
+        }
     };
     const Stats& stats() const { return stats_; }
     // True if the line holding `address` is present (for tests).

@@ -1,0 +1,28 @@
+// Statistics declared once, per block, in the style of gem5's stats groups: a block's
+// statistics struct lists its members in a static `fields` function, each with its name, unit
+// and meaning,
+//
+//   struct Stats {
+//       STATS_RECORD;
+//       uint64_t read_hits = 0;
+//       template <class S, class V> static void fields(S& s, V& v) {
+//           v("read_hits", s.read_hits, Doc{"count", "reads that hit"});
+//       }
+//   };
+//
+// and every reader of them walks that list: results.json's writer and reader, an
+// expectation's path, `gpuvp stats` and docs/results.md (platform/fields.h).
+#pragma once
+
+namespace gpuvp {
+
+// What a statistic means: its unit ("ns", "count", "fraction", "", ...) and a sentence.
+struct Doc {
+    const char* unit = "";
+    const char* text = "";
+};
+
+}  // namespace gpuvp
+
+// Marks a struct whose members its `fields` function lists.
+#define STATS_RECORD using record_tag = void
