@@ -1,6 +1,6 @@
 // JSON text appended straight to a string, byte for byte as nlohmann's dump() writes the same
-// value. For the trace, written event by event: a json value built and dumped per piece cost
-// allocations and most of trace.json's writing time.
+// value: trace.json's writer (trace_record.cpp) writes its events member by member, where a json
+// value built and dumped per piece cost allocations and most of trace.json's writing time.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -66,44 +66,5 @@ inline void append_json_number(std::string& out, double v) {
     const char* end = nlohmann::detail::to_chars(b, b + sizeof b, v);
     out.append(b, size_t(end - b));
 }
-
-// An object's members in the order added, as an ordered_json's dump() writes them:
-// {"block":3,"warp":1}. Values: bool, integers, floating point, text. Built in a buffer the
-// caller may keep for the next object (its room stays: no allocation while it grows); the
-// text handed out is a copy of its exact size.
-class JsonObjectText {
-public:
-    JsonObjectText() : text_(own_) {}
-    explicit JsonObjectText(std::string& buffer) : text_(buffer) { text_.clear(); }
-    JsonObjectText(const JsonObjectText&) = delete;
-    JsonObjectText& operator=(const JsonObjectText&) = delete;
-
-    template <class T>
-    JsonObjectText& add(std::string_view key, const T& value) {
-        text_ += text_.empty() ? '{' : ',';
-        append_json_string(text_, key);
-        text_ += ':';
-        if constexpr (std::is_same_v<T, bool>) {
-            text_ += value ? "true" : "false";
-        } else if constexpr (std::is_integral_v<T>) {
-            char b[24];
-            text_.append(b, size_t(std::to_chars(b, b + sizeof b, value).ptr - b));
-        } else if constexpr (std::is_floating_point_v<T>) {
-            append_json_number(text_, double(value));
-        } else {
-            append_json_string(text_, std::string_view(value));
-        }
-        return *this;
-    }
-    // The object's text; "" when no member was added (an empty object: no arguments).
-    std::string text() {
-        if (!text_.empty()) text_ += '}';
-        return text_;
-    }
-
-private:
-    std::string own_;
-    std::string& text_;
-};
 
 }  // namespace gpuvp

@@ -1,5 +1,4 @@
 #include "platform/recorder.h"
-#include "platform/json_text.h"
 #include "models/common/timing.h"
 #include "models/common/tlm_util.h"
 #include "models/usa/load_flags.h"
@@ -12,7 +11,6 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
-using json = nlohmann::ordered_json;
 
 namespace {
 double us(const sc_time& t) { return to_ns(t) / 1000; }
@@ -32,7 +30,7 @@ InstanceStats& Recorder::stats(uint32_t launch) {
     return stats_[launch];
 }
 
-void Recorder::push(TraceEvent&& ev, std::string&& args) {
+void Recorder::push(Event&& ev, std::vector<TraceArg>&& args) {
     ev.args = std::move(args);
     events_.push_back(std::move(ev));
 }
@@ -157,15 +155,11 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
     k->completed = t;
     k->error = e;
     if (trace_ && room()) {
-        TraceEvent ev{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), kKernelPid, 0, {}};
+        Event ev{{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), kKernelPid, 0, {}}};
         ev.launch = k->ref.launch;
         ev.instance = k->ref.instance;
         ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), JsonObjectText(args_text_)
-                                .add("queue", k->queue)
-                                .add("packet", k->packet)
-                                .add("status", e == KernelError::none ? "ok" : kernel_error_text(e))
-                                .text());
+        push(std::move(ev), {{"queue", k->queue}, {"packet", k->packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
     }
     slot_key_[slot] = {~0u, 0};
     slot_ref_[slot] = LaunchRef{};
@@ -177,17 +171,17 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
     if (!trace_ || !room()) return;
-    TraceEvent ev{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
-                  kCpPid, 100 + queue, {}};
+    Event ev{{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
+                  kCpPid, 100 + queue, {}}};
     push(std::move(ev), {});
 }
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
     rejections_.push_back({queue, packet, why, t});
     if (!trace_ || !room()) return;
-    TraceEvent ev{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
-                  100 + queue, {}};
-    push(std::move(ev), JsonObjectText(args_text_).add("packet", packet).add("field", why.field).add("detail", why.detail).text());
+    Event ev{{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
+                  100 + queue, {}}};
+    push(std::move(ev), {{"packet", packet}, {"field", why.field}, {"detail", why.detail}});
 }
 
 void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
@@ -211,34 +205,28 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
         return;
     }
     if (sm >= block_lanes_.size()) block_lanes_.resize(sm + 1);
-    TraceEvent ev{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
-                  kSmPid + sm, 0, {}};
+    Event ev{{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
+                  kSmPid + sm, 0, {}}};
     ev.tid = 1000 + lane(block_lanes_[sm], ev.ts_us, ev.ts_us + ev.dur_us);
     if (slot < slot_ref_.size()) {
         ev.launch = slot_ref_[slot].launch;
         ev.instance = slot_ref_[slot].instance;
     }
-    push(std::move(ev), JsonObjectText(args_text_).add("block", block).add("sm", sm).text());
+    push(std::move(ev), {{"block", block}, {"sm", sm}});
     block_start_.erase(it);
 }
 
 void Recorder::warp_finished(const WarpRecord& w) {
     ++warps_;
     if (!trace_ || !room()) return;
-    TraceEvent ev{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), kSmPid + w.sm,
-                  w.slot, {}};
+    Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), kSmPid + w.sm,
+                  w.slot, {}}};
     if (w.kernel_slot < slot_ref_.size()) {
         ev.launch = slot_ref_[w.kernel_slot].launch;
         ev.instance = slot_ref_[w.kernel_slot].instance;
     }
     ev.block = w.block;
-    push(std::move(ev), JsonObjectText(args_text_)
-                            .add("block", w.block)
-                            .add("warp", w.warp)
-                            .add("sm", w.sm)
-                            .add("slot", w.slot)
-                            .add("instructions", w.instructions)
-                            .text());
+    push(std::move(ev), {{"block", w.block}, {"warp", w.warp}, {"sm", w.sm}, {"slot", w.slot}, {"instructions", w.instructions}});
 }
 
 void Recorder::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
@@ -247,8 +235,8 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
     if (!room()) return;
     uint32_t pid = kGlcPid;
     if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
-    TraceEvent ev{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}};
-    push(std::move(ev), JsonObjectText(args_text_).add("values", values).text());
+    Event ev{{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}}};
+    push(std::move(ev), {{"values", values}});
 }
 
 // M2: each lock event is an instant on its warp's slot row (the arbiter's on its own row).
@@ -279,28 +267,32 @@ void Recorder::lock_event(const LockEvent& e) {
     case LockEventKind::count: break;
     }
     const bool from_arbiter = e.slot == ~0u;
-    TraceEvent ev{name, "lock", 'i', us(e.t), 0, kSmPid + e.sm, from_arbiter ? kArbiterTid : e.slot, {}};
+    Event ev{{name, "lock", 'i', us(e.t), 0, kSmPid + e.sm, from_arbiter ? kArbiterTid : e.slot, {}}};
     if (!from_arbiter && e.kernel_slot < slot_ref_.size()) {
         ev.launch = slot_ref_[e.kernel_slot].launch;
         ev.instance = slot_ref_[e.kernel_slot].instance;
     }
-    JsonObjectText args(args_text_);
-    args.add(from_arbiter ? "row" : "block", e.block).add("warp", e.warp);
-    if (e.lock != ~0u) args.add("lock", e.lock);
-    if (e.other != ~0u) args.add("other", e.other);
-    if (e.cpr != ~0u) args.add("cpr", e.cpr);
-    if (e.other_cpr != ~0u) args.add("other_cpr", e.other_cpr);
-    if (e.kind == LockEventKind::acquired) args.add("word", hex(e.word)).add("wait_ns", to_ns(e.wait));
-    if (e.redone) args.add("redone_instructions", e.redone);
-    push(std::move(ev), args.text());
+    std::vector<TraceArg> args;
+    args.reserve(8);
+    args.emplace_back(from_arbiter ? "row" : "block", e.block);
+    args.emplace_back("warp", e.warp);
+    if (e.lock != ~0u) args.emplace_back("lock", e.lock);
+    if (e.other != ~0u) args.emplace_back("other", e.other);
+    if (e.cpr != ~0u) args.emplace_back("cpr", e.cpr);
+    if (e.other_cpr != ~0u) args.emplace_back("other_cpr", e.other_cpr);
+    if (e.kind == LockEventKind::acquired) {
+        args.emplace_back("word", hex(e.word));
+        args.emplace_back("wait_ns", to_ns(e.wait));
+    }
+    if (e.redone) args.emplace_back("redone_instructions", e.redone);
+    push(std::move(ev), std::move(args));
 }
 
 // M3: a counter track per SM: scalar registers in use per level.
 void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
     if (!trace_ || !room()) return;
-    TraceEvent ev{"scalar pool", "scalar", 'C', us(t), 0, kSmPid + sm, 0, {}};
-    push(std::move(ev),
-         JsonObjectText(args_text_).add("kernel", used[0]).add("workgroup", used[1]).add("warp", used[2]).add("slice", used[3]).text());
+    Event ev{{"scalar pool", "scalar", 'C', us(t), 0, kSmPid + sm, 0, {}}};
+    push(std::move(ev), {{"kernel", used[0]}, {"workgroup", used[1]}, {"warp", used[2]}, {"slice", used[3]}});
 }
 
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
@@ -341,15 +333,11 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
     d.error = e;
     if (trace_ && room()) {
         const sc_time from = d.stages[size_t(DrawStage::arrived)].value_or(d.accepted);
-        TraceEvent ev{"", "draw", 'X', us(from), us(t) - us(from), kUsaPid, 0, {}};
+        Event ev{{"", "draw", 'X', us(from), us(t) - us(from), kUsaPid, 0, {}}};
         ev.launch = d.ref.launch;
         ev.instance = d.ref.instance;
         ev.tid = 1000 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), JsonObjectText(args_text_)
-                                .add("queue", d.queue)
-                                .add("packet", d.packet)
-                                .add("status", e == KernelError::none ? "ok" : kernel_error_text(e))
-                                .text());
+        push(std::move(ev), {{"queue", d.queue}, {"packet", d.packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
         usa_seen_ = true;
     }
     draw_slot_key_[slot] = {~0u, 0};
@@ -364,16 +352,15 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
 void Recorder::shading_task(const ShadingTask& task) {
     if (!trace_ || !room()) return;
     usa_seen_ = true;
-    TraceEvent ev{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
-                  kUsaPid, task.core, {}};
+    Event ev{{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
+                  kUsaPid, task.core, {}}};
     if (task.draw_slot < draw_slot_ref_.size()) {
         ev.launch = draw_slot_ref_[task.draw_slot].launch;
         ev.instance = draw_slot_ref_[task.draw_slot].instance;
     }
-    JsonObjectText args(args_text_);
-    args.add("task", task.task).add("start_ns", to_ns(task.start));  // start: inputs in (and shader state loaded)
-    if (task.switched) args.add("switched", true);
-    push(std::move(ev), args.text());
+    std::vector<TraceArg> args{{"task", task.task}, {"start_ns", to_ns(task.start)}};  // start: inputs in (and shader state loaded)
+    if (task.switched) args.emplace_back("switched", true);
+    push(std::move(ev), std::move(args));
 }
 
 // Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
@@ -387,8 +374,8 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     usa_seen_ = true;
     auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv, bool changed) {
         if (!changed || !room()) return;
-        TraceEvent ev{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}};
-        push(std::move(ev), JsonObjectText(args_text_).add(a, av).add(b, bv).text());
+        Event ev{{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}}};
+        push(std::move(ev), {{a, av}, {b, bv}});
     };
     counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel,
             !was || was->flags != s.flags);
@@ -404,21 +391,17 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
 void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {
     if (!trace_ || !room()) return;
     usa_seen_ = true;
-    TraceEvent ev{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
+    Event ev{{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
                       flag_bits(f.idle_pixel) + ")",
-                  "usa", 'i', us(t), 0, kUsaPid, core, {}};
-    push(std::move(ev), JsonObjectText(args_text_)
-                            .add("core", core)
-                            .add("idle_vertex", flag_bits(f.idle_vertex))
-                            .add("idle_pixel", flag_bits(f.idle_pixel))
-                            .text());
+                  "usa", 'i', us(t), 0, kUsaPid, core, {}}};
+    push(std::move(ev), {{"core", core}, {"idle_vertex", flag_bits(f.idle_vertex)}, {"idle_pixel", flag_bits(f.idle_pixel)}});
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
     if (vcd_on_) vcd_.change(vcd_irq_, level, t);
     if (!trace_ || !room()) return;
-    TraceEvent ev{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}};
-    push(std::move(ev), JsonObjectText(args_text_).add("level", level ? 1 : 0).text());
+    Event ev{{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}}};
+    push(std::move(ev), {{"level", level ? 1 : 0}});
 }
 
 void Recorder::add_launch_stages(const std::string& kernel,
@@ -428,98 +411,73 @@ void Recorder::add_launch_stages(const std::string& kernel,
     thread_names_[{kLaunchPid, lane}] = kernel;
     for (const auto& [name, span] : stages) {
         if (!room()) continue;  // counted as dropped
-        TraceEvent ev{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}};
-        push(std::move(ev), JsonObjectText(args_text_).add("kernel", kernel).text());
+        Event ev{{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}}};
+        push(std::move(ev), {{"kernel", kernel}});
     }
 }
 
-// Written event by event, as nlohmann's compact dump of the whole document would write it, so
-// the output never exists twice (as a document and as text).
-std::string Recorder::trace_text(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
-                                 uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) const {
-    std::string out = "{\"traceEvents\":[";
-    out.reserve(out.size() + events_.size() * 200);
-    bool first = true;
-    auto next_event = [&] {  // the comma before every event but the first
-        if (!first) out += ',';
-        first = false;
+TraceRecord Recorder::take_trace(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
+                                 uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) {
+    TraceRecord out;
+    std::vector<TraceEvent>& ev = out.events;
+    auto meta = [&](const char* what, uint32_t pid, std::optional<uint32_t> tid, TraceArg arg) {
+        TraceEvent& e = ev.emplace_back();
+        e.name = what;
+        e.ph = 'M';
+        e.pid = pid;
+        e.tid = tid;
+        e.args.push_back(std::move(arg));
     };
-    auto put = [&](const std::string& text) {
-        next_event();
-        out += text;
+    auto name_of = [&](uint32_t pid, uint32_t tid, const char* what, std::string name) {
+        meta(what, pid, tid, {"name", std::move(name)});
     };
-    auto meta = [&](const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
-        put(json{{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}}.dump());
-    };
-    meta("process_name", kHostPid, 0, "host");
-    meta("process_name", kCpPid, 0, "command processor");
-    for (uint32_t q = 0; q < queue_names.size(); ++q) meta("thread_name", kCpPid, 100 + q, "queue " + queue_names[q]);
-    meta("process_name", kGlcPid, 0, "global logic controller");
-    meta("process_name", kLaunchPid, 0, "launch stages");
-    meta("process_name", kKernelPid, 0, "kernels");
+    name_of(kHostPid, 0, "process_name", "host");
+    name_of(kCpPid, 0, "process_name", "command processor");
+    for (uint32_t q = 0; q < queue_names.size(); ++q) name_of(kCpPid, 100 + q, "thread_name", "queue " + queue_names[q]);
+    name_of(kGlcPid, 0, "process_name", "global logic controller");
+    name_of(kLaunchPid, 0, "process_name", "launch stages");
+    name_of(kKernelPid, 0, "process_name", "kernels");
     for (uint32_t s = 0; s < sms; ++s) {
-        meta("process_name", kSmPid + s, 0, "sm[" + std::to_string(s) + "]");
-        put(json{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", kSmPid + s}, {"args", {{"sort_index", 10 + s}}}}.dump());
-        for (uint32_t w = 0; w < warp_slots; ++w) meta("thread_name", kSmPid + s, w, "warp slot " + std::to_string(w));
-        meta("thread_name", kSmPid + s, kArbiterTid, "lock arbiters");
-        meta("thread_name", kSmPid + s, kTableTid, "block status table");
+        name_of(kSmPid + s, 0, "process_name", "sm[" + std::to_string(s) + "]");
+        meta("process_sort_index", kSmPid + s, std::nullopt, {"sort_index", 10 + s});
+        for (uint32_t w = 0; w < warp_slots; ++w) name_of(kSmPid + s, w, "thread_name", "warp slot " + std::to_string(w));
+        name_of(kSmPid + s, kArbiterTid, "thread_name", "lock arbiters");
+        name_of(kSmPid + s, kTableTid, "thread_name", "block status table");
     }
     if (usa_seen_) {
-        meta("process_name", kUsaPid, 0, "unified shading array");
+        name_of(kUsaPid, 0, "process_name", "unified shading array");
         for (uint32_t c = 0; c < usa_cores; ++c)
-            meta("thread_name", kUsaPid, c,
-                 "SSC" + std::to_string(c / kCoresPerCluster + 1) + " core" + std::to_string(c % kCoresPerCluster + 1));
-        for (uint32_t l = 0; l < draw_lanes_.size(); ++l) meta("thread_name", kUsaPid, 1000 + l, "draws");
+            name_of(kUsaPid, c, "thread_name",
+                    "SSC" + std::to_string(c / kCoresPerCluster + 1) + " core" + std::to_string(c % kCoresPerCluster + 1));
+        for (uint32_t l = 0; l < draw_lanes_.size(); ++l) name_of(kUsaPid, TracePid::usa_draw_tid0 + l, "thread_name", "draws");
     }
-    for (const auto& [key, name] : thread_names_) meta("thread_name", key.first, key.second, name);
-    // Times to whole picoseconds, so 1.5 us prints as 1.5 and not as 1.5000000000000002.
-    auto ps = [&](double us) { append_json_number(out, std::round(us * 1e6) / 1e6); };
-    std::string name;
-    for (const TraceEvent& e : events_) {
+    for (const auto& [key, name] : thread_names_) name_of(key.first, key.second, "thread_name", name);
+
+    // Times to whole picoseconds, so 1.5 us reads 1.5 and not 1.5000000000000002.
+    auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
+    ev.reserve(ev.size() + events_.size());
+    for (Event& e : events_) {
         const std::string_view cat = e.cat;
         const TraceLaunch* l = e.launch < launches.size() ? &launches[e.launch] : nullptr;
-        const std::string* shown = &e.name;
         if (l && (cat == "kernel" || cat == "draw" || cat == "block" || cat == "warp")) {  // named after its kernel or draw
-            name = l->name;
+            std::string name = l->name;
             if (l->instanced) name += "[" + std::to_string(e.instance) + "]";
             if (cat == "block") name += " " + e.name;
             if (cat == "warp") name += " b" + std::to_string(e.block) + " " + e.name;
-            shown = &name;
+            e.name = std::move(name);
         }
-        next_event();
-        out += "{\"name\":";
-        append_json_string(out, *shown);
-        out += ",\"cat\":";
-        append_json_string(out, cat);
-        out += ",\"ph\":";
-        append_json_string(out, std::string_view(&e.ph, 1));
-        out += ",\"ts\":";
-        ps(e.ts_us);
-        if (e.ph == 'X') {
-            out += ",\"dur\":";
-            ps(e.dur_us);
-        }
-        if (e.ph == 'i') out += ",\"s\":\"t\"";
-        out += ",\"pid\":" + std::to_string(e.pid) + ",\"tid\":" + std::to_string(e.tid);
         if (l) {  // its kernel or draw (and instance) added to its arguments
-            out += ",\"args\":";
-            out.append(e.args.empty() ? std::string_view("{") : std::string_view(e.args).substr(0, e.args.size() - 1));
-            if (!e.args.empty()) out += ',';
-            append_json_string(out, cat == "draw" || cat == "shading" ? "draw" : "kernel");
-            out += ':';
-            append_json_string(out, l->name);
-            if (l->instanced) out += ",\"instance\":" + std::to_string(e.instance);
-            out += '}';
-        } else if (!e.args.empty()) {
-            out += ",\"args\":" + e.args;
+            e.args.emplace_back(cat == "draw" || cat == "shading" ? "draw" : "kernel", l->name);
+            if (l->instanced) e.args.emplace_back("instance", e.instance);
         }
-        out += '}';
+        e.ts_us = ps(e.ts_us);
+        e.dur_us = e.ph == 'X' ? ps(e.dur_us) : 0;
+        ev.push_back(std::move(static_cast<TraceEvent&>(e)));
     }
-    out += "],\"displayTimeUnit\":\"ns\"";
+    events_ = {};
     if (dropped_)
-        out += ",\"otherData\":" + json{{"note", "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " +
-                                                       std::to_string(limit_) + "; see --trace-limit)"}}.dump();
-    out += '}';
+        out.note = "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " + std::to_string(limit_) +
+                   "; see --trace-limit)";
     return out;
 }
 

@@ -8,6 +8,7 @@
 // Trace events stop at the limit (the rest are counted), and each takes a few hundred bytes.
 #pragma once
 #include "models/common/observer.h"
+#include "platform/trace_record.h"
 #include "platform/vcd.h"
 
 #include <nlohmann/json.hpp>
@@ -116,19 +117,6 @@ public:
         std::string state;
         sc_core::sc_time at;
     };
-    // One trace event, kept compact: its args already as JSON text.
-    struct TraceEvent {
-        std::string name;
-        const char* cat;
-        char ph;
-        double ts_us, dur_us;
-        uint32_t pid, tid;
-        std::string args;       // the args object as compact JSON; empty: none
-        uint32_t launch = ~0u;  // the kernel or draw it belongs to, named when written
-        uint64_t instance = 0;
-        uint64_t block = 0;     // a warp's block, for its name
-    };
-
     const Kernel* kernel(uint32_t queue, uint64_t packet) const;
     const Draw* draw(uint32_t queue, uint64_t packet) const;
     const std::vector<Rejection>& rejections() const { return rejections_; }
@@ -136,10 +124,11 @@ public:
     uint64_t warps_finished() const { return warps_; }
     uint64_t table_updates() const { return table_updates_; }
 
-    // The trace as Chrome trace-event JSON text (compact, without a final newline); `launches`
-    // names the kernels, then the draws, as the host's launches() has them.
-    std::string trace_text(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
-                           uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) const;
+    // The trace, handed over (the recorder keeps no events after): the metadata that names
+    // processes and rows, then every event recorded, a kernel's or draw's named after it;
+    // `launches` names the kernels, then the draws, as the host's launches() has them.
+    TraceRecord take_trace(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
+                           uint32_t sms, uint32_t warp_slots, uint32_t usa_cores);
     void add_launch_stages(const std::string& kernel, const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                            uint32_t lane);
 
@@ -171,14 +160,21 @@ public:
     void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on, const sc_core::sc_time& t) override;
 
     // Trace process ids.
-    static constexpr uint32_t kHostPid = 1, kCpPid = 2, kGlcPid = 3, kLaunchPid = 4, kKernelPid = 5, kUsaPid = 6,
-                              kSmPid = 100;
-    static constexpr uint32_t kArbiterTid = 998, kTableTid = 999;  // rows of an SM's process
+    static constexpr uint32_t kHostPid = TracePid::host, kCpPid = TracePid::cp, kGlcPid = TracePid::glc,
+                              kLaunchPid = TracePid::launch, kKernelPid = TracePid::kernels, kUsaPid = TracePid::usa,
+                              kSmPid = TracePid::sm0;
+    static constexpr uint32_t kArbiterTid = TracePid::arbiter_tid, kTableTid = TracePid::table_tid;  // rows of an SM's process
 
 private:
+    // An event as recorded: a kernel's or draw's is named after it when the trace is taken.
+    struct Event : TraceEvent {
+        uint32_t launch = ~0u;  // the kernel or draw it belongs to
+        uint64_t instance = 0;
+        uint64_t block = 0;     // a warp's block, for its name
+    };
     Kernel* live(uint32_t slot);
     bool room();  // false (and counted) once the trace is full
-    void push(TraceEvent&& ev, std::string&& args);  // args: the object's compact JSON text, "" for none
+    void push(Event&& ev, std::vector<TraceArg>&& args);
     LaunchRef resolve(uint32_t queue, uint64_t packet) const;
     InstanceStats& stats(uint32_t launch);
     static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -189,7 +185,6 @@ private:
 
     bool trace_;
     uint64_t limit_, dropped_ = 0;
-    std::string args_text_;  // where an event's arguments are written (its room kept)
     std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
     std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
     std::vector<LaunchRef> slot_ref_;                       // live kernel slot -> its launch
@@ -212,7 +207,7 @@ private:
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
     std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
     std::vector<double> kernel_lanes_;
-    std::vector<TraceEvent> events_;
+    std::vector<Event> events_;
     std::map<std::pair<uint32_t, uint32_t>, std::string> thread_names_;  // (pid, tid) -> name
     uint64_t warps_ = 0, table_updates_ = 0;
 };

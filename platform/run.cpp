@@ -724,8 +724,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         for (size_t i = 0; i < launches.size(); ++i)
             names.push_back({launches[i].name, i < kernel_count ? s.workload.kernels[i].instances_key
                                                                 : s.workload.draws[i - kernel_count].instances_key});
-        out.trace = rec.trace_text(names, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores);
-        out.trace += '\n';
+        auto trace = std::make_shared<const TraceRecord>(
+            rec.take_trace(names, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores));
+        out.trace = trace_text(*trace);
+        out.trace_record = std::move(trace);
     }
     out.table = console_table(r);
     return out;

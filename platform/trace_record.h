@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -17,6 +19,20 @@ using TraceValue = std::variant<bool, int64_t, uint64_t, double, std::string>;
 struct TraceArg {
     std::string key;
     TraceValue value;
+    TraceArg(std::string k, TraceValue v) : key(std::move(k)), value(std::move(v)) {}
+    // Any integer, floating-point number, bool or text (an integer keeps its sign's type).
+    template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+    TraceArg(std::string k, T v) : key(std::move(k)), value(as_value(v)) {}
+    TraceArg(std::string k, const char* v) : key(std::move(k)), value(std::string(v)) {}
+
+private:
+    template <class T>
+    static TraceValue as_value(T v) {
+        if constexpr (std::is_same_v<T, bool>) return v;
+        else if constexpr (std::is_floating_point_v<T>) return double(v);
+        else if constexpr (std::is_signed_v<T>) return int64_t(v);
+        else return uint64_t(v);
+    }
 };
 
 struct TraceEvent {

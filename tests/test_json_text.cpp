@@ -1,6 +1,7 @@
 // platform/json_text.h: the trace's JSON text, written piece by piece, must be byte for byte
 // what nlohmann's dump() writes for the same value (trace.json stays identical).
 #include "platform/json_text.h"
+#include "platform/trace_record.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -70,24 +71,54 @@ TEST_CASE("numbers are written as dump() writes a double", "[trace][json]") {
     }
 }
 
-TEST_CASE("an object's members are written as an ordered_json's dump() writes them", "[trace][json]") {
+TEST_CASE("trace.json is written as nlohmann's dump() writes the same document", "[trace][json]") {
     using nlohmann::ordered_json;
-    gpuvp::JsonObjectText t;
-    t.add("block", uint64_t(18446744073709551615ull)).add("warp", uint32_t(7)).add("delta", int64_t(-42));
-    t.add("on", true).add("off", false).add("wait_ns", 12.5).add("whole", 3.0).add("nan", std::nan(""));
-    t.add("word", std::string("0x8000\"0001")).add("flag", "01").add("tab\tkey", "x");
-    ordered_json j;
-    j["block"] = uint64_t(18446744073709551615ull);
-    j["warp"] = uint32_t(7);
-    j["delta"] = int64_t(-42);
-    j["on"] = true;
-    j["off"] = false;
-    j["wait_ns"] = 12.5;
-    j["whole"] = 3.0;
-    j["nan"] = std::nan("");
-    j["word"] = "0x8000\"0001";
-    j["flag"] = "01";
-    j["tab\tkey"] = "x";
-    CHECK(t.text() == j.dump());
-    CHECK(gpuvp::JsonObjectText().text().empty());  // no member: no arguments at all
+    gpuvp::TraceRecord t;
+    gpuvp::TraceEvent& sort = t.events.emplace_back();  // process-wide metadata: no tid
+    sort.name = "process_sort_index";
+    sort.ph = 'M';
+    sort.pid = 100;
+    sort.args.emplace_back("sort_index", 10u);
+    gpuvp::TraceEvent& x = t.events.emplace_back();
+    x.name = "k b3 warp \"7\"";
+    x.cat = "warp";
+    x.ph = 'X';
+    x.ts_us = 1.5;
+    x.dur_us = 0.25;
+    x.pid = 101;
+    x.tid = 7;
+    x.args = {{"block", uint64_t(18446744073709551615ull)}, {"warp", uint32_t(7)}, {"delta", int64_t(-42)},
+              {"on", true}, {"off", false}, {"wait_ns", 12.5}, {"whole", 3.0}, {"nan", std::nan("")},
+              {"word", std::string("0x8000\"0001")}, {"flag", "01"}, {"tab\tkey", "x"}};
+    gpuvp::TraceEvent& i = t.events.emplace_back();  // an instant: "s" after its time; no args
+    i.name = "irq";
+    i.cat = "irq";
+    i.ph = 'i';
+    i.ts_us = 2;
+    i.pid = 1;
+    i.tid = 0;
+    t.note = "trace full: 3 events dropped";
+
+    ordered_json doc;
+    doc["traceEvents"] = ordered_json::array();
+    doc["traceEvents"].push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", 100}, {"args", {{"sort_index", 10}}}});
+    ordered_json args;
+    args["block"] = uint64_t(18446744073709551615ull);
+    args["warp"] = uint32_t(7);
+    args["delta"] = int64_t(-42);
+    args["on"] = true;
+    args["off"] = false;
+    args["wait_ns"] = 12.5;
+    args["whole"] = 3.0;
+    args["nan"] = std::nan("");
+    args["word"] = "0x8000\"0001";
+    args["flag"] = "01";
+    args["tab\tkey"] = "x";
+    doc["traceEvents"].push_back({{"name", "k b3 warp \"7\""}, {"cat", "warp"}, {"ph", "X"}, {"ts", 1.5}, {"dur", 0.25},
+                                  {"pid", 101}, {"tid", 7}, {"args", args}});
+    doc["traceEvents"].push_back(
+        {{"name", "irq"}, {"cat", "irq"}, {"ph", "i"}, {"ts", 2.0}, {"s", "t"}, {"pid", 1}, {"tid", 0}});
+    doc["displayTimeUnit"] = "ns";
+    doc["otherData"] = {{"note", "trace full: 3 events dropped"}};
+    CHECK(gpuvp::trace_text(t) == doc.dump() + "\n");
 }
