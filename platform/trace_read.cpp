@@ -1,5 +1,5 @@
 // trace.json's text back into a TraceRecord (`gpuvp report DIR`, a variant's trace from its child
-// process): one parse, then each event's members checked and typed.
+// process): one parse, each event's members checked and typed as they are read.
 #include "platform/trace_record.h"
 
 #include <nlohmann/json.hpp>
@@ -28,102 +28,195 @@ namespace {
 
 using json = nlohmann::json;
 
-struct Bad {
-    std::string what;
-};
+// The document read as it is parsed (no DOM: a full trace would take hundreds of MB as one):
+// the root object's traceEvents and otherData.note, each event's members typed; anything else
+// stepped over. The first thing wrong stops the parse, named in `error`.
+class Reader : public nlohmann::json_sax<json> {
+public:
+    TraceRecord trace;
+    std::string error;
+    bool events_seen = false;
 
-// An event's member `key`: absent (nullptr) or of the type wanted; otherwise Bad naming it.
-const json* member(const json& e, const char* key, json::value_t want, const std::string& where) {
-    const auto it = e.find(key);
-    if (it == e.end()) return nullptr;
-    const bool ok = want == json::value_t::number_float ? it->is_number()
-                    : want == json::value_t::number_unsigned ? it->is_number_unsigned()
-                    : it->type() == want;
-    if (!ok) {
-        const char* expected = want == json::value_t::string            ? "a string"
-                               : want == json::value_t::number_float    ? "a number"
-                               : want == json::value_t::number_unsigned ? "a non-negative integer"
-                                                                        : "an object";
-        throw Bad{where + "." + key + ": " + expected + " expected, found " + it->type_name()};
+    bool null() override { return value("null", Kind::none); }
+    bool boolean(bool v) override {
+        b_ = v;
+        return value("boolean", Kind::boolean);
     }
-    return &*it;
-}
+    bool number_integer(number_integer_t v) override {
+        i_ = v;
+        return value("number", Kind::integer);
+    }
+    bool number_unsigned(number_unsigned_t v) override {
+        u_ = v;
+        return value("number", Kind::unsigned_integer);
+    }
+    bool number_float(number_float_t v, const string_t&) override {
+        d_ = v;
+        return value("number", Kind::floating);
+    }
+    bool string(string_t& v) override {
+        s_ = &v;
+        return value("string", Kind::text);
+    }
+    bool binary(binary_t&) override { return value("binary", Kind::none); }
+    bool start_object(std::size_t) override { return value("object", Kind::object); }
+    bool start_array(std::size_t) override { return value("array", Kind::array); }
+    bool key(string_t& k) override {
+        if (skip_ == 0) key_ = std::move(k);
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+        error = "not JSON at byte " + std::to_string(position) + ": " + e.what();
+        return false;
+    }
 
-uint32_t id(const json& v, const std::string& where) {
-    const uint64_t u = v.get<uint64_t>();
-    if (u > std::numeric_limits<uint32_t>::max()) throw Bad{where + ": out of range"};
-    return uint32_t(u);
-}
+private:
+    enum class Kind { none, boolean, integer, unsigned_integer, floating, text, object, array };
+    enum class In { root, events, event, args, other };
 
-TraceEvent read_event(const json& e, const std::string& where) {
-    if (!e.is_object()) throw Bad{where + ": an object expected, found " + std::string(e.type_name())};
-    TraceEvent ev;
-    const json* ph = member(e, "ph", json::value_t::string, where);
-    if (!ph) throw Bad{where + ".ph: missing"};
-    const std::string& p = ph->get_ref<const std::string&>();
-    if (p.size() != 1) throw Bad{where + ".ph: one character expected, found \"" + p + "\""};
-    ev.ph = p[0];
-    if (const json* v = member(e, "name", json::value_t::string, where)) ev.name = v->get<std::string>();
-    if (const json* v = member(e, "cat", json::value_t::string, where)) ev.cat = v->get<std::string>();
-    if (const json* v = member(e, "ts", json::value_t::number_float, where)) ev.ts_us = v->get<double>();
-    if (const json* v = member(e, "dur", json::value_t::number_float, where)) ev.dur_us = v->get<double>();
-    const json* pid = member(e, "pid", json::value_t::number_unsigned, where);
-    if (!pid) throw Bad{where + ".pid: missing"};
-    ev.pid = id(*pid, where + ".pid");
-    if (const json* v = member(e, "tid", json::value_t::number_unsigned, where)) ev.tid = id(*v, where + ".tid");
-    if (const json* args = member(e, "args", json::value_t::object, where)) {
-        ev.args.reserve(args->size());
-        for (auto it = args->begin(); it != args->end(); ++it) {
-            const json& v = it.value();
-            switch (v.type()) {
-            case json::value_t::boolean: ev.args.push_back({it.key(), v.get<bool>()}); break;
-            case json::value_t::number_integer: ev.args.push_back({it.key(), v.get<int64_t>()}); break;
-            case json::value_t::number_unsigned: ev.args.push_back({it.key(), v.get<uint64_t>()}); break;
-            case json::value_t::number_float: ev.args.push_back({it.key(), v.get<double>()}); break;
-            case json::value_t::string: ev.args.push_back({it.key(), v.get<std::string>()}); break;
+    bool fail(std::string what) {
+        error = std::move(what);
+        return false;
+    }
+    // The event being read (or the element that should have been one).
+    std::string where() const { return "traceEvents[" + std::to_string(trace.events.size()) + "]"; }
+    bool is_number(Kind k) const { return k == Kind::integer || k == Kind::unsigned_integer || k == Kind::floating; }
+    double as_double(Kind k) const { return k == Kind::integer ? double(i_) : k == Kind::unsigned_integer ? double(u_) : d_; }
+
+    // A value (or the start of an object or array) where the parse is.
+    bool value(const char* type, Kind k) {
+        const bool open = k == Kind::object || k == Kind::array;
+        if (skip_ > 0) {
+            skip_ += open;
+            return true;
+        }
+        if (stack_.empty()) {  // the root
+            if (k != Kind::object) return fail(std::string("an object expected, found ") + type);
+            stack_.push_back(In::root);
+            return true;
+        }
+        switch (stack_.back()) {
+        case In::root:
+            if (key_ == "traceEvents") {
+                if (k != Kind::array) return fail(std::string("traceEvents: an array expected, found ") + type);
+                events_seen = true;
+                trace.events.clear();  // (a repeated member: the last counts)
+                stack_.push_back(In::events);
+                return true;
+            }
+            if (key_ == "otherData" && k == Kind::object) {
+                stack_.push_back(In::other);
+                return true;
+            }
+            break;
+        case In::other:
+            if (key_ == "note") {
+                if (k != Kind::text) return fail(std::string("otherData.note: a string expected, found ") + type);
+                trace.note = std::move(*s_);
+                return true;
+            }
+            break;
+        case In::events:
+            if (k != Kind::object) return fail(where() + ": an object expected, found " + type);
+            event_ = TraceEvent{};
+            ph_seen_ = pid_seen_ = false;
+            stack_.push_back(In::event);
+            return true;
+        case In::event: return member(type, k);
+        case In::args:
+            switch (k) {
+            case Kind::boolean: event_.args.push_back({key_, TraceValue(b_)}); break;
+            case Kind::integer: event_.args.push_back({key_, TraceValue(int64_t(i_))}); break;
+            case Kind::unsigned_integer: event_.args.push_back({key_, TraceValue(uint64_t(u_))}); break;
+            case Kind::floating: event_.args.push_back({key_, TraceValue(double(d_))}); break;
+            case Kind::text: event_.args.push_back({key_, TraceValue(std::move(*s_))}); break;
             default: break;  // (null, arrays and objects: not an argument the record holds)
             }
+            break;
         }
+        if (open) skip_ = 1;  // stepped over, with what it holds
+        return true;
     }
-    return ev;
-}
+
+    // A member of the event being read.
+    bool member(const char* type, Kind k) {
+        const std::string& m = key_;
+        auto wrong = [&](const char* want) { return fail(where() + "." + m + ": " + want + " expected, found " + type); };
+        auto id = [&](uint32_t& out) {
+            if (k != Kind::unsigned_integer) return wrong("a non-negative integer");
+            if (u_ > std::numeric_limits<uint32_t>::max()) return fail(where() + "." + m + ": out of range");
+            out = uint32_t(u_);
+            return true;
+        };
+        if (m == "ph") {
+            if (k != Kind::text) return wrong("a string");
+            if (s_->size() != 1) return fail(where() + ".ph: one character expected, found \"" + *s_ + "\"");
+            event_.ph = (*s_)[0];
+            ph_seen_ = true;
+        } else if (m == "name" || m == "cat") {
+            if (k != Kind::text) return wrong("a string");
+            (m == "name" ? event_.name : event_.cat) = std::move(*s_);
+        } else if (m == "ts" || m == "dur") {
+            if (!is_number(k)) return wrong("a number");
+            (m == "ts" ? event_.ts_us : event_.dur_us) = as_double(k);
+        } else if (m == "pid") {
+            if (!id(event_.pid)) return false;
+            pid_seen_ = true;
+        } else if (m == "tid") {
+            uint32_t tid = 0;
+            if (!id(tid)) return false;
+            event_.tid = tid;
+        } else if (m == "args") {
+            if (k != Kind::object) return wrong("an object");
+            event_.args.clear();
+            stack_.push_back(In::args);
+        } else if (k == Kind::object || k == Kind::array) {
+            skip_ = 1;
+        }
+        return true;
+    }
+
+    bool close() {
+        if (skip_ > 0) {
+            --skip_;
+            return true;
+        }
+        const In was = stack_.back();
+        stack_.pop_back();
+        if (was == In::event) {
+            if (!ph_seen_) return fail(where() + ".ph: missing");
+            if (!pid_seen_) return fail(where() + ".pid: missing");
+            trace.events.push_back(std::move(event_));
+        }
+        return true;
+    }
+
+    std::vector<In> stack_;
+    std::string key_;
+    size_t skip_ = 0;  // > 0: inside a value stepped over, at that depth
+    TraceEvent event_;
+    bool ph_seen_ = false, pid_seen_ = false;
+    bool b_ = false;
+    int64_t i_ = 0;
+    uint64_t u_ = 0;
+    double d_ = 0;
+    std::string* s_ = nullptr;
+};
 
 }  // namespace
 
 bool read_trace(const std::string& text, TraceRecord& out, std::string* error) {
-    auto fail = [&](const std::string& what) {
-        if (error) *error = what;
+    Reader r;
+    const bool parsed = json::sax_parse(text, &r);
+    if (parsed && !r.events_seen) r.error = "traceEvents: missing";
+    if (!parsed || !r.events_seen) {
+        if (error) *error = r.error.empty() ? "not a trace" : r.error;
         out = TraceRecord{};
         return false;
-    };
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        return fail("not JSON at byte " + std::to_string(e.byte) + ": " + e.what());
     }
-    if (!doc.is_object()) return fail(std::string("an object expected, found ") + doc.type_name());
-    const auto events = doc.find("traceEvents");
-    if (events == doc.end()) return fail("traceEvents: missing");
-    if (!events->is_array()) return fail(std::string("traceEvents: an array expected, found ") + events->type_name());
-    TraceRecord t;
-    try {
-        t.events.reserve(events->size());
-        for (size_t i = 0; i < events->size(); ++i)
-            t.events.push_back(read_event((*events)[i], "traceEvents[" + std::to_string(i) + "]"));
-        const auto other = doc.find("otherData");
-        if (other != doc.end() && other->is_object()) {
-            const auto note = other->find("note");
-            if (note != other->end()) {
-                if (!note->is_string())
-                    throw Bad{std::string("otherData.note: a string expected, found ") + note->type_name()};
-                t.note = note->get<std::string>();
-            }
-        }
-    } catch (const Bad& b) {
-        return fail(b.what);
-    }
-    out = std::move(t);
+    out = std::move(r.trace);
     return true;
 }
 
