@@ -171,25 +171,30 @@ TraceRecord small_trace(const std::string& first = "alpha", const std::string& s
     return t;
 }
 
-// trace.json's text for a record, as Chrome's trace-event format lays it out (what read_trace reads).
-std::string trace_file_text(const TraceRecord& t) {
-    json events = json::array();
-    for (const TraceEvent& e : t.events) {
-        json j = {{"name", e.name}, {"ph", std::string(1, e.ph)}, {"pid", e.pid}};
-        if (!e.cat.empty()) j["cat"] = e.cat;
-        if (e.ph != 'M') j["ts"] = e.ts_us;
-        if (e.ph == 'X') j["dur"] = e.dur_us;
-        if (e.tid) j["tid"] = *e.tid;
-        if (!e.args.empty()) {
-            json args = json::object();
-            for (const gpuvp::TraceArg& a : e.args) std::visit([&](const auto& v) { args[a.key] = v; }, a.value);
-            j["args"] = args;
-        }
-        events.push_back(j);
+// The same events, argument values compared as the report reads them (a number as a number,
+// whether it is kept signed or not).
+bool same_trace(const TraceRecord& a, const TraceRecord& b) {
+    if (a.note != b.note || a.events.size() != b.events.size()) return false;
+    auto same_value = [](const TraceValue& x, const TraceValue& y) {
+        auto number = [](const TraceValue& v) {
+            if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
+            if (auto* u = std::get_if<uint64_t>(&v)) return double(*u);
+            if (auto* d = std::get_if<double>(&v)) return *d;
+            return double(NAN);
+        };
+        return std::isnan(number(x)) ? x == y : number(x) == number(y);
+    };
+    for (size_t i = 0; i < a.events.size(); ++i) {
+        const TraceEvent &x = a.events[i], &y = b.events[i];
+        INFO("event " << i << " " << x.name);
+        const bool timed = x.ph != 'M';
+        if (x.name != y.name || x.ph != y.ph || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size() ||
+            (timed && (x.cat != y.cat || x.ts_us != y.ts_us)) || (x.ph == 'X' && x.dur_us != y.dur_us))
+            return false;
+        for (size_t k = 0; k < x.args.size(); ++k)
+            if (x.args[k].key != y.args[k].key || !same_value(x.args[k].value, y.args[k].value)) return false;
     }
-    json doc = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
-    if (!t.note.empty()) doc["otherData"] = {{"note", t.note}};
-    return doc.dump();
+    return true;
 }
 
 // Every external reference a page could make: none may appear.
@@ -597,7 +602,7 @@ TEST_CASE("write_report reads the variant traces from their folders", "[report]"
     std::ofstream(dir + "/results.json") << gpuvp::results_text(v);
     REQUIRE(mkdir((dir + "/variants").c_str(), 0755) == 0);
     REQUIRE(mkdir((dir + "/variants/priority-warp").c_str(), 0755) == 0);
-    std::ofstream(dir + "/variants/priority-warp/trace.json") << trace_file_text(small_trace());
+    std::ofstream(dir + "/variants/priority-warp/trace.json") << gpuvp::trace_text(small_trace());
     std::string error;
     REQUIRE(gpuvp::write_report(dir, &error));
     const std::string html = slurp(dir + "/report.html");
@@ -649,6 +654,19 @@ TEST_CASE("read_trace reads a real run's trace.json into its events", "[report]"
     const std::string page = slurp(dir + "/report.html");
     REQUIRE(gpuvp::write_report(dir, &error));
     CHECK(slurp(dir + "/report.html") == page);
+}
+
+TEST_CASE("read_trace gives back the record trace_text wrote", "[report]") {
+    TraceRecord t = small_trace();
+    t.events.push_back(event("odd \"name\"", "misc", 'i', 1.25, 0, 7, std::nullopt,
+                             {{"yes", true}, {"neg", int64_t(-3)}, {"big", uint64_t(1) << 63}, {"x", 0.1}, {"s", std::string("é\n")}}));
+    t.note = "trace full: 3 events dropped";
+    TraceRecord back;
+    std::string error;
+    REQUIRE(gpuvp::read_trace(gpuvp::trace_text(t), back, &error));
+    CHECK(same_trace(t, back));
+    CHECK(std::get<int64_t>(*back.events.back().arg("neg")) == -3);
+    CHECK(std::get<std::string>(*back.events.back().arg("s")) == "é\n");
 }
 
 TEST_CASE("read_trace types each argument and names what is wrong", "[report]") {
@@ -712,6 +730,11 @@ TEST_CASE("the report from the run's output in memory is the report of its files
     REQUIRE(real.record);
     CHECK(gpuvp::results_text(*real.record) == real.results);
     const std::string run = temp_dir();
+    // Its trace record is what its trace.json reads back as.
+    REQUIRE(real.trace_record);
+    TraceRecord back;
+    REQUIRE(gpuvp::read_trace(real.trace, back, &error));
+    CHECK(same_trace(*real.trace_record, back));
     REQUIRE(gpuvp::write_run_output(run, real, true, &error));
     const std::string real_page = slurp(run + "/report.html");
     CHECK(warps_drawn(real_page) == json::parse(real.results)["totals"]["warps"].get<size_t>());
