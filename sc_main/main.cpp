@@ -497,11 +497,7 @@ int report_main(const CLI::App& cmd, const std::string& dir) {
     if (!std::ifstream(dir + "/results.json"))
         return bad_input(&cmd, dir + " holds no results.json: write one with 'gpuvp run SCENARIO --out " + dir + "'");
     std::string error;
-    try {
-        if (!gpuvp::write_report(dir, &error)) return failed(error);
-    } catch (const std::exception& e) {  // JSON, but not a run's results
-        return failed(dir + "/results.json: " + e.what());
-    }
+    if (!gpuvp::write_report(dir, &error)) return failed(error);  // (results.json unreadable: what and where)
     std::cout << "wrote " << dir << "/report.html\n";
     return 0;
 }
