@@ -168,7 +168,8 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
         }
         // A child that failed (2, or killed) may have left a trace half written: none then.
         out.variants.push_back({v.variant, results_text(r), read ? std::make_shared<const RunRecord>(r) : nullptr,
-                                codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : ""});
+                                codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : "",
+                                nullptr});  // (the report reads the text: another process's file)
         if (codes[i] > 1)
             std::fprintf(stderr, "gpuvp: %s: variant %s %s\n", s.file.c_str(), v.variant.c_str(),
                          codes[i] >= 128 ? ("was killed by signal " + std::to_string(codes[i] - 128)).c_str()
