@@ -586,8 +586,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                  {"forced_releases", p.forced_releases},
                  {"hold_limit_releases", p.hold_limit_releases},
                  {"redone_instructions", p.redone_instructions}};
-    const bool priority_locks = s.policy.lock == "priority";
-    json locks_json = json{{"policy", s.policy.lock},
+    const bool priority_locks = s.policy.lock == LockPolicy::priority;
+    json locks_json = json{{"policy", policy_name(s.policy.lock)},
                            {"hold_limit", priority_locks ? json(s.platform.sm.lock_hold_limit) : json(nullptr)},
                            {"acquisitions", locks.acquisitions},
                            {"releases", locks.releases},
@@ -603,7 +603,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                            {"by_priority", by_priority}};
 
     // M3: the scalar pools, over every SM: peaks per level are the largest any SM reached.
-    const bool multilevel = s.policy.scalar == "multilevel";
+    const bool multilevel = s.policy.scalar == ScalarPolicy::multilevel;
     json vregs = json::object();
     for (const KernelSpec& k : s.workload.kernels) vregs[k.name] = vector_registers(k, multilevel);
     std::array<uint32_t, 4> peak{};
@@ -622,7 +622,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     static const char* kSplits[] = {"preset", "dynamic", "kernel"};
     const SmConfig& smc = s.platform.sm;
     json scalar_json = json{
-        {"policy", s.policy.scalar},
+        {"policy", policy_name(s.policy.scalar)},
         {"split", multilevel ? json(kSplits[size_t(smc.scalar_split)]) : json(nullptr)},
         {"pool", smc.scalar_pool},
         {"slice_threshold", smc.slice_threshold},
@@ -704,7 +704,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             flags_time[std::string(flag_bits(v)) + "/" + flag_bits(p)] = ns_of(us.flags_time[v][p]);
     const ShadingState& final_state = usa.state();
     json usa_json = json{
-        {"policy", s.policy.shading},
+        {"policy", policy_name(s.policy.shading)},
         {"cores", {{"vertex", final_state.vertex_cores}, {"pixel", final_state.pixel_cores}, {"total", usa.cores().size()},
                    {"clusters", clusters_for(uint32_t(usa.cores().size()))}, {"types", types}}},
         {"initial", {{"vertex", s.platform.usa.vertex_cores}, {"pixel", s.platform.usa.cores - s.platform.usa.vertex_cores}}},
@@ -733,11 +733,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     out.ok = kernels_failed == 0 && draws_failed == 0 && errors.empty() && protocol.clean();
     r["status"] = out.ok ? "ok" : "error";
-    r["policy"] = json{{"dispatch", s.policy.dispatch},
-                       {"launch", s.policy.launch},
-                       {"lock", s.policy.lock},
-                       {"scalar", s.policy.scalar},
-                       {"shading", s.policy.shading}};
+    r["policy"] = json{{"dispatch", policy_name(s.policy.dispatch)},
+                       {"launch", policy_name(s.policy.launch)},
+                       {"lock", policy_name(s.policy.lock)},
+                       {"scalar", policy_name(s.policy.scalar)},
+                       {"shading", policy_name(s.policy.shading)}};
     r["sim_end_ns"] = out.sim_end_ns;
     r["host_seconds"] = out.host_seconds;
     r["kernels"] = std::move(kernels);  // (read below from the results: not copied)
@@ -912,7 +912,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
              " turnaround = submit -> completion signal written\n";
     }
     if (!draw_results.empty()) {  // M4
-        t << "Draws (simulated ns), shading array '" << s.policy.shading << "'\n";
+        t << "Draws (simulated ns), shading array '" << policy_name(s.policy.shading) << "'\n";
         t << "  name                 arrived  first task vertex done         end    complete  turnaround  status\n";
         auto cell = [](const json& v) {
             std::string x = v.is_number() ? fmt_ns(v.get<double>()) : "-";

@@ -269,7 +269,7 @@ void StreamingMultiprocessor::start_warps(const sc_time& now) {
         if (free_regs_ < b->desc.regs_per_warp) return;
         // M3: the block's scalars are reserved when its first warp really starts (a block that
         // held a reservation without starting could keep a higher-priority one out for ever).
-        if (policy_.multilevel_scalars && !b->scalars_reserved && !reserve_scalars(*b)) {
+        if (policy_.scalar == ScalarPolicy::multilevel && !b->scalars_reserved && !reserve_scalars(*b)) {
             b = pick_block(true);  // no pool room for it yet: the blocks already started go on
             if (!b || free_regs_ < b->desc.regs_per_warp) return;
         }
@@ -351,7 +351,7 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
             // when both are acknowledged (later warps find the arguments in the L1D).
             w.started = true;
             KernelContext& ctx = contexts_[blocks_[w.block].desc.kernel_slot];
-            if (policy_.kernarg_prefetch) {
+            if (policy_.launch == LaunchPolicy::prefetch) {
                 if (!ctx.prefetched) {
                     ctx.prefetched = true;
                     ctx.prefetch_done = prefetch_kernargs(w, now);
@@ -413,7 +413,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     // M3: the slices of the warp's last instruction have ended; a scalar instruction needs its
     // level's registers first, and without them the warp stalls (before the M2 counter counts it).
     if (w.slice_scalars) slices_done(w, now);
-    if (in.op == Opcode::salu && policy_.multilevel_scalars && !scalars_ready(slot, w, b, in, now)) return;
+    if (in.op == Opcode::salu && policy_.scalar == ScalarPolicy::multilevel && !scalars_ready(slot, w, b, in, now)) return;
     // M2: the counter thread counts what a warp holding locks executes (lock and unlock aside).
     if (!w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock && !count_held_instruction(slot, w, b, now))
         return;
@@ -429,7 +429,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         finish_warp(slot, now);
         return;
     case Opcode::salu:
-        if (policy_.multilevel_scalars && sync_before_update(slot, w, b, in, now)) return;
+        if (policy_.scalar == ScalarPolicy::multilevel && sync_before_update(slot, w, b, in, now)) return;
         next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
         break;
     case Opcode::valu:
@@ -448,7 +448,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         w.at_barrier = true;
         b.barrier_waiters.push_back(slot);
         if (++b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
-        else if (policy_.multilevel_scalars) check_kernel_sync(b.desc.kernel_slot, now);  // M3: one fewer to wait for
+        else if (policy_.scalar == ScalarPolicy::multilevel) check_kernel_sync(b.desc.kernel_slot, now);  // M3: one fewer to wait for
         return;
     case Opcode::loop_begin:
         if (w.loop_depth == kMaxLoopDepth) return fail(slot, KernelError::loop_overflow, now);

@@ -10,6 +10,7 @@
 #include "models/common/isa.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
+#include "models/common/policies.h"
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
 #include "models/sm/core_clock.h"
@@ -38,19 +39,19 @@ enum class WarpStartOrder {
     priority,  // the highest-priority block first, re-chosen before every warp (M1)
 };
 
-// What a warp does when the lock it tries is held (M2).
-enum class LockScheme {
-    spin,      // the baseline: release all held locks, back off, try again; no priorities, no hold limit
-    priority,  // push (requester, holder) to the block's arbiter and do what it decides; hold limit
-};
+// M1: the placement policy's order on the SM: fifo starts the oldest block first.
+constexpr WarpStartOrder warp_start_order(DispatchPolicy d) {
+    return d == DispatchPolicy::fifo ? WarpStartOrder::arrival : WarpStartOrder::priority;
+}
 
 // The SM's policies: the logic controller's warp start order (M1), whether the ISU prefetches
-// a kernel's arguments beside its first instruction fetch (M5), and the lock scheme (M2).
+// a kernel's arguments beside its first instruction fetch (M5), what a warp does when the lock
+// it tries is held (M2), and the scalar registers (M3).
 struct SmPolicy {
     WarpStartOrder order = WarpStartOrder::arrival;
-    bool kernarg_prefetch = false;
-    LockScheme locks = LockScheme::spin;
-    bool multilevel_scalars = false;  // M3: the scalar pool shared by four levels (else per-warp scalars only)
+    LaunchPolicy launch = LaunchPolicy::serial;
+    LockPolicy lock = LockPolicy::spin;
+    ScalarPolicy scalar = ScalarPolicy::per_warp;
 };
 
 class StreamingMultiprocessor : public sc_core::sc_module, private CoreClock::Client {

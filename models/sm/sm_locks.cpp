@@ -108,7 +108,7 @@ void StreamingMultiprocessor::try_lock(uint32_t slot, Warp& w, Block& b, uint16_
         return make_ready(slot, done);
     }
     const uint16_t holder = uint16_t(word & ~kLockBit);
-    if (policy_.locks == LockScheme::priority) {
+    if (policy_.lock == LockPolicy::priority) {
         // The atomic returns the holder's id; the warp pushes the pair to its block's arbiter.
         w.lock_wait = LockWait::arbiter;
         ++w.request_seq;
@@ -191,7 +191,7 @@ void StreamingMultiprocessor::execute_unlock(uint32_t slot, Warp& w, Block& b, u
 // instead of executing the instruction. It will take them back, in the order it took them,
 // and then execute it; nothing is redone.
 bool StreamingMultiprocessor::count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_time& now) {
-    if (policy_.locks != LockScheme::priority || cfg_.lock_hold_limit == 0) return true;
+    if (policy_.lock != LockPolicy::priority || cfg_.lock_hold_limit == 0) return true;
     if (w.hold_count - w.held_at.front() < cfg_.lock_hold_limit) {
         ++w.hold_count;
         return true;

@@ -43,7 +43,7 @@ void StreamingMultiprocessor::scalars_block_arrived(const Block& b) {
 // so the threshold bounds them), every level getting at least one block's worth of each
 // kernel. Recomputed when a kernel's first block arrives and when its last one leaves.
 void StreamingMultiprocessor::split_for_kernels() {
-    if (!policy_.multilevel_scalars || cfg_.scalar_split != ScalarSplit::kernel) return;
+    if (policy_.scalar != ScalarPolicy::multilevel || cfg_.scalar_split != ScalarSplit::kernel) return;
     std::array<uint64_t, 4> least{}, demand{};
     for (const KernelContext& c : contexts_) {
         if (c.resident_blocks == 0) continue;
@@ -209,7 +209,7 @@ void StreamingMultiprocessor::scalars_freed(const sc_time& now) {
 }
 
 void StreamingMultiprocessor::pool_changed(const sc_time& now) {
-    if (observer_ && policy_.multilevel_scalars) observer_->scalar_pool(id_, pool_.used_by_level(), now);
+    if (observer_ && policy_.scalar == ScalarPolicy::multilevel) observer_->scalar_pool(id_, pool_.used_by_level(), now);
 }
 
 // Warps wait for scalar registers and nothing else on this SM can run: no warp will free any.
