@@ -31,7 +31,6 @@ public:
     };
 
     virtual ~LaunchPath() = default;
-    virtual const char* name() const = 0;
     // A new kernel in ISU context `kernel_slot`.
     virtual void kernel_loaded(uint32_t kernel_slot) {}
     // A warp of the kernel in `kernel_slot` (ISU context `ctx`) sent its first fetch now; the

@@ -22,7 +22,6 @@ class LockUnit;
 class LockScheme {
 public:
     virtual ~LockScheme() = default;
-    virtual const char* name() const = 0;
     // Instructions a warp may execute holding a lock before it yields its locks; 0: no limit.
     virtual uint32_t hold_limit(const SmConfig& config) const = 0;
     // The warp in `slot` tried lock `id` and found it held by warp `holder`; the atomic

@@ -17,8 +17,6 @@ LockUnit::LockUnit(StreamingMultiprocessor& sm, const SmConfig& config, LockPoli
 
 LockUnit::~LockUnit() = default;
 
-const char* LockUnit::scheme() const { return scheme_->name(); }
-
 void LockUnit::make_ready(uint32_t slot, const sc_time& at) { sm_.make_ready(slot, at); }
 
 uint32_t LockUnit::word(uint32_t row, uint16_t id) const {

@@ -91,7 +91,6 @@ public:
     // `clock` and `stats` are the SM's (its clock, its Stats::locks).
     LockUnit(StreamingMultiprocessor& sm, const SmConfig& config, LockPolicy policy, const Clock& clock, LockStats& stats);
     ~LockUnit();
-    const char* scheme() const;
 
     // A block arrives in block-table row `row`: its warps' CPRs from the kernel's CPR table.
     void block_arrived(uint32_t row, const std::array<uint8_t, 256>& cprs, uint32_t warps);

@@ -12,7 +12,6 @@ class PrefetchLaunch : public LaunchPath {
 public:
     PrefetchLaunch(Port& port, uint32_t line_bytes, uint32_t kernels)
         : port_(port), line_bytes_(line_bytes), kernels_(kernels) {}
-    const char* name() const override { return "prefetch"; }
     void kernel_loaded(uint32_t kernel_slot) override { kernels_[kernel_slot].prefetched = false; }
     sc_core::sc_time first_fetch(uint32_t kernel_slot, const IsuContext& ctx, const sc_core::sc_time& now,
                                  const sc_core::sc_time& line_ready) override;

@@ -16,7 +16,6 @@ namespace gpuvp {
 
 class PriorityLocks : public LockScheme {
 public:
-    const char* name() const override { return "priority"; }
     uint32_t hold_limit(const SmConfig& config) const override { return config.lock_hold_limit; }
     void held(LockUnit& unit, uint32_t slot, uint16_t id, uint16_t holder, const sc_core::sc_time& now,
               const sc_core::sc_time& done) override;

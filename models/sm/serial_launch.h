@@ -7,7 +7,6 @@ namespace gpuvp {
 
 class SerialLaunch : public LaunchPath {
 public:
-    const char* name() const override { return "serial"; }
     sc_core::sc_time first_fetch(uint32_t, const IsuContext&, const sc_core::sc_time&,
                                  const sc_core::sc_time& line_ready) override {
         return line_ready;

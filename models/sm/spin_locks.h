@@ -8,7 +8,6 @@ namespace gpuvp {
 
 class SpinLocks : public LockScheme {
 public:
-    const char* name() const override { return "spin"; }
     uint32_t hold_limit(const SmConfig&) const override { return 0; }
     void held(LockUnit& unit, uint32_t slot, uint16_t id, uint16_t holder, const sc_core::sc_time& now,
               const sc_core::sc_time& done) override;
