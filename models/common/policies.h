@@ -1,5 +1,5 @@
 // The five mechanisms' policies (a scenario's `policy.*`), one enum each, parsed once when the
-// configuration is loaded. Each enum's names are written in one table, PolicyNames<E>: its
+// configuration is loaded. Each enum's names are written in one table, PolicyNameTable<E>: its
 // index is the enum's value; the first name is the baseline (the default). The parameter
 // table, the loader, the GPU's builder and the results all go through it.
 #pragma once
@@ -20,39 +20,39 @@ enum class ScalarPolicy : uint8_t { per_warp, multilevel };                     
 enum class ShadingBalance : uint8_t { static_split, adaptive, adaptive_depth_first };  // M4
 
 template <class E>
-struct PolicyNames;
+struct PolicyNameTable;
 template <>
-struct PolicyNames<DispatchPolicy> {
+struct PolicyNameTable<DispatchPolicy> {
     static constexpr std::array<const char*, 3> names{"fifo", "priority-block", "priority-warp"};
 };
 template <>
-struct PolicyNames<LaunchPolicy> {
+struct PolicyNameTable<LaunchPolicy> {
     static constexpr std::array<const char*, 2> names{"serial", "prefetch"};
 };
 template <>
-struct PolicyNames<LockPolicy> {
+struct PolicyNameTable<LockPolicy> {
     static constexpr std::array<const char*, 2> names{"spin", "priority"};
 };
 template <>
-struct PolicyNames<ScalarPolicy> {
+struct PolicyNameTable<ScalarPolicy> {
     static constexpr std::array<const char*, 2> names{"per-warp", "multilevel"};
 };
 template <>
-struct PolicyNames<ShadingBalance> {
+struct PolicyNameTable<ShadingBalance> {
     static constexpr std::array<const char*, 3> names{"static", "adaptive", "adaptive-depth-first"};
 };
 
 // enum -> name ("?" for a value outside the enum).
 template <class E>
 constexpr const char* policy_name(E e) {
-    const auto& n = PolicyNames<E>::names;
+    const auto& n = PolicyNameTable<E>::names;
     return size_t(e) < n.size() ? n[size_t(e)] : "?";
 }
 
 // name -> enum; nothing for a name not in the table.
 template <class E>
 std::optional<E> policy_from_name(std::string_view name) {
-    const auto& n = PolicyNames<E>::names;
+    const auto& n = PolicyNameTable<E>::names;
     for (size_t i = 0; i < n.size(); ++i)
         if (name == n[i]) return E(i);
     return std::nullopt;
@@ -61,7 +61,7 @@ std::optional<E> policy_from_name(std::string_view name) {
 // Every name, in the enum's order.
 template <class E>
 std::vector<std::string> policy_names() {
-    const auto& n = PolicyNames<E>::names;
+    const auto& n = PolicyNameTable<E>::names;
     return std::vector<std::string>(n.begin(), n.end());
 }
 

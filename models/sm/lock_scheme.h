@@ -1,7 +1,7 @@
 // M2: what a warp does when the lock it tries is held. One file per policy:
-//   spin_locks.cpp      the baseline: the try failed (a synchronization failure); release all
+//   spin_lock_scheme.cpp      the baseline: the try failed (a synchronization failure); release all
 //                       held locks, back off, try again. No priorities, no arbiter, no hold limit.
-//   priority_locks.cpp  the seed: push (requester, holder) to the block's arbiter
+//   priority_lock_scheme.cpp  the seed: push (requester, holder) to the block's arbiter
 //                       (lock_arbiter.h) and do what it decides; the counter thread's hold limit
 // Asked per lock instruction that finds its lock held and per arbiter decision, never per
 // instruction (the hold limit is a number the lock unit keeps).

@@ -1,7 +1,7 @@
 // M2: the SM's lock unit. Lock words live in the block's shared memory (lock id n at offset
 // 4n: bit 31 locked, bits 0-30 the owner's warp index); a lock instruction is an atomic on its
 // word (atomic_latency_cycles). When the word is held, the lock scheme decides (lock_scheme.h,
-// one file per policy: spin_locks.cpp, priority_locks.cpp). A warp that gives its locks up on
+// one file per policy: spin_lock_scheme.cpp, priority_lock_scheme.cpp). A warp that gives its locks up on
 // a synchronization failure or a pre-emption goes back to its checkpoint (the outermost lock
 // instruction of its critical section) and does the section again: the instructions it
 // executed since are counted as redone.
@@ -126,8 +126,8 @@ public:
     void describe(uint32_t slot, std::ostream& o) const;
 
 private:
-    friend class SpinLocks;
-    friend class PriorityLocks;
+    friend class SpinLockScheme;
+    friend class PriorityLockScheme;
 
     // Where a warp's critical section began (its outermost lock instruction), to go back to
     // when it must give its locks up.

@@ -9,7 +9,7 @@
 //   warp_start_order.h  M1: the logic controller's order (arrival_order.h, priority_order.h)
 //   launch_path.h       M5: what a warp's first fetch sends (serial_launch.h, prefetch_launch.h)
 //   lock_unit.h         M2: lock words, critical sections, the watchdog (lock_scheme.h:
-//                       spin_locks.h, priority_locks.h)
+//                       spin_lock_scheme.h, priority_lock_scheme.h)
 //   scalar_unit.h       M3: the scalar register pool (policy.scalar multilevel only)
 // The issue path calls none of them per instruction through a virtual call: it tests the
 // warp's flags (holds_locks, retaking, slice_scalars) and the SM's `multilevel_` first.
@@ -114,8 +114,8 @@ public:
 private:
     // The units reach into the SM's warps, blocks and ports (they are parts of it).
     friend class LockUnit;
-    friend class SpinLocks;
-    friend class PriorityLocks;
+    friend class SpinLockScheme;
+    friend class PriorityLockScheme;
     friend class ScalarUnit;
 
     struct Block {

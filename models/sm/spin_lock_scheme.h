@@ -6,7 +6,7 @@
 
 namespace gpuvp {
 
-class SpinLocks : public LockScheme {
+class SpinLockScheme : public LockScheme {
 public:
     uint32_t hold_limit(const SmConfig&) const override { return 0; }
     void held(LockUnit& unit, uint32_t slot, uint16_t id, uint16_t holder, const sc_core::sc_time& now,

@@ -1,4 +1,4 @@
-#include "models/sm/priority_locks.h"
+#include "models/sm/priority_lock_scheme.h"
 #include "models/common/memory_map.h"
 #include "models/common/tlm_util.h"
 #include "models/sm/lock_unit.h"
@@ -11,7 +11,7 @@ namespace gpuvp {
 using sc_core::sc_time;
 
 // The atomic returns the holder's id; the warp pushes the pair to its block's arbiter.
-void PriorityLocks::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t holder, const sc_time& now,
+void PriorityLockScheme::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t holder, const sc_time& now,
                          const sc_time& done) {
     StreamingMultiprocessor& sm = u.sm_;
     auto& w = sm.warps_[slot];
@@ -26,7 +26,7 @@ void PriorityLocks::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t holde
     // decided() goes on
 }
 
-void PriorityLocks::decided(LockUnit& u, const LockDecision& d, const sc_time& now) {
+void PriorityLockScheme::decided(LockUnit& u, const LockDecision& d, const sc_time& now) {
     StreamingMultiprocessor& sm = u.sm_;
     const LockRequest& r = d.request;
     if (r.row >= sm.blocks_.size() || !sm.block_used_[r.row] || sm.blocks_[r.row].arrival != r.epoch) {

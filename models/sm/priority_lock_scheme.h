@@ -14,7 +14,7 @@
 
 namespace gpuvp {
 
-class PriorityLocks : public LockScheme {
+class PriorityLockScheme : public LockScheme {
 public:
     uint32_t hold_limit(const SmConfig& config) const override { return config.lock_hold_limit; }
     void held(LockUnit& unit, uint32_t slot, uint16_t id, uint16_t holder, const sc_core::sc_time& now,

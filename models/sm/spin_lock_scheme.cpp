@@ -1,4 +1,4 @@
-#include "models/sm/spin_locks.h"
+#include "models/sm/spin_lock_scheme.h"
 #include "models/sm/lock_unit.h"
 #include "models/sm/sm.h"
 
@@ -16,7 +16,7 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
-void SpinLocks::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t holder, const sc_core::sc_time& now,
+void SpinLockScheme::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t holder, const sc_core::sc_time& now,
                      const sc_core::sc_time& done) {
     u.lock_failed(slot, id, holder, now);
     auto& w = u.sm_.warps_[slot];
@@ -28,7 +28,7 @@ void SpinLocks::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t holder, c
 }
 
 // Spin asks no arbiter: a decision is not one of its requests.
-void SpinLocks::decided(LockUnit& u, const LockDecision&, const sc_core::sc_time&) {
+void SpinLockScheme::decided(LockUnit& u, const LockDecision&, const sc_core::sc_time&) {
     ++u.stats_.stale_decisions;
 }
 
