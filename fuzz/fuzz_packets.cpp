@@ -73,11 +73,11 @@ GpuConfig harness_config() {
     p.usa.max_draws = 2;
     p.usa.pixel_queue = 8;
     p.usa.max_vertex_tasks = 16;
-    c.policy.dispatch = "priority-warp";
-    c.policy.launch = "prefetch";
-    c.policy.lock = "priority";
-    c.policy.scalar = "multilevel";
-    c.policy.shading = "adaptive";
+    c.policy.dispatch = DispatchPolicy::priority_warp;
+    c.policy.launch = LaunchPolicy::prefetch;
+    c.policy.lock = LockPolicy::priority;
+    c.policy.scalar = ScalarPolicy::multilevel;
+    c.policy.shading = ShadingBalance::adaptive;
     c.log = {{"*", sc_core::SC_NONE}};
     return c;
 }

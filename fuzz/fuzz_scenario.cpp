@@ -48,7 +48,7 @@ void check_accepted(const gpuvp::Scenario& s) {
     const gpuvp::GpuConfig config{s.platform, s.policy, {}};
     for (const gpuvp::ConfigProblem& p : gpuvp::check_config(config))
         bug("the loader accepted a configuration Gpu refuses: " + p.param + ": " + p.message);
-    const bool multilevel = s.policy.scalar == "multilevel";
+    const bool multilevel = s.policy.scalar == gpuvp::ScalarPolicy::multilevel;
     for (const gpuvp::KernelSpec& k : s.workload.kernels) {
         try {
             gpuvp::build_code_object(k, s.platform.sm.warp_size, multilevel);

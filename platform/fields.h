@@ -322,7 +322,6 @@ void list(std::vector<Listed>& out, const std::string& path, const Doc& doc) {
     }
     if constexpr (is_record<T>::value) {
         T probe{};
-        const size_t first = out.size();
         Lister l{&out, &path, path.empty() ? nullptr : &doc};
         T::fields(probe, l);
     } else if constexpr (is_optional<T>::value) {

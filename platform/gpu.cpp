@@ -31,7 +31,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     log_ = std::make_unique<GpuLog>(this->name(), cfg_.log, p.sms, observer);
     observer = log_.get();  // every block reports to the log, which passes each event on
     const sc_time bus = clock_.cycles(p.bus_cycles);
-    auto policy = make_placement_policy(cfg_.policy.dispatch);  // both known: checked() above
+    auto policy = make_placement_policy(cfg_.policy.dispatch);
     auto shading = make_shading_policy(cfg_.policy.shading, p.usa.cores);
 
     DispatchLimits limits;
@@ -83,11 +83,8 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     core_clock_ = std::make_unique<CoreClock>("core_clock");
     for (uint32_t i = 0; i < p.sms; ++i) {
         const std::string n = "sm[" + std::to_string(i) + "]";
-        SmPolicy policy;
-        policy.order = cfg_.policy.dispatch == "fifo" ? WarpStartOrder::arrival : WarpStartOrder::priority;
-        policy.kernarg_prefetch = cfg_.policy.launch == "prefetch";
-        policy.locks = cfg_.policy.lock == "priority" ? LockScheme::priority : LockScheme::spin;
-        policy.multilevel_scalars = cfg_.policy.scalar == "multilevel";
+        const SmPolicy policy{warp_start_order(cfg_.policy.dispatch), cfg_.policy.launch, cfg_.policy.lock,
+                              cfg_.policy.scalar};
         auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, sm_configs[i], p.memory.line_bytes, clock_, bus,
                                                             *core_clock_, policy, observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});

@@ -58,25 +58,20 @@ GpuParam real(const char* name, G g, double lo, double hi, const char* unit) {
     p.set_real = [g](GpuConfig& c, double v) { g(c) = v; };
     return p;
 }
-// A choice stored as its text (std::string) or as its index (an enum).
+// A choice stored as an enum: its index in `values` (the enum's table of names).
 template <class G>
 GpuParam choice(const char* name, G g, std::vector<std::string> values) {
     GpuParam p;
     p.name = name;
     p.kind = GpuParam::Kind::choice;
     p.choices = values;
-    if constexpr (std::is_same_v<Member<G>, std::string>) {
-        p.get_text = [g](const GpuConfig& c) { return g(const_cast<GpuConfig&>(c)); };
-        p.set_text = [g](GpuConfig& c, const std::string& v) { g(c) = v; };
-    } else {
-        p.get_text = [g, values](const GpuConfig& c) {
-            const size_t i = size_t(g(const_cast<GpuConfig&>(c)));
-            return i < values.size() ? values[i] : "#" + std::to_string(i);
-        };
-        p.set_text = [g, values](GpuConfig& c, const std::string& v) {
-            g(c) = Member<G>(std::find(values.begin(), values.end(), v) - values.begin());
-        };
-    }
+    p.get_text = [g, values](const GpuConfig& c) {
+        const size_t i = size_t(g(const_cast<GpuConfig&>(c)));
+        return i < values.size() ? values[i] : "#" + std::to_string(i);
+    };
+    p.set_text = [g, values](GpuConfig& c, const std::string& v) {
+        g(c) = Member<G>(std::find(values.begin(), values.end(), v) - values.begin());
+    };
     return p;
 }
 
@@ -152,11 +147,11 @@ std::vector<GpuParam> make_params() {
         integer("usa.vertex_fetch_cycles", GPUVP_AT(platform.usa.vertex_fetch_cycles), 0, kCycles, cyc),
         integer("usa.pixel_setup_cycles", GPUVP_AT(platform.usa.pixel_setup_cycles), 0, kCycles, cyc),
         // the policies (the first value of each is the baseline)
-        choice("policy.dispatch", GPUVP_AT(policy.dispatch), {"fifo", "priority-block", "priority-warp"}),  // M1
-        choice("policy.launch", GPUVP_AT(policy.launch), {"serial", "prefetch"}),                          // M5
-        choice("policy.lock", GPUVP_AT(policy.lock), {"spin", "priority"}),                                // M2
-        choice("policy.scalar", GPUVP_AT(policy.scalar), {"per-warp", "multilevel"}),                      // M3
-        choice("policy.shading", GPUVP_AT(policy.shading), {"static", "adaptive", "adaptive-depth-first"}), // M4
+        choice("policy.dispatch", GPUVP_AT(policy.dispatch), policy_names<DispatchPolicy>()),  // M1
+        choice("policy.launch", GPUVP_AT(policy.launch), policy_names<LaunchPolicy>()),        // M5
+        choice("policy.lock", GPUVP_AT(policy.lock), policy_names<LockPolicy>()),              // M2
+        choice("policy.scalar", GPUVP_AT(policy.scalar), policy_names<ScalarPolicy>()),        // M3
+        choice("policy.shading", GPUVP_AT(policy.shading), policy_names<ShadingBalance>()),    // M4
     };
 }
 

@@ -3,6 +3,7 @@
 // check and the YAML loader read. docs/integration.md, "Parameters", lists the table.
 #pragma once
 #include "models/common/memory_config.h"
+#include "models/common/policies.h"
 #include "models/common/sm_config.h"
 #include "models/cp/cp_config.h"
 #include "models/glc/glc_config.h"
@@ -45,12 +46,13 @@ struct PlatformConfig {
     UsaConfig usa;
 };
 
+// Parsed once, at load; policy_name() gives each one's text (models/common/policies.h).
 struct Policies {
-    std::string dispatch = "fifo";    // fifo | priority-block | priority-warp   (M1)
-    std::string launch = "serial";    // serial | prefetch                       (M5)
-    std::string lock = "spin";        // spin | priority                         (M2)
-    std::string scalar = "per-warp";  // per-warp | multilevel                   (M3)
-    std::string shading = "static";   // static | adaptive | adaptive-depth-first (M4)
+    DispatchPolicy dispatch = DispatchPolicy::fifo;      // M1
+    LaunchPolicy launch = LaunchPolicy::serial;          // M5
+    LockPolicy lock = LockPolicy::spin;                  // M2
+    ScalarPolicy scalar = ScalarPolicy::per_warp;        // M3
+    ShadingBalance shading = ShadingBalance::static_split;  // M4
 };
 
 struct GpuConfig {

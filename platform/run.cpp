@@ -385,7 +385,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         tag.set.assign(s.variant_set.begin(), s.variant_set.end());
         r.variant = std::move(tag);
     }
-    r.policy = {s.policy.dispatch, s.policy.launch, s.policy.lock, s.policy.scalar, s.policy.shading};
+    r.policy = {policy_name(s.policy.dispatch), policy_name(s.policy.launch), policy_name(s.policy.lock),
+                policy_name(s.policy.scalar), policy_name(s.policy.shading)};
     r.sim_end_ns = out.sim_end_ns;
     r.host_seconds = out.host_seconds;
 
@@ -530,8 +531,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         x.redone_instructions = p.redone_instructions;
         lr.by_priority.emplace_back(std::to_string(cpr), x);
     }
-    lr.policy = s.policy.lock;
-    if (s.policy.lock == "priority") lr.hold_limit = s.platform.sm.lock_hold_limit;
+    lr.policy = policy_name(s.policy.lock);
+    if (s.policy.lock == LockPolicy::priority) lr.hold_limit = s.platform.sm.lock_hold_limit;
     lr.acquisitions = locks.acquisitions;
     lr.releases = locks.releases;
     lr.sync_failures = locks.sync_failures;
@@ -545,7 +546,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     lr.deadlocks = locks.deadlocks;
 
     // M3: the scalar pools, over every SM: peaks per level are the largest any SM reached.
-    const bool multilevel = s.policy.scalar == "multilevel";
+    const bool multilevel = s.policy.scalar == ScalarPolicy::multilevel;
     ScalarRecord& sr = r.scalar;
     for (const KernelSpec& k : s.workload.kernels) {  // (a name given twice keeps its first place, its last value)
         auto it = std::find_if(sr.vregs_per_thread.begin(), sr.vregs_per_thread.end(),
@@ -566,7 +567,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     static const char* kSplits[] = {"preset", "dynamic", "kernel"};
     const SmConfig& smc = s.platform.sm;
-    sr.policy = s.policy.scalar;
+    sr.policy = policy_name(s.policy.scalar);
     if (multilevel) sr.split = kSplits[size_t(smc.scalar_split)];
     sr.pool = smc.scalar_pool;
     sr.slice_threshold = smc.slice_threshold;
@@ -629,7 +630,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         for (uint8_t p = 0; p < 3; ++p)
             ur.flags_time_ns.emplace_back(std::string(flag_bits(v)) + "/" + flag_bits(p), ns_of(us.flags_time[v][p]));
     const ShadingState& final_state = usa.state();
-    ur.policy = s.policy.shading;
+    ur.policy = policy_name(s.policy.shading);
     ur.cores.vertex = final_state.vertex_cores;
     ur.cores.pixel = final_state.pixel_cores;
     ur.cores.total = usa.cores().size();

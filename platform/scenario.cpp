@@ -755,14 +755,14 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
         }
         if (!held.empty() && in.op == Opcode::barrier)
             c.fail(at, "a barrier while holding " + name(held.back()) + ": unlock first");
-        if (in.op == Opcode::barrier && some_warps && s.policy.scalar == "multilevel" &&
+        if (in.op == Opcode::barrier && some_warps && s.policy.scalar == ScalarPolicy::multilevel &&
             writes_level(k.program, ScalarLevel::workgroup))
             c.fail(at, "a barrier in an if_warp body, in a kernel with a workgroup-level write: the warps at the "
                        "barrier and those at the write would wait for each other");
         // M3: a kernel- or workgroup-level write waits for every warp sharing the value.
         const bool shared_write = in.op == Opcode::salu && (in.mod & kScalarWriteFlag) &&
                                   (ScalarLevel(in.mod & 3) == ScalarLevel::kernel || ScalarLevel(in.mod & 3) == ScalarLevel::workgroup);
-        if (shared_write && s.policy.scalar == "multilevel") {
+        if (shared_write && s.policy.scalar == ScalarPolicy::multilevel) {
             const std::string lv = level_name(ScalarLevel(in.mod & 3));
             if (!held.empty())
                 c.fail(at, "a " + lv + "-level write while holding " + name(held.back()) +
@@ -804,7 +804,7 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
         c.fail(key_loc(m, at, "grid"), (blocks == UINT64_MAX ? std::string("more than 2^64") : std::to_string(blocks)) +
                                            " blocks, more than platform.cp.max_blocks (" +
                                            std::to_string(s.platform.cp.max_blocks) + ")");
-    const bool multilevel = s.policy.scalar == "multilevel";
+    const bool multilevel = s.policy.scalar == ScalarPolicy::multilevel;
     const uint32_t vregs = vector_registers(k, multilevel);  // M3: per-warp scalars cost vector registers
     const uint64_t regs = uint64_t(vregs) * sm.warp_size * warps;
     if (regs > sm.registers)
@@ -981,7 +981,7 @@ void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
             c.fail(key_loc(v[i], locs[i], "pixel_tasks_per_vertex_task"),
                    std::to_string(d.pixel_tasks_per_vertex_task) + " pixel tasks per vertex task never fit the pixel queue of " +
                        std::to_string(u.pixel_queue) + " (platform.usa.pixel_queue)");
-        if (s.policy.shading == "static") {  // the split never changes: both types must have cores
+        if (s.policy.shading == ShadingBalance::static_split) {  // the split never changes: both types must have cores
             if (u.vertex_cores == 0)
                 c.fail(locs[i], "with 'shading: static' and platform.usa.vertex_cores 0, no core ever runs its vertex tasks");
             if (d.pixel_tasks_per_vertex_task && u.vertex_cores == u.cores)

@@ -17,8 +17,8 @@ GpuConfig gpu_config(const Scenario& s, const std::map<std::string, int>& log) {
 }
 Workload workload(const Scenario& s) {
     Workload w = s.workload;
-    w.copy_to_device = s.policy.launch == "serial";
-    w.multilevel_scalars = s.policy.scalar == "multilevel";
+    w.copy_to_device = s.policy.launch == LaunchPolicy::serial;
+    w.multilevel_scalars = s.policy.scalar == ScalarPolicy::multilevel;
     return w;
 }
 }  // namespace

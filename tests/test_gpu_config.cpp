@@ -66,7 +66,7 @@ TEST_CASE("gpu config: set_param sets each kind of parameter and refuses bad nam
     set_param(c, "sm.scalar_split", "kernel");
     CHECK(c.platform.sm.scalar_split == ScalarSplit::kernel);
     set_param(c, "policy.shading", "adaptive");
-    CHECK(c.policy.shading == "adaptive");
+    CHECK(c.policy.shading == ShadingBalance::adaptive);
     set_param(c, "sm.scalar_quota.slice", "7");
     CHECK(c.platform.sm.scalar_quota[3] == 7);
     CHECK(get_param(c, "sm.scalar_quota.slice") == "7");
@@ -85,21 +85,21 @@ TEST_CASE("gpu config: set_param sets each kind of parameter and refuses bad nam
     CHECK_THAT(set_error(c, "clock_mhz", "50"), Equals("gpu.clock_mhz: 50 is out of range: must be 100..5000"));
     CHECK_THAT(set_error(c, "policy.dispatch", "fifoo"), Equals("gpu.policy.dispatch: unknown value 'fifoo' (did you mean 'fifo'?)"));
     CHECK(c.platform.sm.warp_slots == 32);  // a refused value changes nothing
-    CHECK(c.policy.dispatch == "fifo");
+    CHECK(c.policy.dispatch == DispatchPolicy::fifo);
 }
 
 TEST_CASE("gpu config: check_config names every value out of range and every broken rule", "[config]") {
     GpuConfig c;
     c.platform.sm.warp_slots = 0;
     c.platform.usa.cores = 100;
-    c.policy.lock = "spinn";
+    c.policy.lock = LockPolicy(7);  // a value outside the enum (a cast gone wrong)
     auto problems = check_config(c);
     REQUIRE(problems.size() == 3);
     CHECK(problems[0].param == "sm.warp_slots");
     CHECK(problems[0].message == "0 is out of range 1..128");
     CHECK(problems[1].param == "usa.cores");
     CHECK(problems[2].param == "policy.lock");
-    CHECK_THAT(problems[2].message, Contains("did you mean 'spin'"));
+    CHECK(problems[2].message == "unknown value '#7' (expected one of: spin, priority)");
 
     GpuConfig r;  // each value in range, the rules broken
     r.platform.sm.slice_size = 40;
@@ -149,7 +149,7 @@ TEST_CASE("gpu config: docs/integration.md lists every parameter with its defaul
 TEST_CASE("gpu config: Gpu refuses a bad config naming each parameter under its instance name", "[config]") {
     GpuConfig c;
     c.platform.sm.warp_slots = 500;
-    c.policy.dispatch = "lifo";
+    c.policy.dispatch = DispatchPolicy(9);
     try {
         Gpu gpu("soc_gpu", c);
         FAIL("a Gpu was built");
@@ -157,7 +157,7 @@ TEST_CASE("gpu config: Gpu refuses a bad config naming each parameter under its 
         const std::string what = e.what();
         CHECK_THAT(what, Contains("soc_gpu: the configuration is not usable:"));
         CHECK_THAT(what, Contains("soc_gpu.sm.warp_slots: 500 is out of range 1..128"));
-        CHECK_THAT(what, Contains("soc_gpu.policy.dispatch: unknown value 'lifo'"));
+        CHECK_THAT(what, Contains("soc_gpu.policy.dispatch: unknown value '#9'"));
     }
 }
 

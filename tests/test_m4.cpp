@@ -112,10 +112,8 @@ TEST_CASE("M4 the adaptive policy carries out each row on real cores", "[m4]") {
     const StaticSplit st;
     CHECK_FALSE(st.rebalance(cores_of("VVVVPPPP", "bbbb....")));
     CHECK_FALSE(st.rebalance(cores_of("VVVVPPPP", "b...bbbb")));
-    CHECK(make_shading_policy("adaptive", 8)->name() == std::string("adaptive"));
-    CHECK(make_shading_policy("adaptive-depth-first", 8)->name() == std::string("adaptive-depth-first"));
-    CHECK(make_shading_policy("static", 8)->name() == std::string("static"));
-    CHECK_FALSE(make_shading_policy("round-robin", 8));
+    for (const std::string& n : policy_names<ShadingBalance>())
+        CHECK(make_shading_policy(*policy_from_name<ShadingBalance>(n), 8)->name() == n);
 }
 
 TEST_CASE("M4 the breadth-first order for 1 3 and 10 clusters and a partial last cluster", "[m4]") {
@@ -217,7 +215,7 @@ struct ArrayBench {
     CpStandIn cp{"cp"};
     UnifiedShadingArray usa;
     ArrayBench(const UsaConfig& c, const std::string& policy)
-        : usa("usa", c, make_shading_policy(policy, c.cores), Clock(1000), sc_core::sc_time(2, sc_core::SC_NS), &log) {
+        : usa("usa", c, make_shading_policy(*policy_from_name<ShadingBalance>(policy), c.cores), Clock(1000), sc_core::sc_time(2, sc_core::SC_NS), &log) {
         log.cores = c.cores;
         cp.to_usa.bind(usa.regs);
         usa.to_cp.bind(cp.from_usa);

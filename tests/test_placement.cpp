@@ -72,11 +72,6 @@ TEST_CASE("M1's worked example: a 36 KB block finds no full-block SM with 12 KB 
     CHECK(emptiest.free_regs / k.regs_per_warp == 2);  // the warps that could start at once
 }
 
-TEST_CASE("the placement policy is chosen by name", "[placement]") {
-    REQUIRE(make_placement_policy("fifo"));
-    CHECK(std::string(make_placement_policy("fifo")->name()) == "fifo");
-    CHECK_FALSE(make_placement_policy("no-such-policy"));
-}
 
 // ---- M1: priority-warp (the seed) and priority-block -------------------------------------
 
@@ -176,9 +171,9 @@ TEST_CASE("priority-block places whole blocks only, in priority order, and waits
     CHECK(d->kind == PlacementKind::whole_blocks);
 }
 
-TEST_CASE("every dispatch policy is made by its name", "[placement][m1]") {
-    for (const char* n : {"fifo", "priority-block", "priority-warp"}) {
-        auto p = make_placement_policy(n);
+TEST_CASE("every dispatch policy is made from its enum and carries the enum's name", "[placement][m1]") {
+    for (const std::string& n : policy_names<DispatchPolicy>()) {
+        auto p = make_placement_policy(*policy_from_name<DispatchPolicy>(n));
         REQUIRE(p);
         CHECK(std::string(p->name()) == n);
     }

@@ -58,11 +58,11 @@ TEST_CASE("scenario: a minimal file gets the documented defaults", "[scenario]")
     CHECK(s.platform.cp.decode_cycles == def.cp.decode_cycles);
     CHECK(s.platform.usa.vertex_cores == def.usa.vertex_cores);
 
-    CHECK(s.policy.dispatch == "fifo");
-    CHECK(s.policy.launch == "serial");
-    CHECK(s.policy.lock == "spin");
-    CHECK(s.policy.scalar == "per-warp");
-    CHECK(s.policy.shading == "static");
+    CHECK(s.policy.dispatch == DispatchPolicy::fifo);
+    CHECK(s.policy.launch == LaunchPolicy::serial);
+    CHECK(s.policy.lock == LockPolicy::spin);
+    CHECK(s.policy.scalar == ScalarPolicy::per_warp);
+    CHECK(s.policy.shading == ShadingBalance::static_split);
 
     REQUIRE(s.workload.queues.size() == 1);
     CHECK(s.workload.queues[0].name == "q0");
@@ -385,11 +385,11 @@ TEST_CASE("scenario: every value of every policy key loads", "[scenario]") {
                                        P{"shading", "static"}, P{"shading", "adaptive"},
                                        P{"shading", "adaptive-depth-first"});
     const Scenario s = parse_scenario("name: x\npolicy: {" + key + ": " + value + "}\n", "t");
-    const std::string got = key == "dispatch" ? s.policy.dispatch
-                            : key == "launch" ? s.policy.launch
-                            : key == "lock"   ? s.policy.lock
-                            : key == "scalar" ? s.policy.scalar
-                                              : s.policy.shading;
+    const std::string got = key == "dispatch" ? policy_name(s.policy.dispatch)
+                            : key == "launch" ? policy_name(s.policy.launch)
+                            : key == "lock"   ? policy_name(s.policy.lock)
+                            : key == "scalar" ? policy_name(s.policy.scalar)
+                                              : policy_name(s.policy.shading);
     CHECK(got == value);
 }
 
@@ -517,7 +517,7 @@ TEST_CASE("scenario: --set changes a value and creates missing maps", "[scenario
                                        {"max_sim_ns", "5e6"}});
     CHECK(s.platform.memory.host_latency_ns == 2000);
     CHECK(s.platform.memory.l2_latency_ns == MemoryConfig{}.l2_latency_ns);
-    CHECK(s.policy.dispatch == "fifo");
+    CHECK(s.policy.dispatch == DispatchPolicy::fifo);
     CHECK(s.workload.kernels[0].submit_ns == 75);
     CHECK(s.max_sim_ns == 5e6);
 }

@@ -64,11 +64,11 @@ TEST_CASE("variants: each is the file with its set applied and checked as a whol
                                       "ab.yaml");
     REQUIRE(s.variants.size() == 2);
     CHECK(s.variant == "prio");  // the scenario itself is the first variant
-    CHECK(s.policy.dispatch == "priority-warp");
+    CHECK(s.policy.dispatch == DispatchPolicy::priority_warp);
     CHECK(s.variants[0].variant == "prio");
     CHECK(s.variants[1].variant == "fifo");
-    CHECK(s.variants[0].policy.dispatch == "priority-warp");
-    CHECK(s.variants[1].policy.dispatch == "fifo");
+    CHECK(s.variants[0].policy.dispatch == DispatchPolicy::priority_warp);
+    CHECK(s.variants[1].policy.dispatch == DispatchPolicy::fifo);
     CHECK(s.variants[1].variant_set == Overrides{{"policy.dispatch", "fifo"}});
     CHECK(s.variants[1].workload.kernels.size() == 2);
     // Expectations without `variant` hold in each; `variant: fifo` in fifo only; the comparison
@@ -94,8 +94,8 @@ TEST_CASE("variants: each is the file with its set applied and checked as a whol
 
 TEST_CASE("variants: the command line's set applies to every variant but not to a key a variant sets", "[variants]") {
     const Scenario s = parse_scenario(kWorkload + kVariants, "ab.yaml", {{"platform.sms", "4"}});
-    CHECK(s.variants[0].policy.dispatch == "priority-warp");
-    CHECK(s.variants[1].policy.dispatch == "fifo");
+    CHECK(s.variants[0].policy.dispatch == DispatchPolicy::priority_warp);
+    CHECK(s.variants[1].policy.dispatch == DispatchPolicy::fifo);
     CHECK(s.variants[0].platform.sms == 4);
     CHECK(s.variants[1].platform.sms == 4);
     // The variant's set would win, so a --set of the same key is refused rather than ignored.
@@ -106,7 +106,7 @@ TEST_CASE("variants: the command line's set applies to every variant but not to 
           std::string::npos);
     // --set reaches into the list itself.
     const Scenario t = parse_scenario(kWorkload + kVariants, "ab.yaml", {{"variants[1].set.policy.dispatch", "priority-block"}});
-    CHECK(t.variants[1].policy.dispatch == "priority-block");
+    CHECK(t.variants[1].policy.dispatch == DispatchPolicy::priority_block);
 }
 
 TEST_CASE("variants: bad input names the file the line and the key", "[variants]") {

@@ -124,7 +124,7 @@ int sc_main(int, char**) {
     gpuvp::GpuConfig cfg;                   // defaults of every block (docs/timing.md)
     cfg.platform.sms = 4;
     cfg.platform.memory.device_bytes = 64ull << 20;
-    cfg.policy.dispatch = "fifo";           // or "priority-block", "priority-warp" (M1)
+    cfg.policy.dispatch = gpuvp::DispatchPolicy::fifo;  // or priority_block, priority_warp (M1)
 
     gpuvp::Memory host_memory("host_memory", kHostBytes, sc_time(200, SC_NS));
     gpuvp::Router bus("bus");

@@ -8,7 +8,7 @@ namespace gpuvp {
 
 class FifoPlacement : public PlacementPolicy {
 public:
-    const char* name() const override { return "fifo"; }
+    const char* name() const override { return policy_name(DispatchPolicy::fifo); }
     std::optional<Placement> next(const GlcTables& t) override;
 
 private:

@@ -5,10 +5,12 @@
 
 namespace gpuvp {
 
-std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name) {
-    if (name == "fifo") return std::make_unique<FifoPlacement>();
-    if (name == "priority-block") return std::make_unique<PriorityBlockPlacement>();
-    if (name == "priority-warp") return std::make_unique<PriorityWarpPlacement>();
+std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy) {
+    switch (policy) {
+    case DispatchPolicy::fifo: return std::make_unique<FifoPlacement>();
+    case DispatchPolicy::priority_block: return std::make_unique<PriorityBlockPlacement>();
+    case DispatchPolicy::priority_warp: return std::make_unique<PriorityWarpPlacement>();
+    }
     return nullptr;
 }
 

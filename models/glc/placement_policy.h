@@ -1,7 +1,8 @@
 // How the global logic controller places blocks on SMs. A policy looks at the tables and
 // names the next placement; the GLC carries it out and updates the tables. One file per
-// strategy; make_placement_policy picks one by the scenario's `policy.dispatch` name.
+// strategy; make_placement_policy picks one by the scenario's `policy.dispatch`.
 #pragma once
+#include "models/common/policies.h"
 #include "models/glc/tables.h"
 
 #include <memory>
@@ -33,8 +34,7 @@ public:
     virtual std::optional<Placement> next(const GlcTables& t) = 0;
 };
 
-// nullptr for an unknown name.
-std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name);
+std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy);
 
 // Shared steps. The highest-priority kernel with blocks left (ties: the earliest), or -1.
 int highest_priority_kernel(const GlcTables& t);

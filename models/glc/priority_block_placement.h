@@ -10,7 +10,7 @@ namespace gpuvp {
 
 class PriorityBlockPlacement : public PlacementPolicy {
 public:
-    const char* name() const override { return "priority-block"; }
+    const char* name() const override { return policy_name(DispatchPolicy::priority_block); }
     std::optional<Placement> next(const GlcTables& t) override;
 
 private:

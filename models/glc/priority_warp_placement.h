@@ -16,7 +16,7 @@ namespace gpuvp {
 
 class PriorityWarpPlacement : public PlacementPolicy {
 public:
-    const char* name() const override { return "priority-warp"; }
+    const char* name() const override { return policy_name(DispatchPolicy::priority_warp); }
     std::optional<Placement> next(const GlcTables& t) override;
 
 private:

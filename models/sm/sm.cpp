@@ -17,13 +17,13 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
                                                  const Clock& clock, sc_time bus, CoreClock& core_clock,
                                                  SmPolicy policy, Observer* observer)
     : sc_module(name), regs("regs"), to_glc("to_glc"), to_l1i("to_l1i"), to_l1d("to_l1d"), to_arbiter("to_arbiter"),
-      id_(id), cfg_(config),
-      policy_(policy),
+      id_(id), cfg_(config), order_(policy.order), multilevel_(policy.scalar == ScalarPolicy::multilevel),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
       line_mask_(uint64_t(line_bytes) - 1),
       contexts_(config.max_kernels), warps_(config.warp_slots), core_clock_(core_clock),
       clock_index_(core_clock.attach(*this)), shared_(config.shared_memory),
-      pool_(config.scalar_pool, config.scalar_split, config.scalar_quota, config.slice_threshold),
+      launch_(make_launch_path(policy.launch, *this, line_bytes, config.max_kernels)),
+      locks_(*this, config, policy.lock, clock_, stats_.locks), scalars_(*this, config),
       free_regs_(config.registers), free_slots_(config.warp_slots), free_shared_(config.shared_memory),
       scratch_(65536), fetched_(line_bytes), lines_(line_bytes) {
     if (line_bytes < kInstructionBytes || (line_bytes & (line_bytes - 1)) != 0)
@@ -73,7 +73,7 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
                 std::memcpy(image + at, p + i, run);
                 if (at == 0) {  // a new kernel in this context
                     c.reported = 0;
-                    c.prefetched = false;
+                    launch_->kernel_loaded(uint32_t(&c - contexts_.data()));
                     c.cpr.fill(0);  // all warps equal unless the WLM writes the kernel's CPRs
                 }
             } else {
@@ -114,7 +114,7 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
         for (unsigned i = 0; i < n; ++i) {
             const uint64_t off = a - map::kSmCpr + i;
             const size_t row = off / map::kCprBytes, warp = off % map::kCprBytes;
-            p[i] = row < blocks_.size() && block_used_[row] && warp < blocks_[row].cpr.size() ? blocks_[row].cpr[warp] : 0;
+            p[i] = row < blocks_.size() && block_used_[row] ? locks_.cpr(uint32_t(row), uint32_t(warp)) : 0;
         }
         return n;
     }
@@ -151,12 +151,9 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         b = Block{};
         b.desc = d;
         b.arrival = arrivals_seen_++;
-        const auto& cprs = contexts_[d.kernel_slot % contexts_.size()].cpr;
-        b.cpr.resize(d.warps);
-        for (uint32_t w = 0; w < d.warps; ++w) b.cpr[w] = cprs[std::min<size_t>(w, cprs.size() - 1)];
-        b.slot_of.assign(d.warps, -1);
+        locks_.block_arrived(uint32_t(i), contexts_[d.kernel_slot % contexts_.size()].cpr, d.warps);
         unstarted_warps_ += d.warps;
-        scalars_block_arrived(b);
+        if (multilevel_) scalars_.block_arrived(uint32_t(i));
         b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
                          d.shared_bytes, d.warps, 0};
         block_used_[i] = true;
@@ -164,8 +161,8 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
         table_changed(b, now);
     }
-    while (decisions_.due(now)) lock_decision(decisions_.pop(), now);
-    if (trying_ > 0) check_lock_watchdog(now);
+    while (decisions_.due(now)) locks_.decision(decisions_.pop(), now);
+    if (locks_.trying()) locks_.check_watchdog(now);
     admit(now);
     unsigned issued = 0;
     ready_.release(now);
@@ -188,8 +185,8 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         if (w.active && !w.waiting() && w.ready_at == e.at) break;
         ready_.pop_front();
     }
-    if (!pool_stalled_.empty() && ready_.empty() && arrivals_.empty() && decisions_.empty() && trying_ == 0)
-        check_pool_deadlock(now);
+    if (scalars_.stalled() && ready_.empty() && arrivals_.empty() && decisions_.empty() && !locks_.trying())
+        scalars_.check_deadlock(now);
     // The next cycle with work: the next warp ready, block or decision arriving.
     sc_time at = sc_core::SC_ZERO_TIME;
     bool timed = false;
@@ -205,48 +202,12 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         at = decisions_.next();
         timed = true;
     }
-    if (trying_ > 0 && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
-        const sc_time check = last_progress_ + clock_.cycles(cfg_.lock_watchdog_cycles);
+    if (locks_.trying() && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
+        const sc_time check = locks_.watchdog_at();
         if (!timed || check < at) at = std::max(check, now + clock_.cycles(1));
         timed = true;
     }
     return timed ? at : sc_core::sc_max_time();
-}
-
-// The SM logic controller's choice of the block whose next warp starts: the highest-priority
-// block with warps still to start (M1), or, in arrival order, the oldest (the baseline). The
-// choice is made again before every warp, so a higher-priority block that has just arrived
-// goes first.
-//
-// Deadlock avoidance (not in the seed, which starts a block's warps one by one without regard
-// to block barriers): a block that has not started yet may start only if it and every block
-// already partly started fit in the SM together, in warp slots and registers. Partly started
-// blocks wait at barriers for their unstarted warps; if they could not all be resident at
-// once, they could wait for each other for ever. When the chosen block may not start yet, the
-// partly started blocks go on, highest priority first, and no other block starts.
-StreamingMultiprocessor::Block* StreamingMultiprocessor::pick_block(bool started_only) {
-    auto before = [&](const Block& a, const Block& b) {
-        return policy_.order == WarpStartOrder::priority && a.desc.priority != b.desc.priority ? a.desc.priority < b.desc.priority
-                                                                                        : a.arrival < b.arrival;
-    };
-    Block* best = nullptr;          // any block with warps to start
-    Block* best_partial = nullptr;  // a block already partly started
-    uint64_t partial_warps = 0, partial_regs = 0;
-    for (size_t i = 0; i < blocks_.size(); ++i) {
-        Block& b = blocks_[i];
-        if (!block_used_[i] || b.next_warp >= b.desc.warps || b.error != KernelError::none) continue;
-        if (!best || before(b, *best)) best = &b;
-        if (b.next_warp > 0) {
-            partial_warps += b.desc.warps;
-            partial_regs += uint64_t(b.desc.warps) * b.desc.regs_per_warp;
-            if (!best_partial || before(b, *best_partial)) best_partial = &b;
-        }
-    }
-    if (started_only) return best_partial;
-    if (!best || best->next_warp > 0) return best;
-    const bool fits_with_partials = partial_warps + best->desc.warps <= cfg_.warp_slots &&
-                                    partial_regs + uint64_t(best->desc.warps) * best->desc.regs_per_warp <= cfg_.registers;
-    return fits_with_partials ? best : best_partial;
 }
 
 void StreamingMultiprocessor::start_warps(const sc_time& now) {
@@ -269,7 +230,7 @@ void StreamingMultiprocessor::start_warps(const sc_time& now) {
         if (free_regs_ < b->desc.regs_per_warp) return;
         // M3: the block's scalars are reserved when its first warp really starts (a block that
         // held a reservation without starting could keep a higher-priority one out for ever).
-        if (policy_.multilevel_scalars && !b->scalars_reserved && !reserve_scalars(*b)) {
+        if (multilevel_ && !scalars_.reserve(uint32_t(b - blocks_.data()))) {
             b = pick_block(true);  // no pool room for it yet: the blocks already started go on
             if (!b || free_regs_ < b->desc.regs_per_warp) return;
         }
@@ -293,18 +254,9 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.started = false;
     w.global_base = w.global_size = 0;
     w.accesses = w.instructions = 0;
-    w.cpr = b.cpr[w.index];
-    w.held.clear();
-    w.held_at.clear();
-    w.retake.clear();
-    w.hold_count = 0;
-    w.lock_wait = LockWait::none;
-    w.trying = w.took_locks = false;
-    w.failures = 0;
-    w.cs_born = false;
-    b.slot_of[w.index] = int32_t(slot);
-    w.warp_scalars = w.slice_scalars = w.pool_stall = w.sync_wait = false;
-    ++contexts_[b.desc.kernel_slot].active_warps;
+    locks_.warp_started(slot, bi, w.index);
+    w.slice_scalars = w.pool_stall = w.sync_wait = false;
+    if (multilevel_) scalars_.warp_started(slot, bi);
     free_regs_ -= b.desc.regs_per_warp;
     --free_slots_;
     b.row.regs_needed -= b.desc.regs_per_warp;
@@ -345,19 +297,10 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
         if (!fetch(w.ibuf[0], line)) return nullptr;
         fetch(w.ibuf[1], line + line_bytes_);
         cur = &w.ibuf[0];
-        if (!w.started) {
-            // The ISU's first fetch; with M5 the kernel's first fetch on this SM sends the
-            // kernel-argument prefetch to the L1D at the same time, and the kernel's warps start
-            // when both are acknowledged (later warps find the arguments in the L1D).
+        if (!w.started) {  // the ISU's first fetch: the launch path may send more beside it (M5)
             w.started = true;
-            KernelContext& ctx = contexts_[blocks_[w.block].desc.kernel_slot];
-            if (policy_.kernarg_prefetch) {
-                if (!ctx.prefetched) {
-                    ctx.prefetched = true;
-                    ctx.prefetch_done = prefetch_kernargs(w, now);
-                }
-                cur->ready_at = std::max(cur->ready_at, ctx.prefetch_done);
-            }
+            const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
+            cur->ready_at = launch_->first_fetch(kslot, contexts_[kslot].regs, now, cur->ready_at);
         }
     } else {
         IbufLine& other = cur == &w.ibuf[0] ? w.ibuf[1] : w.ibuf[0];
@@ -370,31 +313,20 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
     return cur;
 }
 
-// M5: the kernel arguments (the ISU's pointer and size registers) into the L1D, one request
-// per cache line, all sent at once; returns when the last is acknowledged. No request for a
-// kernel without arguments.
-sc_time StreamingMultiprocessor::prefetch_kernargs(const Warp& w, const sc_time& now) {
-    const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
-    const IsuContext& ctx = contexts_[kslot].regs;
-    sc_time done = now;
-    if (ctx.kernarg_size == 0) return done;
-    report(kslot, Stage::kernarg_prefetch_issued, now);
-    const uint64_t first = ctx.kernarg_ptr - ctx.kernarg_ptr % line_bytes_;
-    for (uint64_t line = first; line < ctx.kernarg_ptr + ctx.kernarg_size; line += line_bytes_) {
-        sc_time d = sc_core::SC_ZERO_TIME;
-        ++stats_.kernarg_prefetches;
-        if (transport(to_l1d, gp_, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) == tlm::TLM_OK_RESPONSE)
-            done = std::max(done, now + d);
-    }
-    report(kslot, Stage::kernarg_prefetch_returned, done);
-    return done;
+bool StreamingMultiprocessor::read_l1d(uint64_t line, sc_time& acknowledged) {
+    sc_time d = sc_core::SC_ZERO_TIME;
+    ++stats_.kernarg_prefetches;
+    if (transport(to_l1d, gp_, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) != tlm::TLM_OK_RESPONSE)
+        return false;
+    acknowledged = sc_core::sc_time_stamp() + d;
+    return true;
 }
 
 bool StreamingMultiprocessor::step(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
-    if (!w.retake.empty()) {  // M2: taking back the locks released at the hold limit comes first
-        if (w.slice_scalars) slices_done(w, now);  // (M3: its last instruction's slices have ended)
-        try_lock(slot, w, blocks_[w.block], w.retake.front(), true, now);
+    if (w.retaking) {  // M2: taking back the locks released at the hold limit comes first
+        if (w.slice_scalars) scalars_.slices_done(slot, now);  // (M3: its last instruction's slices have ended)
+        locks_.retake(slot, now);
         return true;
     }
     const IbufLine* l = fetched_line(w, now);
@@ -412,24 +344,24 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     Block& b = blocks_[w.block];
     // M3: the slices of the warp's last instruction have ended; a scalar instruction needs its
     // level's registers first, and without them the warp stalls (before the M2 counter counts it).
-    if (w.slice_scalars) slices_done(w, now);
-    if (in.op == Opcode::salu && policy_.multilevel_scalars && !scalars_ready(slot, w, b, in, now)) return;
+    if (w.slice_scalars) scalars_.slices_done(slot, now);
+    if (in.op == Opcode::salu && multilevel_ && !scalars_.ready(slot, in, now)) return;
     // M2: the counter thread counts what a warp holding locks executes (lock and unlock aside).
-    if (!w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock && !count_held_instruction(slot, w, b, now))
+    if (w.holds_locks && in.op != Opcode::lock && in.op != Opcode::unlock && !locks_.count_held_instruction(slot, now))
         return;
     ++stats_.instructions;
     ++w.instructions;
-    if (w.held.empty() && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;  // (no locks to take back: step did that first)
+    if (!w.holds_locks && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;  // (no locks to take back: step did that first)
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
     sc_time next = now + clock_.cycles(1);
     uint64_t next_pc = w.pc + kInstructionBytes;
     switch (in.op) {
     case Opcode::end:
-        if (!w.held.empty()) return fail(slot, KernelError::lock_misuse, now, w.pc);
+        if (w.holds_locks) return fail(slot, KernelError::lock_misuse, now, w.pc);
         finish_warp(slot, now);
         return;
     case Opcode::salu:
-        if (policy_.multilevel_scalars && sync_before_update(slot, w, b, in, now)) return;
+        if (multilevel_ && scalars_.sync_before_update(slot, in, now)) return;
         next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
         break;
     case Opcode::valu:
@@ -443,12 +375,12 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         next = w.ready_at;
         break;
     case Opcode::barrier:
-        if (!w.held.empty()) return fail(slot, KernelError::lock_misuse, now, w.pc);
+        if (w.holds_locks) return fail(slot, KernelError::lock_misuse, now, w.pc);
         w.pc = next_pc;
         w.at_barrier = true;
         b.barrier_waiters.push_back(slot);
         if (++b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
-        else if (policy_.multilevel_scalars) check_kernel_sync(b.desc.kernel_slot, now);  // M3: one fewer to wait for
+        else if (multilevel_) scalars_.kernel_sync_changed(b.desc.kernel_slot, now);  // M3: one fewer to wait for
         return;
     case Opcode::loop_begin:
         if (w.loop_depth == kMaxLoopDepth) return fail(slot, KernelError::loop_overflow, now);
@@ -466,9 +398,9 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         if (w.index >= 32 || !(in.b >> w.index & 1)) next_pc += uint64_t(in.a) * kInstructionBytes;
         break;
     case Opcode::lock:
-        return execute_lock(slot, w, b, in.a, now);
+        return locks_.execute_lock(slot, in.a, now);
     case Opcode::unlock:
-        return execute_unlock(slot, w, b, in.a, now);
+        return locks_.execute_unlock(slot, in.a, now);
     default:
         return fail(slot, KernelError::illegal_instruction, now, w.pc);
     }
@@ -556,11 +488,11 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
     const uint32_t bi = w.block;
     Block& b = blocks_[bi];
-    lock_left(w, b, now);
-    scalars_warp_left(w, b, now);
+    locks_.warp_left(slot, now);
+    if (multilevel_) scalars_.warp_left(slot, now);
     if (observer_)
         observer_->warp_finished(WarpRecord{id_, slot, b.desc.kernel_slot, b.desc.block_id, w.index, w.start, now,
-                                            w.instructions, w.cpr, w.took_locks});
+                                            w.instructions, locks_.cpr_of(slot), locks_.took_locks(slot)});
     w.active = false;
     w.at_barrier = false;
     for (IbufLine& l : w.ibuf) drop_line(l);  // (its slot starts the next warp with an empty buffer)
@@ -575,8 +507,7 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     // A warp that ended releases the barrier its block waits at, if it was the last one missing
     // (and the syncs before scalar updates, M3).
     if (b.at_barrier > 0 && b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
-    check_workgroup_sync(b, now);
-    check_kernel_sync(b.desc.kernel_slot, now);
+    if (multilevel_) scalars_.sharers_left(bi, now);
     if (b.done_warps < b.desc.warps) {
         table_changed(b, now);
         return;
@@ -586,7 +517,7 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
         free_shared_ += b.desc.shared_bytes;
         shared_.free(b.shared_base, b.desc.shared_bytes);
     }
-    scalars_block_left(b, now);
+    if (multilevel_) scalars_.block_left(bi, now);
     block_used_[bi] = false;
     ++stats_.blocks_run;
     if (observer_) observer_->block_finished(b.desc.kernel_slot, b.desc.block_id, id_, now);
@@ -664,8 +595,8 @@ void StreamingMultiprocessor::describe(std::vector<std::string>& out) const {
     std::ostringstream head;
     head << tag_ << ": " << resident_warps_ << " warps resident, " << free_slots_ << " free warp slots, " << free_regs_
          << " free registers, " << free_shared_ << " bytes of shared memory free";
-    if (trying_) head << ", " << trying_ << " warps trying locks";
-    if (!pool_stalled_.empty()) head << ", " << pool_stalled_.size() << " warps waiting for scalar registers";
+    if (locks_.trying()) head << ", " << locks_.trying_warps() << " warps trying locks";
+    if (scalars_.stalled()) head << ", " << scalars_.stalled_warps() << " warps waiting for scalar registers";
     out.push_back(head.str());
     for (size_t i = 0; i < blocks_.size(); ++i) {
         if (!block_used_[i]) continue;
@@ -685,20 +616,9 @@ void StreamingMultiprocessor::describe(std::vector<std::string>& out) const {
         const Block& b = blocks_[w.block];
         std::ostringstream o;
         o << tag_ << " warp slot " << s << ": kernel slot " << b.desc.kernel_slot << ", block " << b.desc.block_id
-          << ", warp " << w.index << " (CPR " << unsigned(w.cpr) << "), pc " << hex(w.pc) << ", " << w.instructions
-          << " instructions";
-        if (!w.held.empty()) {
-            o << ", holds lock";
-            for (size_t k = 0; k < w.held.size(); ++k) o << (k ? ", " : " ") << w.held[k];
-        }
-        if (!w.retake.empty()) o << ", takes back " << w.retake.size() << " lock(s) after the hold limit";
-        if (w.trying) {
-            const bool in_range = uint64_t(w.wait_lock + 1) * kLockWordBytes <= b.desc.shared_bytes;
-            const uint32_t word = in_range ? shared_.read32(lock_address(b, w.wait_lock)) : 0;
-            o << ", tries lock " << w.wait_lock;
-            if (word & kLockBit) o << " held by warp " << (word & ~kLockBit);
-            else o << " (free now)";
-        }
+          << ", warp " << w.index << " (CPR " << unsigned(locks_.cpr_of(uint32_t(s))) << "), pc " << hex(w.pc) << ", "
+          << w.instructions << " instructions";
+        locks_.describe(uint32_t(s), o);
         if (w.at_barrier) o << ": waits at the block barrier";
         else if (w.pool_stall) o << ": waits for scalar registers";
         else if (w.sync_wait) o << ": waits for its sharers before a scalar update";

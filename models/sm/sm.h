@@ -4,19 +4,33 @@
 // and store through the L1D (`to_l1d`); the caches are wired beside the SM by the GPU. One
 // issue scheduler picks among ready warps, `issue_width` per cycle. The SMs' core clock runs
 // the SM's cycles (core_clock.h): the SM has no SystemC process of its own.
+//
+// The mechanisms are units of the SM, each with its policy (docs/models/sm.md):
+//   warp_start_order.h  M1: the logic controller's order (arrival_order.h, priority_order.h)
+//   launch_path.h       M5: what a warp's first fetch sends (serial_launch.h, prefetch_launch.h)
+//   lock_unit.h         M2: lock words, critical sections, the watchdog (lock_scheme.h:
+//                       spin_lock_scheme.h, priority_lock_scheme.h)
+//   scalar_unit.h       M3: the scalar register pool (policy.scalar multilevel only)
+// The issue path calls none of them per instruction through a virtual call: it tests the
+// warp's flags (holds_locks, retaking, slice_scalars) and the SM's `multilevel_` first.
 #pragma once
 #include "models/common/host_aligned.h"
 #include "models/common/inbox.h"
 #include "models/common/isa.h"
 #include "models/common/messages.h"
 #include "models/common/observer.h"
+#include "models/common/policies.h"
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
 #include "models/sm/core_clock.h"
+#include "models/sm/launch_path.h"
 #include "models/sm/line_store.h"
+#include "models/sm/lock_unit.h"
+#include "models/sm/loop_stack.h"
 #include "models/sm/ready_queue.h"
-#include "models/sm/scalar_pool.h"
+#include "models/sm/scalar_unit.h"
 #include "models/sm/shared_memory.h"
+#include "models/sm/warp_start_order.h"
 
 #include <systemc>
 #include <tlm>
@@ -27,33 +41,23 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace gpuvp {
 
-// The order in which the SM logic controller starts the warps of its blocks.
-enum class WarpStartOrder {
-    arrival,   // the oldest block first (fifo)
-    priority,  // the highest-priority block first, re-chosen before every warp (M1)
-};
-
-// What a warp does when the lock it tries is held (M2).
-enum class LockScheme {
-    spin,      // the baseline: release all held locks, back off, try again; no priorities, no hold limit
-    priority,  // push (requester, holder) to the block's arbiter and do what it decides; hold limit
-};
-
 // The SM's policies: the logic controller's warp start order (M1), whether the ISU prefetches
-// a kernel's arguments beside its first instruction fetch (M5), and the lock scheme (M2).
+// a kernel's arguments beside its first instruction fetch (M5), what a warp does when the lock
+// it tries is held (M2), and the scalar registers (M3).
 struct SmPolicy {
     WarpStartOrder order = WarpStartOrder::arrival;
-    bool kernarg_prefetch = false;
-    LockScheme locks = LockScheme::spin;
-    bool multilevel_scalars = false;  // M3: the scalar pool shared by four levels (else per-warp scalars only)
+    LaunchPolicy launch = LaunchPolicy::serial;
+    LockPolicy lock = LockPolicy::spin;
+    ScalarPolicy scalar = ScalarPolicy::per_warp;
 };
 
-class StreamingMultiprocessor : public sc_core::sc_module, private CoreClock::Client {
+class StreamingMultiprocessor : public sc_core::sc_module, private CoreClock::Client, private LaunchPath::Port {
 public:
     tlm_utils::multi_passthrough_target_socket<StreamingMultiprocessor> regs;  // GLC, WLM
     tlm_utils::simple_initiator_socket<StreamingMultiprocessor> to_glc;        // release notices
@@ -77,48 +81,10 @@ public:
     };
     static_assert(sizeof(BlockRow) == 32);
 
-    // M2: what is counted both for the whole SM and per warp priority.
-    struct LockCounts {
-        uint64_t acquisitions = 0, retakes = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
-                 redone_instructions = 0;
-        LockCounts& operator+=(const LockCounts& o) {
-            acquisitions += o.acquisitions;
-            retakes += o.retakes;
-            sync_failures += o.sync_failures;
-            forced_releases += o.forced_releases;
-            hold_limit_releases += o.hold_limit_releases;
-            redone_instructions += o.redone_instructions;
-            return *this;
-        }
-    };
-    // M2, per warp priority (CPR value), over the warps that executed a lock instruction.
-    struct PriorityLockStats : LockCounts {
-        uint64_t warps = 0;
-        sc_core::sc_time wait_sum, wait_max;  // per acquisition: first try -> holding the lock
-        sc_core::sc_time end_sum, end_max;    // when its warps ended
-        PriorityLockStats& operator+=(const PriorityLockStats& o) {
-            LockCounts::operator+=(o);
-            warps += o.warps;
-            wait_sum += o.wait_sum;
-            wait_max = std::max(wait_max, o.wait_max);
-            end_sum += o.end_sum;
-            end_max = std::max(end_max, o.end_max);
-            return *this;
-        }
-    };
-    struct LockStats : LockCounts {
-        uint64_t releases = 0, arbiter_requests = 0, stale_decisions = 0, deadlocks = 0;
-        std::map<uint32_t, PriorityLockStats> by_priority;
-        LockStats& operator+=(const LockStats& o) {  // several SMs' together
-            LockCounts::operator+=(o);
-            releases += o.releases;
-            arbiter_requests += o.arbiter_requests;
-            stale_decisions += o.stale_decisions;
-            deadlocks += o.deadlocks;
-            for (const auto& [cpr, p] : o.by_priority) by_priority[cpr] += p;
-            return *this;
-        }
-    };
+    // M2's counters (lock_unit.h).
+    using LockCounts = gpuvp::LockCounts;
+    using PriorityLockStats = gpuvp::PriorityLockStats;
+    using LockStats = gpuvp::LockStats;
     struct Stats {
         uint64_t instructions = 0, warps_run = 0, blocks_run = 0, fetches = 0, kernarg_prefetches = 0;
         uint32_t resident_warps_max = 0;
@@ -128,7 +94,7 @@ public:
         uint64_t pool_waits = 0;      // M3: blocks that waited to start for want of pool room
         uint64_t scalar_updates = 0;  // M3: kernel- and workgroup-level writes carried out after their sync
     };
-    const ScalarPool& scalar_pool() const { return pool_; }
+    const ScalarPool& scalar_pool() const { return scalars_.pool(); }
     const Stats& stats() const { return stats_; }
     // Rows of the block status table ever used (a finished block's row is reused): the most
     // blocks resident at once; the SM holds nothing for a block before its descriptor arrives.
@@ -146,6 +112,12 @@ public:
     void describe(std::vector<std::string>& out) const;
 
 private:
+    // The units reach into the SM's warps, blocks and ports (they are parts of it).
+    friend class LockUnit;
+    friend class SpinLockScheme;
+    friend class PriorityLockScheme;
+    friend class ScalarUnit;
+
     struct Block {
         BlockRow row;
         BlockDescriptor desc;
@@ -157,41 +129,16 @@ private:
         uint64_t arrival = 0;        // order of arrival
         KernelError error = KernelError::none;
         uint32_t shared_base = 0;    // its range of shared memory, once it holds it
-        std::vector<uint8_t> cpr;             // M2: the CPR of each of its warps
-        std::vector<int32_t> slot_of;         // M2: warp index -> slot, -1 when not running
-        std::vector<uint32_t> parked;         // M2: slots of warps waiting for a lock's release
-        bool scalars_reserved = false;        // M3: its kernel-, workgroup- and warp-level registers are reserved
-        bool pool_waited = false;             // M3: it waited to start for want of pool room
-        uint32_t warp_sets = 0;               // M3: warp-level sets still reserved for its warps
-        bool wg_scalars = false;              // M3: its workgroup-level scalars are allocated
-        std::vector<uint32_t> wg_sync;        // M3: slots of warps waiting to update a workgroup scalar
     };
     struct IbufLine {
         uint64_t address = ~0ull;
         sc_core::sc_time ready_at;
         uint32_t image = LineStore::kNone;  // its bytes, in lines_
     };
-    struct LoopFrame {
-        uint64_t body_pc;
-        uint32_t remaining;
-    };
-    // M2: where a warp's critical section began (its outermost lock instruction), to go back
-    // to when it must give its locks up.
-    struct Checkpoint {
-        uint64_t pc = 0;
-        std::array<LoopFrame, kMaxLoopDepth> loops{};
-        unsigned loop_depth = 0;
-        uint64_t accesses = 0;
-        uint64_t instructions = 0;  // executed before the lock instruction
-    };
-    enum class LockWait : uint8_t {
-        none,
-        arbiter,  // its request is with the arbiter
-        parked,   // told to wait: until the lock is released
-        backoff,  // spin: backing off before the next try
-    };
     // Laid out for the host's caches: what the issue scheduler and an ALU instruction read
-    // comes first, in the first two cache lines of the slot.
+    // comes first, in the first two cache lines of the slot. The mechanisms' state is in their
+    // units; a warp keeps only the flags its issue tests (why it waits, whether a unit must
+    // see its next instruction), which the units set.
     struct alignas(64) Warp {
         bool active = false;
         bool at_barrier = false;
@@ -199,38 +146,20 @@ private:
         bool sync_wait = false;            // M3: waits for its sharers before a kernel/workgroup scalar update
         LockWait lock_wait = LockWait::none;  // M2
         bool started = false;              // the ISU has sent its first fetch (and any kernarg prefetch)
-        bool slice_scalars = false;        // M3: its slice-level scalars are allocated
-        bool warp_scalars = false;         // M3: its warp-level scalars are allocated
+        bool slice_scalars = false;        // M3: its slice-level scalars are allocated (freed at its next issue)
+        bool holds_locks = false;          // M2: holds locks (the counter thread counts its instructions)
+        bool retaking = false;             // M2: takes back the locks it yielded at the hold limit first
         uint32_t block = 0;                // index into blocks_
         uint32_t index = 0;                // warp index within its block
         uint64_t pc = 0;
         sc_core::sc_time ready_at;
         std::array<IbufLine, 2> ibuf;      // the line being executed and the one prefetched after it
         uint64_t instructions = 0;
-        std::vector<uint16_t> held;        // M2: locks held, in the order taken
-        std::vector<uint16_t> retake;      // M2: released at the hold limit: to take back before going on
         unsigned loop_depth = 0;
-        std::array<LoopFrame, kMaxLoopDepth> loops{};
+        LoopStack loops{};
         uint64_t accesses = 0;
         uint64_t global_base = 0, global_size = 0;
         sc_core::sc_time start;
-        // M2
-        uint8_t cpr = 0;                   // competitive priority register
-        std::vector<uint64_t> held_at;     // the counter thread's count when each was taken
-        uint64_t hold_count = 0;           // the counter thread: instructions executed holding locks
-        Checkpoint checkpoint;
-        uint16_t wait_lock = 0;
-        uint32_t request_seq = 0;
-        bool trying = false;               // between the first try of a lock instruction and taking the lock
-        sc_core::sc_time trying_since;
-        uint32_t failures = 0;             // spin: tries failed, for the back-off
-        bool took_locks = false;
-        bool cs_born = false;              // the age of its critical section (kept across rewinds), for
-        sc_core::sc_time cs_birth;         // the equal-priority tie-break
-        bool lock_active = false;          // holds, takes back or tries locks (the watchdog's concern)
-        // M3
-        uint16_t sync_cycles = 0;
-        ScalarLevel sync_level = ScalarLevel::warp;
         bool waiting() const {
             return at_barrier || pool_stall || sync_wait || lock_wait == LockWait::arbiter || lock_wait == LockWait::parked;
         }
@@ -239,13 +168,6 @@ private:
         IsuContext regs{};
         std::array<uint8_t, 256> cpr{};  // M2: the CPR of warp i of each of its blocks
         uint32_t reported = 0;    // stages already reported by this SM (bit per Stage)
-        bool prefetched = false;  // M5: this SM has prefetched the kernel's arguments
-        sc_core::sc_time prefetch_done;  // M5: when the last line of that prefetch is acknowledged
-        // M3: the kernel-level scalars on this SM, shared by its blocks here
-        bool kernel_reserved = false, kernel_scalars = false;
-        uint32_t block_warps = 0;  // warps in a block of it (the kernel split's demand)
-        uint32_t resident_blocks = 0, active_warps = 0;
-        std::vector<uint32_t> kernel_sync;  // slots of warps waiting to update a kernel scalar
     };
 
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -259,7 +181,13 @@ private:
         if (free_slots_ > 0 && unstarted_warps_ > 0) start_warps(now);
     }
     void start_warps(const sc_core::sc_time& now);
-    Block* pick_block(bool started_only = false);
+    // The block whose next warp starts (warp_start_order.h).
+    Block* pick_block(bool started_only = false) {
+        return choose_block(order_, blocks_.data(), blocks_.size(), [this](size_t i) {
+            const Block& b = blocks_[i];
+            return block_used_[i] && b.next_warp < b.desc.warps && b.error == KernelError::none;
+        }, started_only, cfg_.warp_slots, cfg_.registers);
+    }
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
     bool step(uint32_t slot, const sc_core::sc_time& now);
@@ -279,7 +207,9 @@ private:
         lines_.release(l.image);
         l = IbufLine{};
     }
-    sc_core::sc_time prefetch_kernargs(const Warp& w, const sc_core::sc_time& now);
+    // LaunchPath::Port: the launch path's kernel-argument reads and stage reports.
+    bool read_l1d(uint64_t line, sc_core::sc_time& acknowledged) override;
+    void report_stage(uint32_t kernel_slot, Stage s, const sc_core::sc_time& t) override { report(kernel_slot, s, t); }
     void execute(uint32_t slot, Warp& w, const Instruction& in, const sc_core::sc_time& now);
     void memory_access(Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
     void finish_warp(uint32_t slot, const sc_core::sc_time& now);
@@ -297,62 +227,10 @@ private:
     uint32_t highest_priority() const;
     void table_changed(const Block& b, const sc_core::sc_time& t);
 
-    // M3: the scalar pool and sync-before-update (sm_scalars.cpp).
-    // Before a salu: its level's registers, allocated on first need. False: the warp stalls.
-    bool scalars_ready(uint32_t slot, Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
-    // A kernel- or workgroup-level write waits for its sharers. False: it goes on at once.
-    bool sync_before_update(uint32_t slot, Warp& w, Block& b, const Instruction& in, const sc_core::sc_time& now);
-    void check_workgroup_sync(Block& b, const sc_core::sc_time& now);
-    void check_kernel_sync(uint32_t kernel_slot, const sc_core::sc_time& now);
-    void scalars_block_arrived(const Block& b);
-    void split_for_kernels();
-    bool reserve_scalars(Block& b);
-    void scalars_warp_left(Warp& w, Block& b, const sc_core::sc_time& now);
-    void slices_done(Warp& w, const sc_core::sc_time& now);
-    void scalars_block_left(Block& b, const sc_core::sc_time& now);
-    void scalars_freed(const sc_core::sc_time& now);
-    void pool_changed(const sc_core::sc_time& now);
-    void check_pool_deadlock(const sc_core::sc_time& now);
-    uint32_t scalar_need(const KernelContext& c, ScalarLevel level) const;
-
-    // M2: the lock unit (sm_locks.cpp).
-    void execute_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
-    // One try at lock `id`: for a lock instruction, or (`resume`) to take back a lock the warp
-    // released at the hold limit.
-    void try_lock(uint32_t slot, Warp& w, Block& b, uint16_t id, bool resume, const sc_core::sc_time& now);
-    void lock_failed(uint32_t slot, Warp& w, Block& b, uint16_t id, uint16_t holder, const sc_core::sc_time& now);
-    void execute_unlock(uint32_t slot, Warp& w, Block& b, uint16_t id, const sc_core::sc_time& now);
-    // The hold-limit counter before an instruction of a warp holding locks: false if the warp
-    // had to release them instead of executing it.
-    bool count_held_instruction(uint32_t slot, Warp& w, Block& b, const sc_core::sc_time& now);
-    void lock_decision(const LockDecision& d, const sc_core::sc_time& now);
-    void acquire(Warp& w, Block& b, uint16_t id, bool resume, const sc_core::sc_time& now, const sc_core::sc_time& ready);
-    // Clears the words of every lock the warp holds (but `keep`, handed over by the caller),
-    // reports each as `kind` and wakes their waiters. Returns them, in the order taken.
-    std::vector<uint16_t> drop_locks(Warp& w, Block& b, LockEventKind kind, const sc_core::sc_time& now,
-                                     uint32_t other = ~0u, int keep = -1);
-    // The warp abandons its critical section: back to its checkpoint, the instructions since
-    // counted as redone.
-    void rewind(Warp& w, const sc_core::sc_time& now);
-    void wake_parked(Block& b, uint16_t id, const sc_core::sc_time& now);
-    void set_trying(Warp& w, bool trying, const sc_core::sc_time& now);
-    void note_activity(Warp& w, const sc_core::sc_time& now);
-    void lock_left(Warp& w, Block& b, const sc_core::sc_time& now);  // the warp ends: give up lock state
-    void check_lock_watchdog(const sc_core::sc_time& now);
-    std::string lock_state(const Block& b) const;
-    void lock_event(LockEventKind k, const Warp& w, const Block& b, uint32_t lock, const sc_core::sc_time& t,
-                    uint32_t other = ~0u, uint64_t redone = 0);
-    PriorityLockStats& by_priority(const Warp& w) { return stats_.locks.by_priority[w.cpr]; }
-    // Counts for the SM and for the warp's priority at once.
-    void count_lock(const Warp& w, uint64_t LockCounts::*what, uint64_t n = 1) {
-        stats_.locks.*what += n;
-        by_priority(w).*what += n;
-    }
-    uint32_t lock_address(const Block& b, uint16_t id) const { return b.shared_base + id * kLockWordBytes; }
-
     uint32_t id_;
     SmConfig cfg_;
-    SmPolicy policy_;
+    WarpStartOrder order_;  // M1
+    bool multilevel_;       // M3: policy.scalar multilevel (the scalar unit is used)
     Clock clock_;
     sc_core::sc_time bus_;
     Observer* observer_;
@@ -371,11 +249,9 @@ private:
     Inbox<BlockDescriptor> arrivals_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};
     Inbox<LockDecision> decisions_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};  // M2, from the lock arbiter
     SharedMemory shared_;
-    ScalarPool pool_;                     // M3
-    std::vector<uint32_t> pool_stalled_;  // M3: slots of warps waiting for scalar registers
-    uint32_t trying_ = 0;                 // M2: warps trying to take a lock
-    uint32_t lock_active_ = 0;            // M2: warps holding, taking back or trying locks
-    sc_core::sc_time last_progress_;      // M2: the last completed critical section (watchdog)
+    std::unique_ptr<LaunchPath> launch_;  // M5
+    LockUnit locks_;                      // M2
+    ScalarUnit scalars_;                  // M3
     uint64_t progress_ = 0;               // see progress()
     uint64_t arrivals_seen_ = 0;
     uint64_t unstarted_warps_ = 0;  // of the blocks here, not started yet (nothing to admit at 0)

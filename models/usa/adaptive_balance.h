@@ -10,7 +10,7 @@ class AdaptiveBalance : public ShadingPolicy {
 public:
     enum class Map { breadth_first, depth_first };
     AdaptiveBalance(uint32_t cores, Map map);
-    const char* name() const override { return map_ == Map::breadth_first ? "adaptive" : "adaptive-depth-first"; }
+    const char* name() const override { return policy_name(map_ == Map::breadth_first ? ShadingBalance::adaptive : ShadingBalance::adaptive_depth_first); }
     std::optional<Reassignment> rebalance(const std::vector<CoreView>& cores) const override;
 
 private:

@@ -11,10 +11,12 @@ LoadFlags load_flags(const std::vector<CoreView>& cores) {
     return LoadFlags{load_flag(v), load_flag(p)};
 }
 
-std::unique_ptr<ShadingPolicy> make_shading_policy(const std::string& name, uint32_t cores) {
-    if (name == "static") return std::make_unique<StaticSplit>();
-    if (name == "adaptive") return std::make_unique<AdaptiveBalance>(cores, AdaptiveBalance::Map::breadth_first);
-    if (name == "adaptive-depth-first") return std::make_unique<AdaptiveBalance>(cores, AdaptiveBalance::Map::depth_first);
+std::unique_ptr<ShadingPolicy> make_shading_policy(ShadingBalance policy, uint32_t cores) {
+    switch (policy) {
+    case ShadingBalance::static_split: return std::make_unique<StaticSplit>();
+    case ShadingBalance::adaptive: return std::make_unique<AdaptiveBalance>(cores, AdaptiveBalance::Map::breadth_first);
+    case ShadingBalance::adaptive_depth_first: return std::make_unique<AdaptiveBalance>(cores, AdaptiveBalance::Map::depth_first);
+    }
     return nullptr;
 }
 

@@ -1,7 +1,8 @@
 // How the unified shading array balances vertex and pixel cores (M4). A policy looks at the
 // cores and names at most one reassignment; the array carries it out. One file per strategy;
-// make_shading_policy picks one by the scenario's `policy.shading` name.
+// make_shading_policy picks one by the scenario's `policy.shading`.
 #pragma once
+#include "models/common/policies.h"
 #include "models/usa/load_flags.h"
 
 #include <memory>
@@ -33,7 +34,6 @@ public:
     virtual std::optional<Reassignment> rebalance(const std::vector<CoreView>& cores) const = 0;
 };
 
-// nullptr for an unknown name.
-std::unique_ptr<ShadingPolicy> make_shading_policy(const std::string& name, uint32_t cores);
+std::unique_ptr<ShadingPolicy> make_shading_policy(ShadingBalance policy, uint32_t cores);
 
 }  // namespace gpuvp

@@ -6,7 +6,7 @@ namespace gpuvp {
 
 class StaticSplit : public ShadingPolicy {
 public:
-    const char* name() const override { return "static"; }
+    const char* name() const override { return policy_name(ShadingBalance::static_split); }
     std::optional<Reassignment> rebalance(const std::vector<CoreView>&) const override { return std::nullopt; }
 };
 
