@@ -1,0 +1,70 @@
+// Fuzz target `outputs`: the input is the text of a results.json or a trace.json, as
+// `gpuvp report DIR` reads them: read_results on its JSON document, read_trace on the text,
+// and the page rendered from what was read.
+//
+// Defined outcomes: a record, or an error (nlohmann's parse_error with its byte offset, a
+// fields::FieldError naming the member, read_trace's false with its message). A bug: any other
+// exception, a crash, a sanitizer report, a hang; or a record read that does not write back to
+// text that reads to the same record (results_text and trace_text of what was read).
+// --expect-clean (replay only): every input must read as one or the other; the seeds are
+// checked this way.
+#include "platform/report.h"
+#include "platform/run_record.h"
+#include "platform/trace_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+namespace {
+
+bool expect_clean = false;
+
+[[noreturn]] void bug(const std::string& what) {
+    std::fprintf(stderr, "fuzz_outputs: BUG: %s\n", what.c_str());
+    std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+    for (int i = 1; i < *argc; ++i)
+        if (std::strcmp((*argv)[i], "--expect-clean") == 0) expect_clean = true;
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    bool read_any = false;
+    gpuvp::TraceRecord trace;
+    std::string error;
+    const bool is_trace = gpuvp::read_trace(text, trace, &error);
+    if (is_trace) {
+        read_any = true;
+        const std::string again = gpuvp::trace_text(trace);
+        gpuvp::TraceRecord back;
+        if (!gpuvp::read_trace(again, back, &error)) bug("trace_text of a read trace does not read: " + error);
+        if (gpuvp::trace_text(back) != again) bug("a trace does not write back to the same text");
+    } else if (error.empty()) {
+        bug("read_trace refused a text without saying why");
+    }
+    try {
+        const gpuvp::RunRecord r = gpuvp::read_results(nlohmann::ordered_json::parse(text));
+        read_any = true;
+        const std::string again = gpuvp::results_text(r);
+        if (gpuvp::results_text(gpuvp::read_results(nlohmann::ordered_json::parse(again))) != again)
+            bug("results do not write back to the same text");
+        (void)gpuvp::render_report(r, {is_trace ? &trace : nullptr});
+    } catch (const nlohmann::json::parse_error&) {    // not JSON: named by its byte offset
+    } catch (const gpuvp::fields::FieldError&) {      // not results: the member named
+    } catch (const std::exception& e) {
+        bug(std::string("unexpected exception: ") + e.what());
+    }
+    if (expect_clean && !read_any) bug("a seed reads as neither results nor a trace: " + error);
+    return 0;
+}
