@@ -84,6 +84,12 @@ struct is_omit<Omit<T>> : std::true_type {};
 template <class T>
 json to_json(const T& x);
 
+struct Counter {
+    size_t n = 0;
+    template <class M>
+    void operator()(std::string_view, const M&, const Doc& = {}) { ++n; }
+};
+
 struct Writer {
     json::object_t* out;
     template <class M>
@@ -100,7 +106,12 @@ struct Writer {
 template <class T>
 json to_json(const T& x) {
     if constexpr (is_record<T>::value) {
+        // Room first: an ordered_json object is a vector of pairs with a const key, so growing
+        // it copies every member already in it, deeply (a run's 1000 kernels, several times).
+        Counter count;
+        T::fields(x, count);
         json j = json::object();
+        j.get_ref<json::object_t&>().reserve(count.n);
         Writer w{&j.get_ref<json::object_t&>()};
         T::fields(x, w);
         return j;

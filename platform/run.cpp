@@ -481,12 +481,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         x.registers = own.registers;
         x.shared_memory = own.shared_memory;
         x.issue_width = own.issue_width;
-        x.warps_run = st.warps_run;
-        x.blocks_run = st.blocks_run;
-        x.instructions = st.instructions;
-        x.fetches = st.fetches;
-        x.kernarg_prefetches = st.kernarg_prefetches;
-        x.resident_warps_max = st.resident_warps_max;
+        x.counters = st;
         x.l1i = sys.gpu.l1i(i).stats();
         x.l1d = sys.gpu.l1d(i).stats();
     }

@@ -5,6 +5,7 @@
 #pragma once
 #include "models/common/observer.h"
 #include "models/memory/cache.h"
+#include "models/sm/sm.h"
 #include "platform/fields.h"
 
 #include <array>
@@ -377,8 +378,7 @@ struct SmRecord {
     uint32_t id = 0;
     double busy_fraction = 0;
     uint32_t warp_slots = 0, registers = 0, shared_memory = 0, issue_width = 0;
-    uint64_t warps_run = 0, blocks_run = 0, instructions = 0, fetches = 0, kernarg_prefetches = 0;
-    uint32_t resident_warps_max = 0;
+    StreamingMultiprocessor::Stats counters;  // the SM's own statistics (models/sm/sm.h)
     CacheRecord l1i, l1d;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -388,12 +388,7 @@ struct SmRecord {
         v("registers", s.registers, {"registers", "its vector registers"});
         v("shared_memory", s.shared_memory, {"bytes", "its shared memory"});
         v("issue_width", s.issue_width, {"instructions", "issued per cycle at most"});
-        v("warps_run", s.warps_run, {"count", "warps run"});
-        v("blocks_run", s.blocks_run, {"count", "blocks run"});
-        v("instructions", s.instructions, {"count", "warp-instructions issued"});
-        v("fetches", s.fetches, {"count", "instruction-line fetches"});
-        v("kernarg_prefetches", s.kernarg_prefetches, {"count", "M5: kernel-argument prefetches"});
-        v("resident_warps_max", s.resident_warps_max, {"warps", "the most warps resident at once"});
+        decltype(s.counters)::fields(s.counters, v);  // its members, at this level
         v("l1i", s.l1i, {"", "its instruction cache"});
         v("l1d", s.l1d, {"", "its data cache"});
     }

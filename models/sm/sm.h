@@ -22,6 +22,7 @@
 #include "models/common/policies.h"
 #include "models/common/timing.h"
 #include "models/common/sm_config.h"
+#include "models/common/stats.h"
 #include "models/sm/core_clock.h"
 #include "models/sm/launch_path.h"
 #include "models/sm/line_store.h"
@@ -86,6 +87,7 @@ public:
     using PriorityLockStats = gpuvp::PriorityLockStats;
     using LockStats = gpuvp::LockStats;
     struct Stats {
+        STATS_RECORD;
         uint64_t instructions = 0, warps_run = 0, blocks_run = 0, fetches = 0, kernarg_prefetches = 0;
         uint32_t resident_warps_max = 0;
         sc_core::sc_time busy;  // time with at least one warp resident
@@ -93,6 +95,17 @@ public:
         uint64_t scalar_stalls = 0;   // M3: slice allocations refused (the warp waited)
         uint64_t pool_waits = 0;      // M3: blocks that waited to start for want of pool room
         uint64_t scalar_updates = 0;  // M3: kernel- and workgroup-level writes carried out after their sync
+        // The SM's own counters, as results.json's sms[] lists them (the locks and the scalar
+        // pool's are summed over the SMs into its locks and scalar sections).
+        template <class S, class V>
+        static void fields(S& s, V& v) {
+            v("warps_run", s.warps_run, Doc{"count", "warps run"});
+            v("blocks_run", s.blocks_run, Doc{"count", "blocks run"});
+            v("instructions", s.instructions, Doc{"count", "warp-instructions issued"});
+            v("fetches", s.fetches, Doc{"count", "instruction-line fetches"});
+            v("kernarg_prefetches", s.kernarg_prefetches, Doc{"count", "M5: kernel-argument prefetches"});
+            v("resident_warps_max", s.resident_warps_max, Doc{"warps", "the most warps resident at once"});
+        }
     };
     const ScalarPool& scalar_pool() const { return scalars_.pool(); }
     const Stats& stats() const { return stats_; }
