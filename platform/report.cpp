@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 namespace gpuvp {
@@ -101,6 +102,10 @@ bool write_report(const std::string& dir, std::string* error, const RunOutput* r
     const size_t n = variants ? results.variants->size() : 1;
     std::vector<TraceRecord> read(n);
     std::vector<const TraceRecord*> traces(n, nullptr);
+    // The traces to read: a variant's text a child process wrote, or a file. Each is parsed on a
+    // thread of its own (they are independent; the page waits for all of them).
+    std::vector<std::string> files(n);
+    std::vector<const std::string*> texts(n, nullptr);
     for (size_t i = 0; i < n; ++i) {
         const std::string v = variants ? (*results.variants)[i].name : "";
         // A variant whose name is not a plain folder name has no trace folder.
@@ -115,16 +120,18 @@ bool write_report(const std::string& dir, std::string* error, const RunOutput* r
                     text = &o.trace;
                     break;
                 }
-            if (record && *record)
-                traces[i] = record->get();
-            else if (text && !text->empty() && read_trace(*text, read[i], nullptr))
-                traces[i] = &read[i];
-        } else {
-            std::string text;  // (a trace that is missing or cannot be read: none)
+            if (record && *record) traces[i] = record->get();
+            else if (text && !text->empty()) texts[i] = text;
+        } else {  // (a trace that is missing or cannot be read: none)
             const std::string path = variants ? dir + "/variants/" + v + "/trace.json" : dir + "/trace.json";
-            if (read_file(path, text) && read_trace(text, read[i], nullptr)) traces[i] = &read[i];
+            if (read_file(path, files[i])) texts[i] = &files[i];
         }
     }
+    std::vector<std::future<bool>> parsing(n);
+    for (size_t i = 0; i < n; ++i)
+        if (texts[i]) parsing[i] = std::async(std::launch::async, [&, i] { return read_trace(*texts[i], read[i], nullptr); });
+    for (size_t i = 0; i < n; ++i)
+        if (texts[i] && parsing[i].get()) traces[i] = &read[i];
     std::ofstream out(dir + "/report.html", std::ios::binary);
     out << render_report(results, traces);
     if (!out.flush()) {
