@@ -155,7 +155,7 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
     k->completed = t;
     k->error = e;
     if (trace_ && room()) {
-        Event ev{{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), kKernelPid, 0, {}}};
+        Event ev{{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), TracePid::kernels, 0, {}}};
         ev.launch = k->ref.launch;
         ev.instance = k->ref.instance;
         ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
@@ -172,14 +172,14 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
     if (!trace_ || !room()) return;
     Event ev{{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
-                  kCpPid, 100 + queue, {}}};
+                  TracePid::cp, 100 + queue, {}}};
     push(std::move(ev), {});
 }
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
     rejections_.push_back({queue, packet, why, t});
     if (!trace_ || !room()) return;
-    Event ev{{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, kCpPid,
+    Event ev{{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, TracePid::cp,
                   100 + queue, {}}};
     push(std::move(ev), {{"packet", packet}, {"field", why.field}, {"detail", why.detail}});
 }
@@ -206,7 +206,7 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
     }
     if (sm >= block_lanes_.size()) block_lanes_.resize(sm + 1);
     Event ev{{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
-                  kSmPid + sm, 0, {}}};
+                  TracePid::sm0 + sm, 0, {}}};
     ev.tid = 1000 + lane(block_lanes_[sm], ev.ts_us, ev.ts_us + ev.dur_us);
     if (slot < slot_ref_.size()) {
         ev.launch = slot_ref_[slot].launch;
@@ -219,7 +219,7 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
 void Recorder::warp_finished(const WarpRecord& w) {
     ++warps_;
     if (!trace_ || !room()) return;
-    Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), kSmPid + w.sm,
+    Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), TracePid::sm0 + w.sm,
                   w.slot, {}}};
     if (w.kernel_slot < slot_ref_.size()) {
         ev.launch = slot_ref_[w.kernel_slot].launch;
@@ -233,9 +233,9 @@ void Recorder::table_update(const std::string& block, const char* table, uint64_
                             const sc_time& t) {
     ++table_updates_;
     if (!room()) return;
-    uint32_t pid = kGlcPid;
-    if (block.rfind("sm[", 0) == 0) pid = kSmPid + uint32_t(std::stoul(block.substr(3)));
-    Event ev{{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, kTableTid, {}}};
+    uint32_t pid = TracePid::glc;
+    if (block.rfind("sm[", 0) == 0) pid = TracePid::sm0 + uint32_t(std::stoul(block.substr(3)));
+    Event ev{{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, TracePid::table_tid, {}}};
     push(std::move(ev), {{"values", values}});
 }
 
@@ -267,7 +267,7 @@ void Recorder::lock_event(const LockEvent& e) {
     case LockEventKind::count: break;
     }
     const bool from_arbiter = e.slot == ~0u;
-    Event ev{{name, "lock", 'i', us(e.t), 0, kSmPid + e.sm, from_arbiter ? kArbiterTid : e.slot, {}}};
+    Event ev{{name, "lock", 'i', us(e.t), 0, TracePid::sm0 + e.sm, from_arbiter ? TracePid::arbiter_tid : e.slot, {}}};
     if (!from_arbiter && e.kernel_slot < slot_ref_.size()) {
         ev.launch = slot_ref_[e.kernel_slot].launch;
         ev.instance = slot_ref_[e.kernel_slot].instance;
@@ -291,7 +291,7 @@ void Recorder::lock_event(const LockEvent& e) {
 // M3: a counter track per SM: scalar registers in use per level.
 void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
     if (!trace_ || !room()) return;
-    Event ev{{"scalar pool", "scalar", 'C', us(t), 0, kSmPid + sm, 0, {}}};
+    Event ev{{"scalar pool", "scalar", 'C', us(t), 0, TracePid::sm0 + sm, 0, {}}};
     push(std::move(ev), {{"kernel", used[0]}, {"workgroup", used[1]}, {"warp", used[2]}, {"slice", used[3]}});
 }
 
@@ -333,10 +333,10 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
     d.error = e;
     if (trace_ && room()) {
         const sc_time from = d.stages[size_t(DrawStage::arrived)].value_or(d.accepted);
-        Event ev{{"", "draw", 'X', us(from), us(t) - us(from), kUsaPid, 0, {}}};
+        Event ev{{"", "draw", 'X', us(from), us(t) - us(from), TracePid::usa, 0, {}}};
         ev.launch = d.ref.launch;
         ev.instance = d.ref.instance;
-        ev.tid = 1000 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
+        ev.tid = TracePid::usa_draw_tid0 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
         push(std::move(ev), {{"queue", d.queue}, {"packet", d.packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
         usa_seen_ = true;
     }
@@ -353,7 +353,7 @@ void Recorder::shading_task(const ShadingTask& task) {
     if (!trace_ || !room()) return;
     usa_seen_ = true;
     Event ev{{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
-                  kUsaPid, task.core, {}}};
+                  TracePid::usa, task.core, {}}};
     if (task.draw_slot < draw_slot_ref_.size()) {
         ev.launch = draw_slot_ref_[task.draw_slot].launch;
         ev.instance = draw_slot_ref_[task.draw_slot].instance;
@@ -374,7 +374,7 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     usa_seen_ = true;
     auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv, bool changed) {
         if (!changed || !room()) return;
-        Event ev{{name, "usa", 'C', us(t), 0, kUsaPid, 0, {}}};
+        Event ev{{name, "usa", 'C', us(t), 0, TracePid::usa, 0, {}}};
         push(std::move(ev), {{a, av}, {b, bv}});
     };
     counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel,
@@ -393,14 +393,14 @@ void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f
     usa_seen_ = true;
     Event ev{{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
                       flag_bits(f.idle_pixel) + ")",
-                  "usa", 'i', us(t), 0, kUsaPid, core, {}}};
+                  "usa", 'i', us(t), 0, TracePid::usa, core, {}}};
     push(std::move(ev), {{"core", core}, {"idle_vertex", flag_bits(f.idle_vertex)}, {"idle_pixel", flag_bits(f.idle_pixel)}});
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
     if (vcd_on_) vcd_.change(vcd_irq_, level, t);
     if (!trace_ || !room()) return;
-    Event ev{{"irq", "irq", 'C', us(t), 0, kHostPid, 0, {}}};
+    Event ev{{"irq", "irq", 'C', us(t), 0, TracePid::host, 0, {}}};
     push(std::move(ev), {{"level", level ? 1 : 0}});
 }
 
@@ -408,10 +408,10 @@ void Recorder::add_launch_stages(const std::string& kernel,
                                  const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                                  uint32_t lane) {
     if (!trace_) return;
-    thread_names_[{kLaunchPid, lane}] = kernel;
+    thread_names_[{TracePid::launch, lane}] = kernel;
     for (const auto& [name, span] : stages) {
         if (!room()) continue;  // counted as dropped
-        Event ev{{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, kLaunchPid, lane, {}}};
+        Event ev{{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, TracePid::launch, lane, {}}};
         push(std::move(ev), {{"kernel", kernel}});
     }
 }
@@ -431,25 +431,25 @@ TraceRecord Recorder::take_trace(const std::vector<TraceLaunch>& launches, const
     auto name_of = [&](uint32_t pid, uint32_t tid, const char* what, std::string name) {
         meta(what, pid, tid, {"name", std::move(name)});
     };
-    name_of(kHostPid, 0, "process_name", "host");
-    name_of(kCpPid, 0, "process_name", "command processor");
-    for (uint32_t q = 0; q < queue_names.size(); ++q) name_of(kCpPid, 100 + q, "thread_name", "queue " + queue_names[q]);
-    name_of(kGlcPid, 0, "process_name", "global logic controller");
-    name_of(kLaunchPid, 0, "process_name", "launch stages");
-    name_of(kKernelPid, 0, "process_name", "kernels");
+    name_of(TracePid::host, 0, "process_name", "host");
+    name_of(TracePid::cp, 0, "process_name", "command processor");
+    for (uint32_t q = 0; q < queue_names.size(); ++q) name_of(TracePid::cp, 100 + q, "thread_name", "queue " + queue_names[q]);
+    name_of(TracePid::glc, 0, "process_name", "global logic controller");
+    name_of(TracePid::launch, 0, "process_name", "launch stages");
+    name_of(TracePid::kernels, 0, "process_name", "kernels");
     for (uint32_t s = 0; s < sms; ++s) {
-        name_of(kSmPid + s, 0, "process_name", "sm[" + std::to_string(s) + "]");
-        meta("process_sort_index", kSmPid + s, std::nullopt, {"sort_index", 10 + s});
-        for (uint32_t w = 0; w < warp_slots; ++w) name_of(kSmPid + s, w, "thread_name", "warp slot " + std::to_string(w));
-        name_of(kSmPid + s, kArbiterTid, "thread_name", "lock arbiters");
-        name_of(kSmPid + s, kTableTid, "thread_name", "block status table");
+        name_of(TracePid::sm0 + s, 0, "process_name", "sm[" + std::to_string(s) + "]");
+        meta("process_sort_index", TracePid::sm0 + s, std::nullopt, {"sort_index", 10 + s});
+        for (uint32_t w = 0; w < warp_slots; ++w) name_of(TracePid::sm0 + s, w, "thread_name", "warp slot " + std::to_string(w));
+        name_of(TracePid::sm0 + s, TracePid::arbiter_tid, "thread_name", "lock arbiters");
+        name_of(TracePid::sm0 + s, TracePid::table_tid, "thread_name", "block status table");
     }
     if (usa_seen_) {
-        name_of(kUsaPid, 0, "process_name", "unified shading array");
+        name_of(TracePid::usa, 0, "process_name", "unified shading array");
         for (uint32_t c = 0; c < usa_cores; ++c)
-            name_of(kUsaPid, c, "thread_name",
+            name_of(TracePid::usa, c, "thread_name",
                     "SSC" + std::to_string(c / kCoresPerCluster + 1) + " core" + std::to_string(c % kCoresPerCluster + 1));
-        for (uint32_t l = 0; l < draw_lanes_.size(); ++l) name_of(kUsaPid, TracePid::usa_draw_tid0 + l, "thread_name", "draws");
+        for (uint32_t l = 0; l < draw_lanes_.size(); ++l) name_of(TracePid::usa, TracePid::usa_draw_tid0 + l, "thread_name", "draws");
     }
     for (const auto& [key, name] : thread_names_) name_of(key.first, key.second, "thread_name", name);
 

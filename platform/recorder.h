@@ -159,11 +159,6 @@ public:
     void shading_state(const ShadingState& s, const sc_core::sc_time& t) override;
     void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on, const sc_core::sc_time& t) override;
 
-    // Trace process ids.
-    static constexpr uint32_t kHostPid = TracePid::host, kCpPid = TracePid::cp, kGlcPid = TracePid::glc,
-                              kLaunchPid = TracePid::launch, kKernelPid = TracePid::kernels, kUsaPid = TracePid::usa,
-                              kSmPid = TracePid::sm0;
-    static constexpr uint32_t kArbiterTid = TracePid::arbiter_tid, kTableTid = TracePid::table_tid;  // rows of an SM's process
 
 private:
     // An event as recorded: a kernel's or draw's is named after it when the trace is taken.

@@ -543,12 +543,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     // M3: the scalar pools, over every SM: peaks per level are the largest any SM reached.
     const bool multilevel = s.policy.scalar == ScalarPolicy::multilevel;
     ScalarRecord& sr = r.scalar;
-    for (const KernelSpec& k : s.workload.kernels) {  // (a name given twice keeps its first place, its last value)
-        auto it = std::find_if(sr.vregs_per_thread.begin(), sr.vregs_per_thread.end(),
-                               [&](const auto& e) { return e.first == k.name; });
-        if (it == sr.vregs_per_thread.end()) sr.vregs_per_thread.emplace_back(k.name, vector_registers(k, multilevel));
-        else it->second = vector_registers(k, multilevel);
-    }
+    for (const KernelSpec& k : s.workload.kernels)  // (names are unique: the loader refuses a second)
+        sr.vregs_per_thread.emplace_back(k.name, vector_registers(k, multilevel));
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
         const StreamingMultiprocessor& sm = sys.gpu.sm(i);
         uint32_t* peak[] = {&sr.pool_peak.kernel, &sr.pool_peak.workgroup, &sr.pool_peak.warp, &sr.pool_peak.slice};
