@@ -21,8 +21,8 @@
 //                                the peak resident memory and host time of `gpuvp run FILE --out
 //                                DIR`, with and without a trace (docs/limits.md)
 // docs/performance.md explains every figure and what bounds it.
-#include "platform/run.h"
-#include "platform/scenario.h"
+#include "sc_main/run/run.h"
+#include "sc_main/scenario/scenario.h"
 
 #include <systemc>
 

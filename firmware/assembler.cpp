@@ -1,5 +1,5 @@
-#include "firmware/assembler.h"
-#include "models/common/kernel_descriptor.h"
+#include <gpuvp/firmware/assembler.h>
+#include <gpuvp/models/common/kernel_descriptor.h>
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 // Turns a scenario's program into instruction words and builds the code object the GPU
 // runs: ROCm's amd_kernel_code_t, gpuvp's descriptor extension, then the code.
 #pragma once
-#include "firmware/workload.h"
+#include <gpuvp/firmware/workload.h>
 
 #include <cstdint>
 #include <stdexcept>

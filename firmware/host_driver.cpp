@@ -1,8 +1,8 @@
-#include "firmware/host_driver.h"
-#include "firmware/assembler.h"
-#include "models/common/aql.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/firmware/host_driver.h>
+#include <gpuvp/firmware/assembler.h>
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <cstring>

@@ -15,10 +15,10 @@
 // launch has rung its doorbell, every wait for a time or an event), and when it reaches the
 // quantum. Quantum 0 (the default): every access waits at once, as before decoupling.
 #pragma once
-#include "firmware/host_quantum.h"
-#include "firmware/workload.h"
-#include "models/common/aql.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/firmware/host_quantum.h>
+#include <gpuvp/firmware/workload.h>
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <hsa/hsa.h>
 #include <systemc>

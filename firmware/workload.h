@@ -1,7 +1,7 @@
 // What the host firmware launches: plain data, filled by the scenario loader in platform/
 // (or by hand in an SoC's own code). No YAML here.
 #pragma once
-#include "models/common/isa.h"
+#include <gpuvp/models/common/isa.h>
 
 #include <array>
 #include <cstdint>

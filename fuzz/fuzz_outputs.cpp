@@ -8,9 +8,9 @@
 // text that reads to the same record (results_text and trace_text of what was read).
 // --expect-clean (replay only): every input must read as one or the other; the seeds are
 // checked this way.
-#include "platform/report.h"
-#include "platform/run_record.h"
-#include "platform/trace_record.h"
+#include "sc_main/record/run_record.h"
+#include "sc_main/record/trace_record.h"
+#include "sc_main/report/report.h"
 
 #include <nlohmann/json.hpp>
 

@@ -19,11 +19,11 @@
 // --expect-clean (replay only): every input must also run without a rejected packet or a failed
 // kernel or draw, consume every packet it rang, and become quiet; the seeds are checked so.
 // --verbose (replay only): a line per input: quiet or not, simulated time, delta cycles.
+#include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/memory/memory.h>
+#include <gpuvp/models/memory/router.h>
+#include <gpuvp/platform/gpu.h>
 #include "fuzz/packet_input.h"
-#include "models/common/tlm_util.h"
-#include "models/memory/memory.h"
-#include "models/memory/router.h"
-#include "platform/gpu.h"
 
 #include <systemc>
 #include <tlm>

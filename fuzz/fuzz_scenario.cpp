@@ -8,10 +8,10 @@
 // constructor would refuse (check_config), a program the assembler cannot build, a packet
 // override apply_packet_overrides does not know.
 // --expect-clean (replay only): every input must load; the seed corpus is checked this way.
-#include "firmware/assembler.h"
-#include "firmware/host_driver.h"
-#include "platform/gpu_config.h"
-#include "platform/scenario.h"
+#include <gpuvp/firmware/assembler.h>
+#include <gpuvp/firmware/host_driver.h>
+#include <gpuvp/platform/gpu_config.h>
+#include "sc_main/scenario/scenario.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,5 +1,5 @@
 #include "fuzz/packet_input.h"
-#include "firmware/assembler.h"
+#include <gpuvp/firmware/assembler.h>
 
 #include <cstring>
 

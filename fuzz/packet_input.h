@@ -8,8 +8,8 @@
 //   and its operands, little-endian. A step whose operands are cut short ends the input;
 //   an op byte of no op is skipped.
 #pragma once
-#include "models/common/aql.h"
-#include "models/common/memory_map.h"
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/memory_map.h>
 
 #include <array>
 #include <cstdint>

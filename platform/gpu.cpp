@@ -1,5 +1,5 @@
-#include "platform/gpu.h"
-#include "models/common/memory_map.h"
+#include <gpuvp/platform/gpu.h>
+#include <gpuvp/models/common/memory_map.h>
 
 #include <algorithm>
 #include <sstream>

@@ -6,21 +6,21 @@
 // L1I/L1D and a lock arbiter), the unified shading array, the memory fabric, L2, device memory
 // and the device-host link.
 #pragma once
-#include "models/checker/checked_bindings.h"
-#include "models/common/observer.h"
-#include "models/cp/command_processor.h"
-#include "models/glc/global_logic_controller.h"
-#include "models/memory/cache.h"
-#include "models/memory/link.h"
-#include "models/memory/memory.h"
-#include "models/memory/router.h"
-#include "models/sm/core_clock.h"
-#include "models/sm/lock_arbiter.h"
-#include "models/sm/sm.h"
-#include "models/usa/unified_shading_array.h"
-#include "models/wlm/workload_manager.h"
-#include "platform/gpu_config.h"
-#include "platform/gpu_log.h"
+#include <gpuvp/models/checker/checked_bindings.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/cp/command_processor.h>
+#include <gpuvp/models/glc/global_logic_controller.h>
+#include <gpuvp/models/memory/cache.h>
+#include <gpuvp/models/memory/link.h>
+#include <gpuvp/models/memory/memory.h>
+#include <gpuvp/models/memory/router.h>
+#include <gpuvp/models/sm/core_clock.h>
+#include <gpuvp/models/sm/lock_arbiter.h>
+#include <gpuvp/models/sm/sm.h>
+#include <gpuvp/models/usa/unified_shading_array.h>
+#include <gpuvp/models/wlm/workload_manager.h>
+#include <gpuvp/platform/gpu_config.h>
+#include <gpuvp/platform/gpu_log.h>
 
 #include <systemc>
 #include <tlm>

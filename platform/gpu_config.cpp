@@ -1,5 +1,5 @@
-#include "platform/gpu_config.h"
-#include "models/common/isa.h"
+#include <gpuvp/platform/gpu_config.h>
+#include <gpuvp/models/common/isa.h>
 
 #include <algorithm>
 #include <cerrno>

@@ -2,13 +2,13 @@
 // table of every parameter (its hierarchical name, type and range) that both the Gpu's own
 // check and the YAML loader read. docs/integration.md, "Parameters", lists the table.
 #pragma once
-#include "models/common/memory_config.h"
-#include "models/common/policies.h"
-#include "models/common/sm_config.h"
-#include "models/cp/cp_config.h"
-#include "models/glc/glc_config.h"
-#include "models/usa/usa_config.h"
-#include "models/wlm/wlm_config.h"
+#include <gpuvp/models/common/memory_config.h>
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/cp/cp_config.h>
+#include <gpuvp/models/glc/glc_config.h>
+#include <gpuvp/models/usa/usa_config.h>
+#include <gpuvp/models/wlm/wlm_config.h>
 
 #include <cstdint>
 #include <functional>

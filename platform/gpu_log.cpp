@@ -1,5 +1,5 @@
-#include "platform/gpu_log.h"
-#include "platform/gpu_config.h"
+#include <gpuvp/platform/gpu_log.h>
+#include <gpuvp/platform/gpu_config.h>
 
 #include <cstdio>
 

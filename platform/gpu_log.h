@@ -10,7 +10,7 @@
 // reassignments, launch stages, blocks placed and finished; SC_DEBUG warps, lock events,
 // scalar pools, shading tasks and states, register-table rows.
 #pragma once
-#include "models/common/observer.h"
+#include <gpuvp/models/common/observer.h>
 
 #include <map>
 #include <string>

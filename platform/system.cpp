@@ -1,5 +1,5 @@
-#include "platform/system.h"
-#include "models/common/memory_map.h"
+#include <gpuvp/platform/system.h>
+#include <gpuvp/models/common/memory_map.h>
 
 namespace gpuvp {
 
@@ -12,10 +12,10 @@ HostLayout System::layout(const PlatformConfig& p) {
 }
 
 namespace {
-GpuConfig gpu_config(const Scenario& s, const std::map<std::string, int>& log) {
+GpuConfig gpu_config(const SystemConfig& s, const std::map<std::string, int>& log) {
     return GpuConfig{s.platform, s.policy, log};
 }
-Workload workload(const Scenario& s) {
+Workload workload(const SystemConfig& s) {
     Workload w = s.workload;
     w.copy_to_device = s.policy.launch == LaunchPolicy::serial;
     w.multilevel_scalars = s.policy.scalar == ScalarPolicy::multilevel;
@@ -23,7 +23,7 @@ Workload workload(const Scenario& s) {
 }
 }  // namespace
 
-System::System(sc_core::sc_module_name name, const Scenario& s, Observer* observer, ProtocolLog* protocol,
+System::System(sc_core::sc_module_name name, const SystemConfig& s, Observer* observer, ProtocolLog* protocol,
                const std::map<std::string, int>& log)
     : sc_module(name), connect_(protocol),
       host_memory("host_memory", s.platform.memory.host_bytes,

@@ -1,11 +1,11 @@
-// The whole platform of a scenario: host memory, the system bus, the GPU and the host model.
+// The whole platform: host memory, the system bus, the GPU and the host model.
 // This is what an SoC team replaces with its own (see docs/integration.md).
 #pragma once
-#include "firmware/host_driver.h"
-#include "models/memory/memory.h"
-#include "models/memory/router.h"
-#include "platform/gpu.h"
-#include "platform/scenario.h"
+#include <gpuvp/firmware/host_driver.h>
+#include <gpuvp/models/memory/memory.h>
+#include <gpuvp/models/memory/router.h>
+#include <gpuvp/platform/gpu.h>
+#include <gpuvp/platform/system_config.h>
 
 #include <systemc>
 
@@ -18,7 +18,7 @@ public:
     // `protocol`: a TLM-2.0 base-protocol checker on every connection, the GPU's internal ones
     // included, reporting there; null: none.
     // `log`: the GPU's sc_report verbosity per block (GpuConfig::log); by default none.
-    System(sc_core::sc_module_name name, const Scenario& scenario, Observer* observer = nullptr,
+    System(sc_core::sc_module_name name, const SystemConfig& config, Observer* observer = nullptr,
            ProtocolLog* protocol = nullptr, const std::map<std::string, int>& log = {{"*", sc_core::SC_NONE}});
 
     Memory host_memory;

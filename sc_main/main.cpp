@@ -1,11 +1,11 @@
 // gpuvp: the command line (CLI11). `gpuvp help` lists the commands, `gpuvp CMD --help` a
 // command's options. Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
-#include "platform/gpu_config.h"
-#include "platform/regress.h"
-#include "platform/report.h"
-#include "platform/run.h"
-#include "platform/scenario.h"
-#include "platform/sweep.h"
+#include <gpuvp/platform/gpu_config.h>
+#include "sc_main/regress/regress.h"
+#include "sc_main/report/report.h"
+#include "sc_main/run/run.h"
+#include "sc_main/scenario/scenario.h"
+#include "sc_main/sweep/sweep.h"
 
 #include <CLI/CLI.hpp>
 #include <systemc>

@@ -1,9 +1,9 @@
 // Helpers for tests that run whole scenarios (one run per process: one TEST_CASE each).
 #pragma once
-#include "firmware/host_driver.h"
-#include "models/common/tlm_util.h"
-#include "platform/run.h"
-#include "platform/scenario.h"
+#include <gpuvp/firmware/host_driver.h>
+#include <gpuvp/models/common/tlm_util.h>
+#include "sc_main/run/run.h"
+#include "sc_main/scenario/scenario.h"
 
 #include <catch2/catch.hpp>
 #include <tlm_utils/simple_initiator_socket.h>

@@ -3,13 +3,13 @@
 // writes one AQL kernel dispatch packet with ROCm's types, rings the doorbell and waits for
 // the interrupt. See docs/integration.md. Built as `gpuvp_minimal_soc` and run by a test
 // (`example:minimal_soc`), so it stays true.
-#include "firmware/assembler.h"           // build_code_object: descriptor + extension + code
-#include "models/common/aql.h"            // make_header, kPacketBytes
-#include "models/common/kernel_descriptor.h"
-#include "models/common/memory_map.h"     // gpuvp::map: mmio offsets, kBar, kDeviceBase
-#include "models/memory/memory.h"
-#include "models/memory/router.h"
-#include "platform/gpu.h"
+#include <gpuvp/firmware/assembler.h>           // build_code_object: descriptor + extension + code
+#include <gpuvp/models/common/aql.h>            // make_header, kPacketBytes
+#include <gpuvp/models/common/kernel_descriptor.h>
+#include <gpuvp/models/common/memory_map.h>     // gpuvp::map: mmio offsets, kBar, kDeviceBase
+#include <gpuvp/models/memory/memory.h>
+#include <gpuvp/models/memory/router.h>
+#include <gpuvp/platform/gpu.h>
 
 #include <hsa/hsa.h>
 #include <systemc>

@@ -15,13 +15,13 @@
 // `soc_example --check-protocol` puts gpuvp's TLM-2.0 base-protocol checker on each of the
 // SoC's bindings and on every connection inside the GPU, prints what they saw and exits 1 on
 // any violation: how to check your own platform's sockets.
-#include "models/common/isa.h"         // gpuvp::Instruction: the GPU's 64-bit instruction words
-#include "models/common/memory_map.h"  // gpuvp::map: mmio register offsets, kBar, kDeviceBase
-#include "models/checker/checked_bindings.h"  // gpuvp::CheckedBindings, gpuvp::ProtocolLog
-#include "platform/gpu.h"              // gpuvp::Gpu, gpuvp::GpuConfig
+#include <gpuvp/models/checker/checked_bindings.h>// gpuvp::CheckedBindings, gpuvp::ProtocolLog
+#include <gpuvp/models/common/isa.h>              // gpuvp::Instruction: the GPU's 64-bit instruction words
+#include <gpuvp/models/common/memory_map.h>       // gpuvp::map: mmio register offsets, kBar, kDeviceBase
+#include <gpuvp/platform/gpu.h>                   // gpuvp::Gpu, gpuvp::GpuConfig
 
-#include <hsa/amd_hsa_kernel_code.h>   // amd_kernel_code_t: the kernel descriptor
-#include <hsa/hsa.h>                   // hsa_kernel_dispatch_packet_t, the AQL header fields
+#include <hsa/amd_hsa_kernel_code.h>              // amd_kernel_code_t: the kernel descriptor
+#include <hsa/hsa.h>                              // hsa_kernel_dispatch_packet_t, the AQL header fields
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>

@@ -1,7 +1,7 @@
 // Binds initiator sockets to target sockets, each directly or, given a ProtocolLog, through a
 // ProtocolChecker of its own: how a platform puts a checker on every one of its connections.
 #pragma once
-#include "models/checker/protocol_checker.h"
+#include <gpuvp/models/checker/protocol_checker.h>
 
 #include <memory>
 #include <string>

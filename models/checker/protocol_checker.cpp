@@ -1,5 +1,5 @@
-#include "models/checker/protocol_checker.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/checker/protocol_checker.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <sstream>

@@ -1,5 +1,5 @@
-#include "models/common/aql.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 namespace gpuvp {
 

@@ -1,4 +1,4 @@
-#include "models/common/isa.h"
+#include <gpuvp/models/common/isa.h>
 
 namespace gpuvp {
 

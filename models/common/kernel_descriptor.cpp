@@ -1,5 +1,5 @@
-#include "models/common/kernel_descriptor.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/kernel_descriptor.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 namespace gpuvp {
 

@@ -6,7 +6,7 @@
 //   kernel_object + 256  DescriptorExtension ("GPVX")
 //   kernel_object + 512  code entry (kernel_code_entry_byte_offset = 512)
 #pragma once
-#include "models/common/aql.h"
+#include <gpuvp/models/common/aql.h>
 
 #include <hsa/amd_hsa_kernel_code.h>
 

@@ -1,4 +1,4 @@
-#include "models/common/messages.h"
+#include <gpuvp/models/common/messages.h>
 
 namespace gpuvp {
 
@@ -22,7 +22,7 @@ const char* kernel_error_text(KernelError e) {
 
 }  // namespace gpuvp
 
-#include "models/common/observer.h"
+#include <gpuvp/models/common/observer.h>
 
 namespace gpuvp {
 

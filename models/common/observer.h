@@ -1,8 +1,8 @@
 // What the blocks tell whoever records a run (results, trace). Passed to each block by
 // pointer at construction; a block with no observer records nothing. No globals.
 #pragma once
-#include "models/common/aql.h"
-#include "models/common/messages.h"
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/messages.h>
 
 #include <systemc>
 #include <array>

@@ -11,7 +11,7 @@
 //   };
 //
 // and every reader of them walks that list: results.json's writer and reader, an
-// expectation's path, `gpuvp stats` and docs/results.md (platform/fields.h).
+// expectation's path, `gpuvp stats` and docs/results.md (sc_main/record/fields.h).
 #pragma once
 
 namespace gpuvp {

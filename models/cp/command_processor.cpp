@@ -1,6 +1,6 @@
-#include "models/cp/command_processor.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/cp/command_processor.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <cstring>
 

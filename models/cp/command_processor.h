@@ -4,14 +4,14 @@
 // modelled cost), completion signals and the interrupt. Queues are
 // served by priority (0 highest), round-robin within one priority.
 #pragma once
-#include "models/common/aql.h"
-#include "models/common/inbox.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/timing.h"
-#include "models/cp/cp_config.h"
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/inbox.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/cp/cp_config.h>
 
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <systemc>
 #include <tlm>

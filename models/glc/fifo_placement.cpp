@@ -1,4 +1,4 @@
-#include "models/glc/fifo_placement.h"
+#include <gpuvp/models/glc/fifo_placement.h>
 
 namespace gpuvp {
 

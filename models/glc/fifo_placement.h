@@ -2,7 +2,7 @@
 // blocks left goes first; while its next block fits nowhere, later kernels wait behind it.
 // SMs are tried round-robin from the one after the last placement, one block at a time.
 #pragma once
-#include "models/glc/placement_policy.h"
+#include <gpuvp/models/glc/placement_policy.h>
 
 namespace gpuvp {
 

@@ -1,6 +1,6 @@
-#include "models/glc/global_logic_controller.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/glc/global_logic_controller.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <cstring>

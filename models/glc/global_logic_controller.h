@@ -2,16 +2,16 @@
 // places blocks on SMs through a placement policy, and tells the command processor when a
 // kernel's last block has finished.
 #pragma once
-#include "models/common/inbox.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/timing.h"
-#include "models/glc/glc_config.h"
-#include "models/glc/placement_policy.h"
-#include "models/glc/tables.h"
-#include "models/common/sm_config.h"
+#include <gpuvp/models/common/inbox.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/glc/glc_config.h>
+#include <gpuvp/models/glc/placement_policy.h>
+#include <gpuvp/models/glc/tables.h>
 
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <systemc>
 #include <tlm>

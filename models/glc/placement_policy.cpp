@@ -1,7 +1,7 @@
-#include "models/glc/placement_policy.h"
-#include "models/glc/fifo_placement.h"
-#include "models/glc/priority_block_placement.h"
-#include "models/glc/priority_warp_placement.h"
+#include <gpuvp/models/glc/placement_policy.h>
+#include <gpuvp/models/glc/fifo_placement.h>
+#include <gpuvp/models/glc/priority_block_placement.h>
+#include <gpuvp/models/glc/priority_warp_placement.h>
 
 namespace gpuvp {
 

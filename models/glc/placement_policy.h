@@ -2,8 +2,8 @@
 // names the next placement; the GLC carries it out and updates the tables. One file per
 // strategy; make_placement_policy picks one by the scenario's `policy.dispatch`.
 #pragma once
-#include "models/common/policies.h"
-#include "models/glc/tables.h"
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/glc/tables.h>
 
 #include <memory>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "models/glc/priority_block_placement.h"
+#include <gpuvp/models/glc/priority_block_placement.h>
 
 namespace gpuvp {
 

@@ -4,7 +4,7 @@
 // it waits and so does everything of lower priority. No warp-granular (first SM) and no
 // pre-emptive (second SM) placement.
 #pragma once
-#include "models/glc/placement_policy.h"
+#include <gpuvp/models/glc/placement_policy.h>
 
 namespace gpuvp {
 

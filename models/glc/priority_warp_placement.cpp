@@ -1,4 +1,4 @@
-#include "models/glc/priority_warp_placement.h"
+#include <gpuvp/models/glc/priority_warp_placement.h>
 
 namespace gpuvp {
 

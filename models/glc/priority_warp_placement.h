@@ -10,7 +10,7 @@
 //      next freed slots ahead of the lower-priority work. An SM running equal or higher
 //      priority work is never a second SM.
 #pragma once
-#include "models/glc/placement_policy.h"
+#include <gpuvp/models/glc/placement_policy.h>
 
 namespace gpuvp {
 

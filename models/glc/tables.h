@@ -1,7 +1,7 @@
 // The GLC's register tables (M1): kernel status and SM status. Plain data, so placement
 // policies are pure functions of them and testable without a simulation.
 #pragma once
-#include "models/common/messages.h"
+#include <gpuvp/models/common/messages.h>
 
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,5 @@
-#include "models/memory/cache.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/memory/cache.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <cstring>

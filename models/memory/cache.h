@@ -3,11 +3,11 @@
 // same fill (an MSHR hit) instead of seeing the data early. Memory behind a write-through
 // cache is always current, so debug transport goes straight through.
 #pragma once
-#include "models/common/memory_config.h"
+#include <gpuvp/models/common/memory_config.h>
 
-#include "models/common/divide.h"
-#include "models/common/host_aligned.h"
-#include "models/common/stats.h"
+#include <gpuvp/models/common/divide.h>
+#include <gpuvp/models/common/host_aligned.h>
+#include <gpuvp/models/common/stats.h>
 
 #include <systemc>
 #include <tlm>

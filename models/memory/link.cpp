@@ -1,4 +1,4 @@
-#include "models/memory/link.h"
+#include <gpuvp/models/memory/link.h>
 
 namespace gpuvp {
 

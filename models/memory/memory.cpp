@@ -1,5 +1,5 @@
-#include "models/memory/memory.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/memory/memory.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <cstdlib>

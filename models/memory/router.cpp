@@ -1,4 +1,4 @@
-#include "models/memory/router.h"
+#include <gpuvp/models/memory/router.h>
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "models/sm/core_clock.h"
+#include <gpuvp/models/sm/core_clock.h>
 
 
 namespace gpuvp {

@@ -8,7 +8,7 @@
 // that waits inside b_transport holds up every SM behind it (gpuvp's own targets annotate
 // their delay and never wait).
 #pragma once
-#include "models/common/time_queue.h"
+#include <gpuvp/models/common/time_queue.h>
 
 #include <systemc>
 

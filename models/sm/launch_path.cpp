@@ -1,6 +1,6 @@
-#include "models/sm/launch_path.h"
-#include "models/sm/prefetch_launch.h"
-#include "models/sm/serial_launch.h"
+#include <gpuvp/models/sm/launch_path.h>
+#include <gpuvp/models/sm/prefetch_launch.h>
+#include <gpuvp/models/sm/serial_launch.h>
 
 namespace gpuvp {
 

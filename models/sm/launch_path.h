@@ -6,9 +6,9 @@
 //                        the L1D, and the kernel's warps issue when both are acknowledged
 // Asked once per warp (its first fetch), never per instruction.
 #pragma once
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/policies.h"
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/policies.h>
 
 #include <systemc>
 

@@ -5,7 +5,7 @@
 // to it: what a warp executes is exactly what its fetch returned, and the host touches one
 // copy of a hot loop instead of one per warp. An image lives while a buffer refers to it.
 #pragma once
-#include "models/common/host_aligned.h"
+#include <gpuvp/models/common/host_aligned.h>
 
 #include <cstdint>
 #include <cstring>

@@ -1,6 +1,6 @@
-#include "models/sm/lock_arbiter.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/sm/lock_arbiter.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 

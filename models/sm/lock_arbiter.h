@@ -8,12 +8,12 @@
 //   regs   TLM target: the SM pushes LockRequests (and debuggers read the FIFOs)
 //   to_sm  TLM initiator: CPR reads and LockDecisions, into the SM's registers
 #pragma once
-#include "models/common/inbox.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/timing.h"
+#include <gpuvp/models/common/inbox.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/timing.h>
 
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <systemc>
 #include <tlm>

@@ -1,6 +1,6 @@
-#include "models/sm/lock_scheme.h"
-#include "models/sm/priority_lock_scheme.h"
-#include "models/sm/spin_lock_scheme.h"
+#include <gpuvp/models/sm/lock_scheme.h>
+#include <gpuvp/models/sm/priority_lock_scheme.h>
+#include <gpuvp/models/sm/spin_lock_scheme.h>
 
 namespace gpuvp {
 

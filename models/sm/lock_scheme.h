@@ -6,9 +6,9 @@
 // Asked per lock instruction that finds its lock held and per arbiter decision, never per
 // instruction (the hold limit is a number the lock unit keeps).
 #pragma once
-#include "models/common/messages.h"
-#include "models/common/policies.h"
-#include "models/common/sm_config.h"
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/common/sm_config.h>
 
 #include <systemc>
 

@@ -1,7 +1,7 @@
-#include "models/sm/lock_unit.h"
-#include "models/common/memory_map.h"
-#include "models/sm/lock_scheme.h"
-#include "models/sm/sm.h"
+#include <gpuvp/models/sm/lock_unit.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/sm/lock_scheme.h>
+#include <gpuvp/models/sm/sm.h>
 
 #include <algorithm>
 #include <sstream>

@@ -12,12 +12,12 @@
 // instruction, per instruction of a warp holding locks (the counter thread), per decision and
 // per warp start and end.
 #pragma once
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/policies.h"
-#include "models/common/sm_config.h"
-#include "models/common/timing.h"
-#include "models/sm/loop_stack.h"
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/sm/loop_stack.h>
 
 #include <systemc>
 

@@ -1,7 +1,7 @@
 // A warp's loop stack (loop_begin / loop_end), kept by the SM and, for M2's checkpoint, by the
 // lock unit.
 #pragma once
-#include "models/common/isa.h"
+#include <gpuvp/models/common/isa.h>
 
 #include <array>
 #include <cstdint>

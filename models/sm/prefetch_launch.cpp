@@ -1,4 +1,4 @@
-#include "models/sm/prefetch_launch.h"
+#include <gpuvp/models/sm/prefetch_launch.h>
 
 #include <algorithm>
 

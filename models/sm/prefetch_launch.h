@@ -2,7 +2,7 @@
 // prefetch to the L1D at the same time, and the kernel's warps start when both are
 // acknowledged (later warps find the arguments in the L1D).
 #pragma once
-#include "models/sm/launch_path.h"
+#include <gpuvp/models/sm/launch_path.h>
 
 #include <vector>
 

@@ -1,8 +1,8 @@
-#include "models/sm/priority_lock_scheme.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
-#include "models/sm/lock_unit.h"
-#include "models/sm/sm.h"
+#include <gpuvp/models/sm/priority_lock_scheme.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/sm/lock_unit.h>
+#include <gpuvp/models/sm/sm.h>
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 // executes; once a lock has been held for lock_hold_limit of them the warp releases all its
 // locks (so warps waiting for them get their turn), then takes them back and goes on.
 #pragma once
-#include "models/sm/lock_scheme.h"
+#include <gpuvp/models/sm/lock_scheme.h>
 
 namespace gpuvp {
 

@@ -8,7 +8,7 @@
 // Entries are not removed when a warp's readiness changes: the owner skips stale ones, as
 // with a priority queue.
 #pragma once
-#include "models/common/time_queue.h"
+#include <gpuvp/models/common/time_queue.h>
 
 #include <systemc>
 

@@ -8,8 +8,8 @@
 // are allocated directly, within the slice threshold. Nothing is granted beyond the pool's
 // capacity or a level's quota: the pool never overflows.
 #pragma once
-#include "models/common/isa.h"
-#include "models/common/sm_config.h"
+#include <gpuvp/models/common/isa.h>
+#include <gpuvp/models/common/sm_config.h>
 
 #include <algorithm>
 #include <array>

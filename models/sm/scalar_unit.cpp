@@ -1,5 +1,5 @@
-#include "models/sm/scalar_unit.h"
-#include "models/sm/sm.h"
+#include <gpuvp/models/sm/scalar_unit.h>
+#include <gpuvp/models/sm/sm.h>
 
 #include <algorithm>
 

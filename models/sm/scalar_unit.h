@@ -25,9 +25,9 @@
 // uniform values cost vector registers, which the code object's vregs count). The pool exists
 // under both, so that the results report it.
 #pragma once
-#include "models/common/isa.h"
-#include "models/common/sm_config.h"
-#include "models/sm/scalar_pool.h"
+#include <gpuvp/models/common/isa.h>
+#include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/sm/scalar_pool.h>
 
 #include <systemc>
 

@@ -1,7 +1,7 @@
 // M5's baseline (policy.launch serial): the first fetch alone. The host copied the kernel
 // arguments to device memory before the doorbell; the kernarg_load fetches them when it runs.
 #pragma once
-#include "models/sm/launch_path.h"
+#include <gpuvp/models/sm/launch_path.h>
 
 namespace gpuvp {
 

@@ -1,7 +1,7 @@
-#include "models/sm/sm.h"
-#include "models/common/divide.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/sm/sm.h>
+#include <gpuvp/models/common/divide.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <cstring>

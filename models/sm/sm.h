@@ -14,24 +14,24 @@
 // The issue path calls none of them per instruction through a virtual call: it tests the
 // warp's flags (holds_locks, retaking, slice_scalars) and the SM's `multilevel_` first.
 #pragma once
-#include "models/common/host_aligned.h"
-#include "models/common/inbox.h"
-#include "models/common/isa.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/policies.h"
-#include "models/common/timing.h"
-#include "models/common/sm_config.h"
-#include "models/common/stats.h"
-#include "models/sm/core_clock.h"
-#include "models/sm/launch_path.h"
-#include "models/sm/line_store.h"
-#include "models/sm/lock_unit.h"
-#include "models/sm/loop_stack.h"
-#include "models/sm/ready_queue.h"
-#include "models/sm/scalar_unit.h"
-#include "models/sm/shared_memory.h"
-#include "models/sm/warp_start_order.h"
+#include <gpuvp/models/common/host_aligned.h>
+#include <gpuvp/models/common/inbox.h>
+#include <gpuvp/models/common/isa.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/common/stats.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/sm/core_clock.h>
+#include <gpuvp/models/sm/launch_path.h>
+#include <gpuvp/models/sm/line_store.h>
+#include <gpuvp/models/sm/lock_unit.h>
+#include <gpuvp/models/sm/loop_stack.h>
+#include <gpuvp/models/sm/ready_queue.h>
+#include <gpuvp/models/sm/scalar_unit.h>
+#include <gpuvp/models/sm/shared_memory.h>
+#include <gpuvp/models/sm/warp_start_order.h>
 
 #include <systemc>
 #include <tlm>

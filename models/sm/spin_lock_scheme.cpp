@@ -1,6 +1,6 @@
-#include "models/sm/spin_lock_scheme.h"
-#include "models/sm/lock_unit.h"
-#include "models/sm/sm.h"
+#include <gpuvp/models/sm/spin_lock_scheme.h>
+#include <gpuvp/models/sm/lock_unit.h>
+#include <gpuvp/models/sm/sm.h>
 
 namespace gpuvp {
 

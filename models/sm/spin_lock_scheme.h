@@ -2,7 +2,7 @@
 // has failed (a synchronization failure): it releases all its locks, backs off for
 // lock_backoff_cycles plus a pseudo-random 0 to lock_backoff_cycles - 1, and tries again.
 #pragma once
-#include "models/sm/lock_scheme.h"
+#include <gpuvp/models/sm/lock_scheme.h>
 
 namespace gpuvp {
 

@@ -5,9 +5,9 @@
 // goes first. A pure function of the blocks: tests/module/sm_warp_start_order.cpp runs it
 // without a simulation.
 #pragma once
-#include "models/common/policies.h"
-#include "models/sm/arrival_order.h"
-#include "models/sm/priority_order.h"
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/sm/arrival_order.h>
+#include <gpuvp/models/sm/priority_order.h>
 
 #include <cstddef>
 #include <cstdint>

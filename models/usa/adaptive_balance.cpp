@@ -1,4 +1,4 @@
-#include "models/usa/adaptive_balance.h"
+#include <gpuvp/models/usa/adaptive_balance.h>
 
 namespace gpuvp {
 

@@ -2,7 +2,7 @@
 // is the first idle core of the plan's donor type in the order SSC1 core1, SSC2 core1, ...
 // `adaptive-depth-first` (baseline): the same decisions with the map SSC1 core1..8, SSC2, ...
 #pragma once
-#include "models/usa/shading_policy.h"
+#include <gpuvp/models/usa/shading_policy.h>
 
 namespace gpuvp {
 

@@ -1,4 +1,4 @@
-#include "models/usa/load_flags.h"
+#include <gpuvp/models/usa/load_flags.h>
 
 namespace gpuvp {
 

@@ -1,7 +1,7 @@
 // M4's decision logic, as pure functions: the two 2-bit load flags, the plan table and the
 // orders in which the map looks for a donor core. No simulation kernel needed.
 #pragma once
-#include "models/common/messages.h"
+#include <gpuvp/models/common/messages.h>
 
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "models/usa/shading_policy.h"
-#include "models/usa/adaptive_balance.h"
-#include "models/usa/static_split.h"
+#include <gpuvp/models/usa/shading_policy.h>
+#include <gpuvp/models/usa/adaptive_balance.h>
+#include <gpuvp/models/usa/static_split.h>
 
 namespace gpuvp {
 

@@ -2,8 +2,8 @@
 // cores and names at most one reassignment; the array carries it out. One file per strategy;
 // make_shading_policy picks one by the scenario's `policy.shading`.
 #pragma once
-#include "models/common/policies.h"
-#include "models/usa/load_flags.h"
+#include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/usa/load_flags.h>
 
 #include <memory>
 #include <optional>

@@ -1,6 +1,6 @@
 // `static` (prior art): the initial split never changes.
 #pragma once
-#include "models/usa/shading_policy.h"
+#include <gpuvp/models/usa/shading_policy.h>
 
 namespace gpuvp {
 

@@ -1,6 +1,6 @@
-#include "models/usa/unified_shading_array.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/usa/unified_shading_array.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <cstring>

@@ -8,14 +8,14 @@
 // the array recomputes its two load flags and lets its policy reassign idle cores (at most
 // one per balance_cycles). See docs/models/usa.md.
 #pragma once
-#include "models/common/inbox.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/timing.h"
-#include "models/usa/shading_policy.h"
-#include "models/usa/usa_config.h"
+#include <gpuvp/models/common/inbox.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/usa/shading_policy.h>
+#include <gpuvp/models/usa/usa_config.h>
 
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <systemc>
 #include <tlm>

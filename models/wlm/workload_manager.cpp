@@ -1,8 +1,8 @@
-#include "models/wlm/workload_manager.h"
-#include "models/common/aql.h"
-#include "models/common/kernel_descriptor.h"
-#include "models/common/memory_map.h"
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/wlm/workload_manager.h>
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/kernel_descriptor.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
 #include <array>

@@ -2,14 +2,14 @@
 // kernel descriptor, works out the kernel's resources, writes every SM's ISU kernel context
 // (PC, kernarg pointer and size) and registers the kernel in the GLC's kernel status table.
 #pragma once
-#include "models/common/inbox.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/timing.h"
-#include "models/common/sm_config.h"
-#include "models/wlm/wlm_config.h"
+#include <gpuvp/models/common/inbox.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/wlm/wlm_config.h>
 
-#include "models/common/tlm_util.h"
+#include <gpuvp/models/common/tlm_util.h>
 
 #include <systemc>
 #include <vector>

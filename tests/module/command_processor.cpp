@@ -4,12 +4,12 @@
 // the GLC (sends KernelDone when told). 1 GHz, bus 2 cycles, the CP's default cycle counts:
 // wakeup 600, decode 900, system-scope fences 450 (acquire) and 750 (release), completion 300,
 // irq 30.
-#include "models/common/aql.h"
-#include "models/common/memory_map.h"
-#include "models/common/messages.h"
-#include "models/common/timing.h"
-#include "models/common/tlm_util.h"
-#include "models/cp/command_processor.h"
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/cp/command_processor.h>
 
 #include <catch2/catch.hpp>
 #include <hsa/hsa.h>

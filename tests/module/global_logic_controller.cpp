@@ -1,11 +1,11 @@
 // The GLC as a module (models/glc/global_logic_controller.h): a stimulus registers a kernel as
 // the WLM does, two stand-in SMs take block descriptors and send notices back when told, and a
 // stand-in CP takes the KernelDone. 1 GHz, bus 2 cycles, dispatch_cycles 12.
-#include "models/common/memory_map.h"
-#include "models/common/messages.h"
-#include "models/common/timing.h"
-#include "models/common/tlm_util.h"
-#include "models/glc/global_logic_controller.h"
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/glc/global_logic_controller.h>
 
 #include <catch2/catch.hpp>
 #include <tlm_utils/simple_initiator_socket.h>

@@ -5,14 +5,14 @@
 // hit latency per line, recording every access) and the lock arbiter (records requests and
 // answers each with the verdict the test chooses, a fixed time later).
 #pragma once
-#include "models/common/isa.h"
-#include "models/common/memory_map.h"
-#include "models/common/messages.h"
-#include "models/common/observer.h"
-#include "models/common/timing.h"
-#include "models/common/tlm_util.h"
-#include "models/sm/core_clock.h"
-#include "models/sm/sm.h"
+#include <gpuvp/models/common/isa.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/sm/core_clock.h>
+#include <gpuvp/models/sm/sm.h>
 
 #include <catch2/catch.hpp>
 #include <tlm_utils/simple_initiator_socket.h>

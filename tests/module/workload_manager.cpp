@@ -2,13 +2,13 @@
 // as the CP does; stand-ins for memory (the kernel descriptor, 100 ns), two SMs' ISUs and the
 // GLC record what the WLM writes and when. 1 GHz, bus 2 cycles, setup_cycles 300; the SMs and
 // the GLC add their bus delay (2 ns) as the real ones do.
-#include "firmware/assembler.h"
-#include "models/common/kernel_descriptor.h"
-#include "models/common/memory_map.h"
-#include "models/common/messages.h"
-#include "models/common/timing.h"
-#include "models/common/tlm_util.h"
-#include "models/wlm/workload_manager.h"
+#include <gpuvp/firmware/assembler.h>
+#include <gpuvp/models/common/kernel_descriptor.h>
+#include <gpuvp/models/common/memory_map.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/timing.h>
+#include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/wlm/workload_manager.h>
 
 #include <catch2/catch.hpp>
 #include <tlm_utils/simple_initiator_socket.h>

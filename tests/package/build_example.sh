@@ -5,6 +5,9 @@
 #      -DCMAKE_PREFIX_PATH=TMP/prefix (same compiler, build type and generator), built
 #   3. run it: exit code 0 and "kernel done at X ns, signal 0"
 #   4. run it with --check-protocol: the same, zero violations, and the CPU's DMI request granted
+#   5. a project with folders of its own named models/ and platform/ builds against the package:
+#      gpuvp's headers include each other as <gpuvp/...> and never reach the project's; the
+#      0.1 include paths ("platform/gpu.h") still compile, through forwarding headers that say so
 # Usage: build_example.sh CMAKE BUILD_DIR EXAMPLE_DIR CXX BUILD_TYPE GENERATOR LIBRARY
 set -eu
 cmake=$1 build=$2 example=$3 cxx=$4 build_type=$5 generator=$6 library=$7
@@ -74,6 +77,44 @@ grep -Eq "^kernel done at [0-9]+(\.[0-9]+)? ns, signal 0$" "$tmp/checked.log" ||
 # 4 SoC bindings + the GPU's inner ones (11 per SM + 18: 62 with 4 SMs); the ring went in by DMI.
 grep -Eq "^TLM-2.0 base protocol: 66 checkers, [1-9][0-9]* b_transport, .* [1-9][0-9]* DMI requests \([1-9][0-9]* granted\), .*; 0 violations$" "$tmp/checked.log" || {
     echo "FAIL: expected 66 checkers, DMI granted and 0 violations" >&2
+    exit 1
+}
+echo "== an integrator's own models/ and platform/ folders beside the package"
+own=$tmp/own
+mkdir -p "$own/src/models/memory" "$own/src/platform"
+# Were gpuvp's headers to reach these, the build would stop here.
+echo '#error "gpuvp reached the integrator'"'"'s models/memory/memory.h"' >"$own/src/models/memory/memory.h"
+echo '#pragma once
+namespace own { inline int gpu() { return 7; } }' >"$own/src/platform/gpu.h"
+cat >"$own/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(own LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 17)
+find_package(gpuvp 0.1 REQUIRED)
+add_executable(own_new new.cpp)  # the integrator's "platform/gpu.h" and gpuvp's <gpuvp/platform/gpu.h>
+target_include_directories(own_new PRIVATE src)
+target_link_libraries(own_new PRIVATE gpuvp::gpuvp)
+add_library(own_old OBJECT old.cpp)  # release 0.1's include paths, no folders of its own
+target_link_libraries(own_old PRIVATE gpuvp::gpuvp)
+CMAKE
+cat >"$own/new.cpp" <<'CPP'
+#include "platform/gpu.h"
+#include <gpuvp/platform/gpu.h>
+int sc_main(int, char**) { gpuvp::GpuConfig c; return own::gpu() == 7 && c.platform.sms > 0 ? 0 : 1; }
+CPP
+cat >"$own/old.cpp" <<'CPP'
+#include "platform/gpu.h"
+#include "models/common/aql.h"
+gpuvp::GpuConfig config_of_release_0_1;
+CPP
+"$cmake" -S "$own" -B "$own/build" -G "$generator" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$tmp/own-configure.log" 2>&1 ||
+    { cat "$tmp/own-configure.log"; exit 1; }
+"$cmake" --build "$own/build" >"$tmp/own-build.log" 2>&1 || { cat "$tmp/own-build.log"; exit 1; }
+"$own/build/own_new" >/dev/null 2>&1 || { echo "FAIL: own_new did not run" >&2; exit 1; }
+grep -q '"platform/gpu.h" is deprecated: include <gpuvp/platform/gpu.h>' "$tmp/own-build.log" || {
+    cat "$tmp/own-build.log"
+    echo "FAIL: the old include path compiled without saying it is deprecated" >&2
     exit 1
 }
 echo "PASS"

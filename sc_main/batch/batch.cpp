@@ -1,0 +1,80 @@
+#include "sc_main/batch/batch.h"
+#include "sc_main/run/run.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+namespace gpuvp {
+
+namespace {
+
+pid_t start(const BatchJob& job) {
+    std::fflush(nullptr);  // the child must not print the parent's buffered output again
+    const pid_t pid = fork();
+    if (pid != 0) return pid;
+    int code = 2;
+    try {
+        RunOptions options;
+        options.trace = job.trace;
+        options.trace_limit = job.trace_limit;
+        options.check_protocol = job.check_protocol;
+        RunOutput o = run_variants(*job.scenario, options, 1);
+        std::string error;
+        bool written = write_run_output(job.dir, o, job.report, &error);
+        if (written && job.table) {
+            std::ofstream table(job.dir + "/table.txt", std::ios::binary);
+            written = bool(table << o.table);
+            if (!written) error = "cannot write " + job.dir + "/table.txt";
+        }
+        code = o.exit_code;
+        if (!written) {
+            std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), error.c_str());
+            code = 2;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), e.what());
+    }
+    _exit(code);
+}
+
+}  // namespace
+
+std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
+                           const std::function<void(size_t, int)>& done) {
+    std::vector<int> codes(jobs.size(), 2);
+    std::map<pid_t, size_t> running;
+    size_t next = 0;
+    parallel = std::max(1u, parallel);
+    while (next < jobs.size() || !running.empty()) {
+        while (next < jobs.size() && running.size() < parallel) {
+            const pid_t pid = start(jobs[next]);
+            if (pid < 0) throw std::runtime_error("cannot start a child process");
+            running[pid] = next++;
+        }
+        int status = 0;
+        const pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) break;
+        auto it = running.find(pid);
+        if (it == running.end()) continue;
+        // Killed by a signal: 128 + the signal, as a shell reports it.
+        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2;
+        if (done) done(it->second, codes[it->second]);
+        running.erase(it);
+    }
+    return codes;
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,695 @@
+// RunRecord: everything one run produced, typed. The run fills it once; results.json, the
+// console table, the expectations and report.html are written from it. Each member is named
+// once, in its type's `fields` (sc_main/record/fields.h): results.json's layout is that list.
+// docs/results.md describes every member.
+#pragma once
+#include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/memory/cache.h>
+#include <gpuvp/models/sm/sm.h>
+#include "sc_main/record/fields.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+// The launch path as results.json's `stages`, the table and the report show it: each stage
+// runs from the previous milestone to its own (the first from submit to the doorbell).
+struct LaunchStage {
+    const char* name;
+    const char* meaning;
+    std::optional<Stage> ends_at;  // none: the doorbell
+};
+extern const std::array<LaunchStage, 13> kLaunchStages;
+
+#define GPUVP_RECORD STATS_RECORD
+
+struct PolicyNames {
+    GPUVP_RECORD;
+    std::string dispatch, launch, lock, scalar, shading;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("dispatch", s.dispatch, {"", "M1: how blocks and warps are ordered (fifo, priority-block, priority-warp)"});
+        v("launch", s.launch, {"", "M5: how a kernel's arguments reach it (serial, prefetch)"});
+        v("lock", s.lock, {"", "M2: warp mutexes (spin, priority)"});
+        v("scalar", s.scalar, {"", "M3: scalar registers (per-warp, multilevel)"});
+        v("shading", s.shading, {"", "M4: the shading array's balance (static, adaptive, adaptive-depth-first)"});
+    }
+};
+
+// A variant's name and its `set:` overrides.
+struct VariantTag {
+    GPUVP_RECORD;
+    std::string name;
+    Named<std::string> set;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("name", s.name, {"", "the variant's name"});
+        v("set", s.set, {"", "its overrides: each KEY as written, its VALUE as YAML flow text"});
+    }
+};
+
+// One stage of the launch path: from the previous milestone to its own.
+struct StageRecord {
+    GPUVP_RECORD;
+    std::string stage;
+    double start_ns = 0, end_ns = 0, ns = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("stage", s.stage, {"", "the stage's name (docs/results.md, launch stages)"});
+        v("start_ns", s.start_ns, {"ns", "when it began"});
+        v("end_ns", s.end_ns, {"ns", "when it ended"});
+        v("ns", s.ns, {"ns", "how long it took"});
+    }
+};
+
+// Every milestone of a kernel's launch (null: not reached).
+struct Milestones {
+    GPUVP_RECORD;
+    double submit_ns = 0;
+    std::array<std::optional<double>, size_t(Stage::count)> stage_ns;  // by Stage
+    std::optional<double> complete_ns, host_saw_completion_ns;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("submit_ns", s.submit_ns, {"ns", "the host started launching it"});
+        static const auto names = [] {
+            std::array<std::string, size_t(Stage::count)> n;
+            for (size_t i = 0; i < n.size(); ++i) n[i] = std::string(stage_name(Stage(i))) + "_ns";
+            return n;
+        }();
+        for (size_t i = 0; i < names.size(); ++i) v(names[i], s.stage_ns[i], {"ns", stage_meaning(Stage(i))});
+        v("complete_ns", s.complete_ns, {"ns", "the completion signal was written"});
+        v("host_saw_completion_ns", s.host_saw_completion_ns, {"ns", "the host saw the completion"});
+    }
+};
+
+// min, mean and max of a figure over instances (null: none completed ok).
+struct Spread3 {
+    GPUVP_RECORD;
+    std::optional<double> min, mean, max;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("min", s.min, {"ns", "the smallest"});
+        v("mean", s.mean, {"ns", "the mean"});
+        v("max", s.max, {"ns", "the largest"});
+    }
+};
+
+// A kernel's or a draw's `instances`: counts, and each figure over the instances that ended ok.
+struct InstancesSummary {
+    GPUVP_RECORD;
+    uint64_t count = 0;
+    double interval_ns = 0;
+    uint64_t submitted = 0, ok = 0, failed = 0;
+    Omit<Spread3> launch_latency_ns, dispatch_latency_ns;  // kernels only
+    Spread3 response_ns, turnaround_ns;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("count", s.count, {"count", "instances the scenario asked for"});
+        v("interval_ns", s.interval_ns, {"ns", "between two instances' submits"});
+        v("submitted", s.submitted, {"count", "instances the host posted"});
+        v("ok", s.ok, {"count", "instances that ended ok"});
+        v("failed", s.failed, {"count", "instances that did not end ok"});
+        v("launch_latency_ns", s.launch_latency_ns, {"ns", "kernels: submit -> first instruction with its arguments"});
+        v("dispatch_latency_ns", s.dispatch_latency_ns, {"ns", "kernels: doorbell -> first instruction with its arguments"});
+        v("response_ns", s.response_ns, {"ns", "submit -> first warp (draws: first task)"});
+        v("turnaround_ns", s.turnaround_ns, {"ns", "submit -> completion signal written"});
+    }
+};
+
+struct KernelRecord {
+    GPUVP_RECORD;
+    std::string name, queue;
+    uint32_t priority = 0;
+    std::string status;
+    std::optional<uint64_t> packet;
+    uint64_t blocks = 0, warps = 0;
+    double submit_ns = 0;
+    std::optional<double> doorbell_ns, first_block_dispatch_ns, first_warp_start_ns, first_instruction_ns, end_ns,
+        complete_ns, launch_latency_ns, response_ns, turnaround_ns;
+    Omit<std::optional<double>> alone_turnaround_ns, slowdown;  // with measure_alone
+    std::optional<double> dispatch_latency_ns;
+    std::vector<StageRecord> stages;
+    Milestones milestones;
+    Omit<InstancesSummary> instances;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("name", s.name, {"", "the kernel's name in the scenario"});
+        v("queue", s.queue, {"", "its queue"});
+        v("priority", s.priority, {"", "its queue's priority (0 is the highest)"});
+        v("status", s.status, {"", "ok, or what went wrong"});
+        v("packet", s.packet, {"", "its packet's index in the queue (null: never posted)"});
+        v("blocks", s.blocks, {"count", "blocks in its grid"});
+        v("warps", s.warps, {"count", "warps in its grid"});
+        v("submit_ns", s.submit_ns, {"ns", "when the host started launching it"});
+        v("doorbell_ns", s.doorbell_ns, {"ns", "when the host rang its doorbell"});
+        v("first_block_dispatch_ns", s.first_block_dispatch_ns, {"ns", "when its first block was placed"});
+        v("first_warp_start_ns", s.first_warp_start_ns, {"ns", "when its first warp took a slot"});
+        v("first_instruction_ns", s.first_instruction_ns, {"ns", "when its first instruction ran with its arguments"});
+        v("end_ns", s.end_ns, {"ns", "when its last block finished"});
+        v("complete_ns", s.complete_ns, {"ns", "when its completion signal was written"});
+        v("launch_latency_ns", s.launch_latency_ns, {"ns", "submit -> first instruction with its arguments"});
+        v("response_ns", s.response_ns, {"ns", "submit -> first warp running"});
+        v("turnaround_ns", s.turnaround_ns, {"ns", "submit -> completion signal written"});
+        v("alone_turnaround_ns", s.alone_turnaround_ns, {"ns", "with measure_alone: its turnaround run alone"});
+        v("slowdown", s.slowdown, {"ratio", "with measure_alone: turnaround / alone_turnaround_ns"});
+        v("dispatch_latency_ns", s.dispatch_latency_ns, {"ns", "doorbell -> first instruction with its arguments"});
+        v("stages", s.stages, {"", "the launch path, stage by stage"});
+        v("milestones", s.milestones, {"ns", "each milestone of the launch"});
+        v("instances", s.instances, {"", "with instances: the summary over them"});
+    }
+};
+
+struct DrawRecord {
+    GPUVP_RECORD;
+    std::string name, queue, status;
+    std::optional<uint64_t> packet;
+    uint64_t vertex_tasks = 0, pixel_tasks = 0;
+    double submit_ns = 0;
+    std::optional<double> doorbell_ns, arrived_ns, first_task_ns, vertex_done_ns, end_ns, complete_ns, response_ns,
+        turnaround_ns;
+    Omit<InstancesSummary> instances;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("name", s.name, {"", "the draw's name in the scenario"});
+        v("queue", s.queue, {"", "its queue"});
+        v("status", s.status, {"", "ok, or what went wrong"});
+        v("packet", s.packet, {"", "its packet's index in the queue"});
+        v("vertex_tasks", s.vertex_tasks, {"count", "vertex tasks"});
+        v("pixel_tasks", s.pixel_tasks, {"count", "pixel tasks"});
+        v("submit_ns", s.submit_ns, {"ns", "when the host started launching it"});
+        v("doorbell_ns", s.doorbell_ns, {"ns", "when the host rang its doorbell"});
+        v("arrived_ns", s.arrived_ns, {"ns", "when the shading array took it"});
+        v("first_task_ns", s.first_task_ns, {"ns", "when its first task started"});
+        v("vertex_done_ns", s.vertex_done_ns, {"ns", "when its last vertex task ended"});
+        v("end_ns", s.end_ns, {"ns", "when its last task ended"});
+        v("complete_ns", s.complete_ns, {"ns", "when its completion signal was written"});
+        v("response_ns", s.response_ns, {"ns", "submit -> first task"});
+        v("turnaround_ns", s.turnaround_ns, {"ns", "submit -> completion signal written"});
+        v("instances", s.instances, {"", "with instances: the summary over them"});
+    }
+};
+
+struct MeanMax {
+    GPUVP_RECORD;
+    double mean = 0, max = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("mean", s.mean, {"ns", "the mean"});
+        v("max", s.max, {"ns", "the largest"});
+    }
+};
+
+// M2: the lock figures of the warps of one priority.
+struct PriorityLocks {
+    GPUVP_RECORD;
+    uint64_t warps = 0, acquisitions = 0;
+    MeanMax wait_ns;
+    uint64_t retakes = 0;
+    MeanMax task_end_ns;
+    uint64_t sync_failures = 0, forced_releases = 0, hold_limit_releases = 0, redone_instructions = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("warps", s.warps, {"count", "warps of this priority that took locks"});
+        v("acquisitions", s.acquisitions, {"count", "locks they acquired"});
+        v("wait_ns", s.wait_ns, {"ns", "request -> grant, per acquisition"});
+        v("retakes", s.retakes, {"count", "locks taken again after a forced release"});
+        v("task_end_ns", s.task_end_ns, {"ns", "when the warps ended"});
+        v("sync_failures", s.sync_failures, {"count", "lock tries that failed"});
+        v("forced_releases", s.forced_releases, {"count", "locks taken from them by a higher priority"});
+        v("hold_limit_releases", s.hold_limit_releases, {"count", "locks released at the hold limit"});
+        v("redone_instructions", s.redone_instructions, {"count", "instructions run again after a forced release"});
+    }
+};
+
+struct LocksRecord {
+    GPUVP_RECORD;
+    std::string policy;
+    std::optional<uint32_t> hold_limit;
+    uint64_t acquisitions = 0, releases = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
+             retakes = 0, redone_instructions = 0, arbiter_requests = 0, arbiter_fifo_max = 0, stale_decisions = 0,
+             deadlocks = 0;
+    Named<PriorityLocks> by_priority;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("policy", s.policy, {"", "spin or priority"});
+        v("hold_limit", s.hold_limit, {"instructions", "priority: the most a warp holds a lock a higher one wants"});
+        v("acquisitions", s.acquisitions, {"count", "locks acquired"});
+        v("releases", s.releases, {"count", "locks released"});
+        v("sync_failures", s.sync_failures, {"count", "lock tries that failed"});
+        v("forced_releases", s.forced_releases, {"count", "locks taken from a lower-priority holder"});
+        v("hold_limit_releases", s.hold_limit_releases, {"count", "locks released at the hold limit"});
+        v("retakes", s.retakes, {"count", "locks taken again after a forced release"});
+        v("redone_instructions", s.redone_instructions, {"count", "instructions run again after a forced release"});
+        v("arbiter_requests", s.arbiter_requests, {"count", "requests the arbiters received"});
+        v("arbiter_fifo_max", s.arbiter_fifo_max, {"count", "the longest arbiter queue"});
+        v("stale_decisions", s.stale_decisions, {"count", "arbiter decisions overtaken by events"});
+        v("deadlocks", s.deadlocks, {"count", "lock deadlocks the watchdog reported"});
+        v("by_priority", s.by_priority, {"", "per warp priority (CPR), over the warps that took locks"});
+    }
+};
+
+struct ScalarLevels {
+    GPUVP_RECORD;
+    uint32_t kernel = 0, workgroup = 0, warp = 0, slice = 0, total = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("kernel", s.kernel, {"registers", "kernel level, on the SM that used most"});
+        v("workgroup", s.workgroup, {"registers", "workgroup level"});
+        v("warp", s.warp, {"registers", "warp level"});
+        v("slice", s.slice, {"registers", "slice level"});
+        v("total", s.total, {"registers", "all levels at once"});
+    }
+};
+
+struct ScalarRecord {
+    GPUVP_RECORD;
+    std::string policy;
+    std::optional<std::string> split;
+    uint32_t pool = 0, slice_threshold = 0;
+    Named<uint32_t> vregs_per_thread;
+    ScalarLevels pool_peak;
+    uint64_t allocation_stalls = 0, blocks_waited_for_pool = 0, updates = 0, quota_moves = 0;
+    std::vector<uint32_t> resident_warps_max;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("policy", s.policy, {"", "per-warp or multilevel"});
+        v("split", s.split, {"", "multilevel: how the pool is split (preset, dynamic, kernel)"});
+        v("pool", s.pool, {"registers", "scalar registers per SM"});
+        v("slice_threshold", s.slice_threshold, {"registers", "the slice level's threshold"});
+        v("vregs_per_thread", s.vregs_per_thread, {"registers", "per kernel: vector registers per thread"});
+        v("pool_peak", s.pool_peak, {"registers", "the most in use, per level"});
+        v("allocation_stalls", s.allocation_stalls, {"count", "slice allocations refused (the warp waited)"});
+        v("blocks_waited_for_pool", s.blocks_waited_for_pool, {"count", "blocks that waited for pool room"});
+        v("updates", s.updates, {"count", "kernel- and workgroup-level writes carried out after their sync"});
+        v("quota_moves", s.quota_moves, {"count", "dynamic split: quota moved between levels"});
+        v("resident_warps_max", s.resident_warps_max, {"warps", "per SM: the most warps resident at once"});
+    }
+};
+
+struct VertexPixel {
+    GPUVP_RECORD;
+    uint64_t vertex = 0, pixel = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("vertex", s.vertex, {"count", "vertex"});
+        v("pixel", s.pixel, {"count", "pixel"});
+    }
+};
+
+struct VertexPixelNs {
+    GPUVP_RECORD;
+    double vertex = 0, pixel = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("vertex", s.vertex, {"ns", "vertex"});
+        v("pixel", s.pixel, {"ns", "pixel"});
+    }
+};
+
+struct UsaCores {
+    GPUVP_RECORD;
+    uint32_t vertex = 0, pixel = 0;
+    uint64_t total = 0;
+    uint32_t clusters = 0;
+    std::string types;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("vertex", s.vertex, {"cores", "vertex cores at the end"});
+        v("pixel", s.pixel, {"cores", "pixel cores at the end"});
+        v("total", s.total, {"cores", "cores"});
+        v("clusters", s.clusters, {"count", "clusters of cores"});
+        v("types", s.types, {"", "each core's type at the end, V or P, a group per cluster"});
+    }
+};
+
+struct UsaCluster {
+    GPUVP_RECORD;
+    uint32_t vertex = 0, pixel = 0;
+    double utilization = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("vertex", s.vertex, {"cores", "vertex cores at the end"});
+        v("pixel", s.pixel, {"cores", "pixel cores at the end"});
+        v("utilization", s.utilization, {"fraction", "busy core time over active time"});
+    }
+};
+
+struct UsaRecord {
+    GPUVP_RECORD;
+    std::string policy;
+    UsaCores cores;
+    VertexPixel initial;
+    uint64_t reassignments = 0, to_vertex = 0, to_pixel = 0;
+    double utilization = 0, active_ns = 0;
+    VertexPixelNs busy_ns;
+    VertexPixel tasks;
+    uint64_t shader_switches = 0, draws_refused = 0, pixel_queue_peak = 0;
+    Named<double> flags_time_ns;
+    std::vector<UsaCluster> clusters;
+    std::vector<DrawRecord> draws;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("policy", s.policy, {"", "static, adaptive or adaptive-depth-first"});
+        v("cores", s.cores, {"", "the cores at the end"});
+        v("initial", s.initial, {"cores", "the split at the start"});
+        v("reassignments", s.reassignments, {"count", "cores that changed type"});
+        v("to_vertex", s.to_vertex, {"count", "reassignments to vertex"});
+        v("to_pixel", s.to_pixel, {"count", "reassignments to pixel"});
+        v("utilization", s.utilization, {"fraction", "busy core time over active time times cores"});
+        v("active_ns", s.active_ns, {"ns", "time with a task running or ready"});
+        v("busy_ns", s.busy_ns, {"ns", "core time busy, by task type"});
+        v("tasks", s.tasks, {"count", "tasks run, by type"});
+        v("shader_switches", s.shader_switches, {"count", "tasks that loaded the other type's shader state"});
+        v("draws_refused", s.draws_refused, {"count", "draw descriptors refused"});
+        v("pixel_queue_peak", s.pixel_queue_peak, {"tasks", "ready pixel tasks waiting for a core, at most"});
+        v("flags_time_ns", s.flags_time_ns, {"ns", "active time by (idle vertex, idle pixel) load flags"});
+        v("clusters", s.clusters, {"", "per cluster"});
+        v("draws", s.draws, {"", "each draw"});
+    }
+};
+
+using CacheRecord = Cache::Stats;  // a cache's own statistics (models/memory/cache.h)
+
+struct SmRecord {
+    GPUVP_RECORD;
+    uint32_t id = 0;
+    double busy_fraction = 0;
+    uint32_t warp_slots = 0, registers = 0, shared_memory = 0, issue_width = 0;
+    StreamingMultiprocessor::Stats counters;  // the SM's own statistics (models/sm/sm.h)
+    CacheRecord l1i, l1d;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("id", s.id, {"", "the SM's index"});
+        v("busy_fraction", s.busy_fraction, {"fraction", "time with a warp resident over the run"});
+        v("warp_slots", s.warp_slots, {"warps", "its warp slots"});
+        v("registers", s.registers, {"registers", "its vector registers"});
+        v("shared_memory", s.shared_memory, {"bytes", "its shared memory"});
+        v("issue_width", s.issue_width, {"instructions", "issued per cycle at most"});
+        decltype(s.counters)::fields(s.counters, v);  // its members, at this level
+        v("l1i", s.l1i, {"", "its instruction cache"});
+        v("l1d", s.l1d, {"", "its data cache"});
+    }
+};
+
+// One expectation as checked: a bound on a metric, or a comparison `A OP F * B`.
+struct ExpectationRecord {
+    GPUVP_RECORD;
+    Omit<std::string> variant, kernel, draw;
+    Omit<uint32_t> priority;
+    Omit<std::string> metric;
+    Omit<std::optional<double>> min, max;
+    Omit<std::string> compare;
+    Omit<std::vector<std::string>> variants;  // a comparison across variants: the two variants
+    fields::json value;                       // the metric's value; a comparison's two
+    bool passed = false;
+    int line = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("variant", s.variant, {"", "with variants: the variant it was checked in"});
+        v("kernel", s.kernel, {"", "the kernel whose metric it bounds"});
+        v("draw", s.draw, {"", "the draw whose metric it bounds"});
+        v("priority", s.priority, {"", "the warp priority whose lock metric it bounds"});
+        v("metric", s.metric, {"", "the metric"});
+        v("min", s.min, {"", "the lower bound"});
+        v("max", s.max, {"", "the upper bound"});
+        v("compare", s.compare, {"", "a comparison, as written"});
+        v("variants", s.variants, {"", "a comparison across variants: the variants of its two sides"});
+        v("value", s.value, {"", "the value found (a comparison: both sides)"});
+        v("passed", s.passed, {"", "whether it held"});
+        v("line", s.line, {"", "its line in the scenario file"});
+    }
+};
+
+struct QueueRecord {
+    GPUVP_RECORD;
+    std::string name;
+    uint32_t priority = 0;
+    std::string status;
+    uint64_t packets_processed = 0;
+    std::string waiting_for;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("name", s.name, {"", "the queue's name"});
+        v("priority", s.priority, {"", "its priority (0 is the highest)"});
+        v("status", s.status, {"", "ok, or the error that stopped it"});
+        v("packets_processed", s.packets_processed, {"count", "packets the CP took from it"});
+        v("waiting_for", s.waiting_for, {"", "what its next packet waits for at the end"});
+    }
+};
+
+struct ErrorRecord {
+    GPUVP_RECORD;
+    std::string queue;
+    uint64_t packet = 0;
+    std::string error, field, detail;
+    double time_ns = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("queue", s.queue, {"", "the queue"});
+        v("packet", s.packet, {"", "the packet's index"});
+        v("error", s.error, {"", "the error's name"});
+        v("field", s.field, {"", "the packet field (or locks)"});
+        v("detail", s.detail, {"", "what was wrong"});
+        v("time_ns", s.time_ns, {"ns", "when"});
+    }
+};
+
+struct HangRecord {
+    GPUVP_RECORD;
+    std::string cause;
+    double detected_ns = 0, no_progress_since_ns = 0;
+    uint32_t in_flight = 0;
+    std::vector<std::string> state;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("cause", s.cause, {"", "watchdog or idle"});
+        v("detected_ns", s.detected_ns, {"ns", "when it was seen"});
+        v("no_progress_since_ns", s.no_progress_since_ns, {"ns", "the start of the window without progress"});
+        v("in_flight", s.in_flight, {"count", "kernels and draws launched and not complete"});
+        v("state", s.state, {"", "the GPU's state, a line each"});
+    }
+};
+
+struct ReadsWrites {
+    GPUVP_RECORD;
+    uint64_t reads = 0, writes = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("reads", s.reads, {"count", "reads"});
+        v("writes", s.writes, {"count", "writes"});
+    }
+};
+
+struct MemoryLatencies {
+    GPUVP_RECORD;
+    double host = 0, link = 0, device = 0, l2 = 0, l1 = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("host", s.host, {"ns", "host memory"});
+        v("link", s.link, {"ns", "the link between host and GPU"});
+        v("device", s.device, {"ns", "device memory"});
+        v("l2", s.l2, {"ns", "the L2"});
+        v("l1", s.l1, {"ns", "an L1"});
+    }
+};
+
+struct MemoryRecord {
+    GPUVP_RECORD;
+    CacheRecord l2;
+    ReadsWrites host_memory, device_memory;
+    MemoryLatencies latency_ns;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("l2", s.l2, {"", "the L2"});
+        v("host_memory", s.host_memory, {"", "host memory"});
+        v("device_memory", s.device_memory, {"", "device memory"});
+        v("latency_ns", s.latency_ns, {"ns", "the platform's latencies"});
+    }
+};
+
+struct BlocksPlaced {
+    GPUVP_RECORD;
+    uint64_t whole_blocks = 0, first_sm = 0, second_sm = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("whole_blocks", s.whole_blocks, {"count", "blocks placed whole on one SM"});
+        v("first_sm", s.first_sm, {"count", "priority-warp: blocks started on one SM and continued on another"});
+        v("second_sm", s.second_sm, {"count", "priority-warp: the second parts of those"});
+    }
+};
+
+struct GlcRecord {
+    GPUVP_RECORD;
+    BlocksPlaced blocks_placed;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("blocks_placed", s.blocks_placed, {"", "blocks placed, by kind"});
+    }
+};
+
+struct TraceCounts {
+    GPUVP_RECORD;
+    uint64_t events = 0, dropped = 0, limit = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("events", s.events, {"count", "trace events kept"});
+        v("dropped", s.dropped, {"count", "trace events past the limit"});
+        v("limit", s.limit, {"count", "the most kept"});
+    }
+};
+
+struct ViolationRecord {
+    GPUVP_RECORD;
+    std::string checker, rule, detail;
+    double at_ns = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("checker", s.checker, {"", "the connection"});
+        v("rule", s.rule, {"", "the rule broken"});
+        v("detail", s.detail, {"", "what happened"});
+        v("at_ns", s.at_ns, {"ns", "when"});
+    }
+};
+
+struct ProtocolRecord {
+    GPUVP_RECORD;
+    uint64_t checkers = 0, transactions = 0, debug_transactions = 0, dmi_requests = 0, dmi_grants = 0,
+             invalidations = 0, violation_count = 0;
+    std::vector<ViolationRecord> violations;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("checkers", s.checkers, {"count", "connections checked"});
+        v("transactions", s.transactions, {"count", "b_transport calls"});
+        v("debug_transactions", s.debug_transactions, {"count", "transport_dbg calls"});
+        v("dmi_requests", s.dmi_requests, {"count", "get_direct_mem_ptr calls"});
+        v("dmi_grants", s.dmi_grants, {"count", "of those, granted"});
+        v("invalidations", s.invalidations, {"count", "invalidate_direct_mem_ptr calls"});
+        v("violation_count", s.violation_count, {"count", "violations, kept or not"});
+        v("violations", s.violations, {"", "the first violations, with their detail"});
+    }
+};
+
+struct Totals {
+    GPUVP_RECORD;
+    uint64_t warp_instructions = 0, warps = 0, blocks_dispatched = 0, packets_processed = 0, interrupts = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("warp_instructions", s.warp_instructions, {"count", "warp-instructions issued on every SM"});
+        v("warps", s.warps, {"count", "warps that ended"});
+        v("blocks_dispatched", s.blocks_dispatched, {"count", "blocks the GLC placed"});
+        v("packets_processed", s.packets_processed, {"count", "AQL packets the CP took"});
+        v("interrupts", s.interrupts, {"count", "interrupts the host saw"});
+    }
+};
+
+struct HostRecord {
+    GPUVP_RECORD;
+    double quantum_ns = 0;
+    uint64_t syncs = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("quantum_ns", s.quantum_ns, {"ns", "the host's time quantum"});
+        v("syncs", s.syncs, {"count", "times the host synchronised with the GPU"});
+    }
+};
+
+struct VariantEntry;
+
+struct RunRecord {
+    GPUVP_RECORD;
+    static constexpr bool listed_once = true;  // a variant's results: listed at the top level
+    std::string scenario;
+    Omit<VariantTag> variant;
+    std::string status;
+    // A variant whose child process died before it wrote its results: only scenario, variant,
+    // status, unfinished, exit_code and expectations are meaningful.
+    bool unfinished = false;
+    int exit_code = 0;
+    PolicyNames policy;
+    double sim_end_ns = 0;
+    Omit<double> host_seconds;
+    std::vector<KernelRecord> kernels;
+    LocksRecord locks;
+    ScalarRecord scalar;
+    UsaRecord usa;
+    std::vector<SmRecord> sms;
+    std::vector<ExpectationRecord> expectations;
+    std::vector<QueueRecord> queues;
+    std::vector<ErrorRecord> errors;
+    std::optional<HangRecord> hang;
+    MemoryRecord memory;
+    GlcRecord glc;
+    TraceCounts trace;
+    Omit<ProtocolRecord> protocol;
+    Totals totals;
+    HostRecord host;
+    Omit<std::vector<VariantEntry>> variants;  // with `variants:`: each variant's own
+
+    template <class S, class V>
+    static void fields(S& s, V& v);  // run_record.h, below VariantEntry
+};
+
+struct VariantEntry {
+    GPUVP_RECORD;
+    std::string name;
+    Named<std::string> set;
+    int exit_code = 0;
+    RunRecord results;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("name", s.name, {"", "the variant's name"});
+        v("set", s.set, {"", "its overrides"});
+        v("exit_code", s.exit_code, {"", "its run's exit code"});
+        v("results", s.results, {"", "its results, as a run without variants writes them"});
+    }
+};
+
+template <class S, class V>
+void RunRecord::fields(S& s, V& v) {
+    v("scenario", s.scenario, {"", "the scenario's name"});
+    v("variant", s.variant, {"", "a variant's own results: its name and overrides"});
+    v("status", s.status, {"", "ok, or error: a kernel or draw failed, a packet was rejected, a protocol violation"});
+    if (s.unfinished) {  // (a reader learns it before it reads the rest: see read_results)
+        v("unfinished", s.unfinished, {"", "a variant that could not run: true"});
+        v("exit_code", s.exit_code, {"", "its exit code"});
+        v("expectations", s.expectations);
+        v("host_seconds", s.host_seconds);
+        v("variants", s.variants);
+        return;
+    }
+    v("policy", s.policy, {"", "the policies"});
+    v("sim_end_ns", s.sim_end_ns, {"ns", "simulated time at the end"});
+    v("host_seconds", s.host_seconds, {"s", "host time the simulation took (the only figure that varies)"});
+    v("kernels", s.kernels, {"", "each kernel, in scenario order"});
+    v("locks", s.locks, {"", "M2: warp mutexes, over every SM"});
+    v("scalar", s.scalar, {"", "M3: scalar registers, over every SM"});
+    v("usa", s.usa, {"", "M4: the unified shading array and its draws"});
+    v("sms", s.sms, {"", "each SM"});
+    v("expectations", s.expectations, {"", "each expectation as checked"});
+    v("queues", s.queues, {"", "each queue"});
+    v("errors", s.errors, {"", "rejected packets and lock deadlocks, in time order"});
+    v("hang", s.hang, {"", "the watchdog's report, or null"});
+    v("memory", s.memory, {"", "the memory system"});
+    v("glc", s.glc, {"", "the global logic controller"});
+    v("trace", s.trace, {"", "trace.json's events"});
+    v("protocol", s.protocol, {"", "with --check-protocol: the TLM-2.0 base-protocol checkers"});
+    v("totals", s.totals, {"", "totals over the GPU"});
+    v("host", s.host, {"", "the host model"});
+    v("variants", s.variants, {"", "with variants: each variant's own results"});
+}
+
+#undef GPUVP_RECORD
+
+// results.json's text for a record (two-space indents, a final newline).
+std::string results_text(const RunRecord& r);
+// A record from results.json's parsed document; throws fields::FieldError naming what is wrong.
+RunRecord read_results(const fields::json& document);
+
+// Every member of results.json and every metric an expectation may name, as Markdown tables
+// (`gpuvp stats`; docs/results.md, "Every member", holds the same text).
+std::string stats_markdown();
+
+}  // namespace gpuvp

@@ -1,0 +1,572 @@
+// report.html's sections other than the timelines and the variants: the header (summary,
+// hang, expectations), launch stages, locks, scalar registers and the shading array.
+#include "sc_main/report/page.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+namespace gpuvp::report {
+
+std::string value_text(double v) {
+    std::string s = fmt(v, 3);
+    if (s.find('.') != std::string::npos) {
+        while (s.back() == '0') s.pop_back();
+        if (s.back() == '.') s.pop_back();
+    }
+    return s;
+}
+
+std::string value_text(const fields::json& v) {
+    if (v.is_null()) return "–";
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    if (v.is_number_integer()) return v.dump();
+    if (v.is_number()) return value_text(v.get<double>());
+    if (v.is_string()) return esc(v.get_ref<const std::string&>());
+    if (v.is_array()) {
+        std::string o;
+        for (const fields::json& e : v) o += (o.empty() ? "" : " vs ") + value_text(e);
+        return o;
+    }
+    return esc(nlohmann::json(v).dump());  // (an object: its members in name order)
+}
+
+std::string badge(bool ok, const std::string& text) {
+    return std::string("<span class=\"badge ") + (ok ? "ok" : "bad") + "\">" + esc(text) + "</span>";
+}
+
+double priority_key(const std::string& name) {
+    char* e = nullptr;
+    const double k = std::strtod(name.c_str(), &e);
+    return e && *e == 0 ? k : 1e300;
+}
+
+std::vector<std::pair<std::string, std::string>> policy_items(const PolicyNames& policy) {
+    struct Lister {
+        std::vector<std::pair<std::string, std::string>>* out;
+        void operator()(std::string_view name, const std::string& value, const Doc& = {}) { out->emplace_back(name, value); }
+    };
+    std::vector<std::pair<std::string, std::string>> items;
+    Lister l{&items};
+    PolicyNames::fields(policy, l);
+    std::sort(items.begin(), items.end());
+    return items;
+}
+
+namespace {
+
+std::string policy_text(const RunRecord& r) {
+    if (r.unfinished) return "–";
+    std::string o;
+    for (const auto& [name, value] : policy_items(r.policy))
+        o += (o.empty() ? "" : " · ") + esc(name) + " <b>" + esc(value) + "</b>";
+    return o.empty() ? "–" : o;
+}
+
+std::string bounds_text(const ExpectationRecord& e) {
+    const bool has_min = e.min && *e.min, has_max = e.max && *e.max;
+    if (has_min && has_max && **e.min == **e.max) return "= " + value_text(**e.min);
+    std::string o;
+    if (has_min) o += "≥ " + value_text(**e.min);
+    if (has_max) o += (o.empty() ? "" : " and ") + std::string("≤ ") + value_text(**e.max);
+    return o.empty() ? "–" : o;
+}
+
+size_t passed_count(const std::vector<ExpectationRecord>& ex) {
+    size_t n = 0;
+    for (const ExpectationRecord& e : ex) n += e.passed;
+    return n;
+}
+
+}  // namespace
+
+std::string section_header(const Page& p) {
+    const RunRecord& r = p.results;
+    std::ostringstream o;
+    o << "<header id=\"summary\">\n<h1>gpuvp report: <span id=\"scenario-name\">" << esc(r.scenario)
+      << "</span></h1>\n<table class=\"facts\" id=\"facts\">\n";
+    o << "<tr><th>status</th><td id=\"status\">" << badge(r.status == "ok", r.status) << "</td></tr>\n";
+    const std::vector<ExpectationRecord>& ex = r.expectations;
+    {
+        const size_t passed = passed_count(ex);
+        o << "<tr><th>expectations</th><td id=\"expectations-summary\">"
+          << (ex.empty() ? std::string("none") : badge(passed == ex.size(), std::to_string(passed) + " of " + std::to_string(ex.size()) + " passed"))
+          << "</td></tr>\n";
+    }
+    o << "<tr><th>policies</th><td id=\"policies\">" << policy_text(r);
+    if (p.variants) o << " <span class=\"muted\">(variant " << esc(p.variant_names[0]) << ")</span>";
+    o << "</td></tr>\n";
+    const double end = r.unfinished ? NAN : r.sim_end_ns;
+    o << "<tr><th>simulated end</th><td id=\"sim-end\">" << ns(end) << " ns";
+    if (end >= 1000) o << " (" << fmt(end / 1000, 3) << " µs)";
+    o << "</td></tr>\n";
+    const std::vector<KernelRecord>& ks = r.kernels;
+    size_t ok = 0;
+    for (const KernelRecord& k : ks) ok += k.status == "ok";
+    o << "<tr><th>kernels</th><td>" << ks.size() << " (" << ok << " ok)";
+    if (!r.unfinished)
+        o << " · " << r.totals.warps << " warps"
+          << " · " << r.totals.warp_instructions << " warp-instructions";
+    o << "</td></tr>\n";
+    const std::vector<DrawRecord>& draws = r.usa.draws;
+    if (!draws.empty()) {
+        size_t dok = 0;
+        for (const DrawRecord& d : draws) dok += d.status == "ok";
+        o << "<tr><th>draws</th><td>" << draws.size() << " (" << dok << " ok)</td></tr>\n";
+    }
+    o << "<tr><th>trace</th><td>";
+    if (!p.traces.empty() && p.traces[0].present) {
+        o << (r.unfinished ? "–" : value_text(r.trace.events)) << " events";
+        if (!p.traces[0].note.empty()) o << " · <span class=\"warn\">" << esc(p.traces[0].note) << "</span>";
+    } else
+        o << "run without a trace";
+    o << "</td></tr>\n";
+    if (p.variants) {
+        o << "<tr><th>variants</th><td>";
+        for (size_t i = 0; i < p.variant_names.size(); ++i)
+            o << (i ? ", " : "") << "<a href=\"#variants\">" << esc(p.variant_names[i]) << "</a>";
+        o << "</td></tr>\n";
+    }
+    o << "</table>\n";
+    // Kernels and draws that did not end ok, and the errors.
+    std::ostringstream bad;
+    for (const KernelRecord& k : ks)
+        if (k.status != "ok") bad << "<li>kernel <b>" << esc(k.name) << "</b>: " << esc(k.status) << "</li>";
+    for (const DrawRecord& d : draws)
+        if (d.status != "ok") bad << "<li>draw <b>" << esc(d.name) << "</b>: " << esc(d.status) << "</li>";
+    size_t shown = 0;
+    for (const ErrorRecord& e : r.errors) {
+        if (++shown > 20) {
+            bad << "<li>… and " << r.errors.size() - 20 << " more errors (results.json, errors)</li>";
+            break;
+        }
+        bad << "<li>error at " << ns(e.time_ns) << " ns: " << esc(e.error) << " (" << esc(e.field) << "): " << esc(e.detail)
+            << "</li>";
+    }
+    if (!bad.str().empty()) o << "<ul class=\"problems\" id=\"problems\">" << bad.str() << "</ul>\n";
+    // A hang: the GPU's state when the watchdog stopped the run or the machine went idle.
+    if (const std::optional<HangRecord>& h = r.hang) {
+        o << "<h2 id=\"hang-heading\">Hang</h2>\n<p>"
+          << (h->cause == "watchdog"
+                  ? "The watchdog saw no forward progress from " + ns(h->no_progress_since_ns) + " to " + ns(h->detected_ns) + " ns"
+                  : "The simulated machine went idle at " + ns(h->detected_ns) + " ns")
+          << " with " << h->in_flight << " kernel(s) or draw(s) in flight. The GPU's state then:</p>\n"
+          << "<pre id=\"hang\">";
+        for (const std::string& line : h->state) o << esc(line) << "\n";
+        o << "</pre>\n";
+    }
+
+    o << "<h2 id=\"expectations-heading\">Expectations</h2>\n";
+    if (ex.empty())
+        o << "<p class=\"empty\" id=\"expectations\">the scenario has no expectations</p>\n";
+    else {
+        bool variant_col = false;
+        for (const ExpectationRecord& e : ex) variant_col = variant_col || e.variant;
+        o << "<p>" << passed_count(ex) << " of " << ex.size() << " passed.</p>\n<table class=\"data\" id=\"expectations\"><thead><tr><th>line</th>"
+          << (variant_col ? "<th>variant</th>" : "") << "<th>subject</th><th>check</th><th>value</th><th>bounds</th><th>result</th></tr></thead><tbody>\n";
+        for (const ExpectationRecord& e : ex) {
+            const bool pass = e.passed;
+            o << "<tr class=\"expectation " << (pass ? "pass" : "fail") << "\" data-passed=\"" << (pass ? "true" : "false")
+              << "\"><td>" << e.line << "</td>";
+            if (variant_col) {
+                std::string v = "all";
+                if (e.variant) v = esc(*e.variant);
+                if (e.variants) {
+                    v.clear();
+                    for (const std::string& x : *e.variants) v += (v.empty() ? "" : " vs ") + esc(x);
+                }
+                o << "<td>" << v << "</td>";
+            }
+            std::string subject;
+            if (e.kernel) subject = "kernel " + esc(*e.kernel);
+            if (e.draw) subject = "draw " + esc(*e.draw);
+            if (e.priority) subject += (subject.empty() ? "" : ", ") + std::string("priority ") + value_text(*e.priority);
+            if (e.compare) {
+                o << "<td>comparison</td><td><code>" << esc(*e.compare) << "</code></td><td>" << value_text(e.value)
+                  << "</td><td>as written</td>";
+            } else {
+                o << "<td>" << (subject.empty() ? "run" : subject) << "</td><td><code>" << (e.metric ? esc(*e.metric) : "–")
+                  << "</code></td><td>" << value_text(e.value) << "</td><td>" << bounds_text(e) << "</td>";
+            }
+            o << "<td>" << badge(pass, pass ? "pass" : "FAIL") << "</td></tr>\n";
+        }
+        o << "</tbody></table>\n";
+    }
+    o << "</header>\n";
+    return o.str();
+}
+
+std::string wbr(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        o += c;
+        if (c == '_') o += "<wbr>";
+    }
+    return o;
+}
+
+namespace {
+
+const char* const kStageColours[] = {"#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d",
+                                     "#f1ce63", "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#b07aa1", "#d4a6c8",
+                                     "#9c755f", "#79706e"};
+
+// A stage's colour: by its index in kLaunchStages (then unknown names in order of appearance).
+std::string stage_colour(const std::string& stage, const std::vector<std::string>& order) {
+    const size_t i = size_t(std::find(order.begin(), order.end(), stage) - order.begin());
+    return kStageColours[i % (sizeof kStageColours / sizeof kStageColours[0])];
+}
+
+}  // namespace
+
+std::string section_stages(const Page& p) {
+    const std::vector<KernelRecord>& ks = p.results.kernels;
+    std::ostringstream o;
+    o << "<section id=\"launch-stages\">\n<h2>Launch stages</h2>\n" << variant_note(p);
+    if (ks.empty()) {
+        o << "<p class=\"empty\">no kernels in this run</p>\n</section>\n";
+        return o.str();
+    }
+    o << "<p>Each kernel's launch, from submit to its first instruction with its arguments in hand "
+         "(<code>launch_latency_ns</code>), as its stages laid end to end (<code>kernels[].stages[].ns</code>).</p>\n";
+    std::vector<std::string> order;
+    for (const LaunchStage& s : kLaunchStages) order.push_back(s.name);
+    std::set<std::string> present;
+    double longest = 0;
+    for (const KernelRecord& k : ks) {
+        double total = 0;
+        for (const StageRecord& s : k.stages) {
+            const std::string& name = s.stage;
+            if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+            present.insert(name);
+            if (std::isfinite(s.ns)) total += std::max(0.0, s.ns);
+        }
+        longest = std::max(longest, total);
+    }
+    std::vector<std::string> shown;
+    for (const std::string& s : order)
+        if (present.count(s)) shown.push_back(s);
+    // The chart.
+    const size_t n = std::min(ks.size(), kMaxBarRows);
+    const double left = 150, right = kWidth - 90;
+    const Unit u = time_unit(longest);
+    const Scale xs{0, longest > 0 ? longest : 1, left, right};
+    std::ostringstream c;
+    std::vector<Swatch> legend;
+    for (const std::string& s : shown) legend.push_back({s, stage_colour(s, order)});
+    double y = 6 + svg_legend(c, legend, left, 6, kWidth - kRight, "stages:") + 8;
+    const double rh = n > 40 ? 10 : 22, top = y;
+    for (size_t i = 0; i < n; ++i) {
+        const KernelRecord& k = ks[i];
+        const std::string& name = k.name;
+        const double ry = top + rh * double(i);
+        c << "<g class=\"stage-bar\" data-kernel=\"" << esc(name) << "\"><text x=\"" << px(left - 6) << "\" y=\""
+          << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">" << esc(cut(name, 22)) << "<title>" << esc(name)
+          << "</title></text>";
+        double x = 0;
+        const std::vector<StageRecord>& stages = k.stages;
+        for (const StageRecord& s : stages) {
+            const std::string& stage = s.stage;
+            const double v = std::max(0.0, std::isfinite(s.ns) ? s.ns : 0);
+            c << "<rect class=\"stage\" data-stage=\"" << esc(stage) << "\" x=\"" << px(xs(x)) << "\" y=\"" << px(ry + 2)
+              << "\" width=\"" << px(std::max(0.0, xs(x + v) - xs(x))) << "\" height=\"" << px(rh - 4) << "\" fill=\""
+              << stage_colour(stage, order) << "\"><title>" << esc(name) << ": " << esc(stage) << " " << ns(v) << " ns ("
+              << ns(s.start_ns) << "–" << ns(s.end_ns) << " ns)</title></rect>";
+            x += v;
+        }
+        if (stages.empty())
+            c << "<text class=\"muted\" x=\"" << px(left + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">no launch stages ("
+              << esc(cut(k.status, 80)) << ")</text>";
+        else if (rh >= 14)
+            c << "<text x=\"" << px(xs(x) + 5) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">" << ns(x) << " ns</text>";
+        c << "</g>";
+    }
+    c << x_axis(xs, u, top, top + rh * double(n), "time from submit");
+    const double h = top + rh * double(n) + 40;
+    o << "<figure class=\"chart\"><figcaption>Launch stages per kernel"
+      << (ks.size() > n ? " (the first " + std::to_string(n) + " of " + std::to_string(ks.size()) + "; the table lists all)" : "")
+      << "</figcaption>" << svg_open("stage-chart", " id=\"stage-chart\"", kWidth, h, "launch stages per kernel") << c.str()
+      << "</svg></figure>\n";
+    // The table: a column per kernel (a row per kernel when there are many).
+    std::vector<std::string> heads{"priority"};
+    for (const std::string& s : shown) heads.push_back(wbr(s));
+    for (const char* f : {"launch latency", "dispatch latency", "response", "turnaround"}) heads.push_back(f);
+    std::vector<std::string> names;
+    std::vector<std::vector<std::string>> cells;
+    for (const KernelRecord& k : ks) {
+        names.push_back(esc(k.name) + (k.status == "ok" ? "" : " " + badge(false, cut(k.status, 60))));
+        std::vector<std::string> row{value_text(k.priority)};
+        std::map<std::string, double> v;
+        for (const StageRecord& s : k.stages) v[s.stage] = s.ns;
+        for (const std::string& s : shown) row.push_back(v.count(s) ? ns(v[s]) : "–");
+        for (const std::optional<double>* f : {&k.launch_latency_ns, &k.dispatch_latency_ns, &k.response_ns, &k.turnaround_ns})
+            row.push_back(ns(num(*f)));
+        cells.push_back(row);
+    }
+    o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"stage-table\"><thead><tr>";
+    if (ks.size() <= 10) {
+        o << "<th>ns</th>";
+        for (size_t i = 0; i < ks.size(); ++i) o << "<th data-kernel=\"" << esc(ks[i].name) << "\">" << names[i] << "</th>";
+        o << "</tr></thead><tbody>\n";
+        for (size_t r = 0; r < heads.size(); ++r) {
+            o << "<tr" << (r == shown.size() + 1 ? " class=\"total\"" : "") << "><th>" << heads[r] << "</th>";
+            for (size_t i = 0; i < ks.size(); ++i) o << "<td>" << cells[i][r] << "</td>";
+            o << "</tr>\n";
+        }
+    } else {
+        o << "<th>kernel</th>";
+        for (const std::string& h : heads) o << "<th>" << h << "</th>";
+        o << "</tr></thead><tbody>\n";
+        for (size_t i = 0; i < ks.size(); ++i) {
+            o << "<tr data-kernel=\"" << esc(ks[i].name) << "\"><th>" << names[i] << "</th>";
+            for (const std::string& c : cells[i]) o << "<td>" << c << "</td>";
+            o << "</tr>\n";
+        }
+    }
+    o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns. <code>launch latency</code>: submit → first instruction with "
+         "its arguments; <code>dispatch latency</code>: doorbell → the same; <code>response</code>: submit → first warp "
+         "running; <code>turnaround</code>: submit → completion signal.</p>\n</section>\n";
+    return o.str();
+}
+
+
+std::string section_locks(const Page& p) {
+    std::ostringstream o;
+    o << "<section id=\"locks\">\n<h2>Locks (M2)</h2>\n" << variant_note(p);
+    const LocksRecord& locks = p.results.locks;
+    o << "<p>policy <b>" << esc(locks.policy) << "</b>";
+    o << " · hold limit " << value_text(locks.hold_limit);
+    const std::pair<const char*, uint64_t> totals[] = {{"acquisitions", locks.acquisitions},
+                                                       {"sync_failures", locks.sync_failures},
+                                                       {"forced_releases", locks.forced_releases},
+                                                       {"hold_limit_releases", locks.hold_limit_releases},
+                                                       {"redone_instructions", locks.redone_instructions},
+                                                       {"deadlocks", locks.deadlocks}};
+    for (const auto& [f, v] : totals) o << " · " << f << " " << v;
+    o << "</p>\n";
+    std::vector<std::pair<double, std::string>> keys;  // numeric order
+    std::map<std::string, const PriorityLocks*> by_priority;
+    for (const auto& [name, e] : locks.by_priority)
+        if (by_priority.emplace(name, &e).second) keys.push_back({priority_key(name), name});
+    std::sort(keys.begin(), keys.end());
+    if (keys.empty()) {
+        o << "<p class=\"empty\" id=\"locks-empty\">no locks in this run: no warp executed a <code>lock</code> instruction</p>\n</section>\n";
+        return o.str();
+    }
+    std::vector<std::string> names, groups;
+    std::vector<std::pair<double, double>> wait, end;
+    for (auto& [k, name] : keys) {
+        const PriorityLocks& e = *by_priority[name];
+        names.push_back(name);
+        groups.push_back("CPR " + name);
+        wait.push_back({e.wait_ns.mean, e.wait_ns.max});
+        end.push_back({e.task_end_ns.mean, e.task_end_ns.max});
+    }
+    o << "<p>By warp priority (CPR, 0 highest): the wait for each lock acquisition (first try → holding it) and when "
+         "the warps of that priority ended (absolute simulated time).</p>\n<div class=\"row\">"
+      << pair_bars("lock-wait-chart", "Lock wait per acquisition", names, groups, wait, "wait", 610, "data-priority")
+      << pair_bars("lock-end-chart", "Task end (when the warps ended)", names, groups, end, "simulated time", 610, "data-priority")
+      << "</div>\n";
+    o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"locks-table\"><thead><tr><th>CPR</th><th>warps</th><th>acquisitions</th>"
+         "<th>wait mean ns</th><th>wait max ns</th><th>task end mean ns</th><th>task end max ns</th><th>sync failures</th>"
+         "<th>forced releases</th><th>hold-limit releases</th><th>retakes</th><th>redone instructions</th></tr></thead><tbody>\n";
+    for (auto& [k, name] : keys) {
+        const PriorityLocks& e = *by_priority[name];
+        o << "<tr data-priority=\"" << esc(name) << "\"><th>" << esc(name) << "</th><td>" << e.warps << "</td><td>"
+          << e.acquisitions << "</td><td>" << ns(e.wait_ns.mean) << "</td><td>" << ns(e.wait_ns.max) << "</td><td>"
+          << ns(e.task_end_ns.mean) << "</td><td>" << ns(e.task_end_ns.max) << "</td>";
+        for (uint64_t v : {e.sync_failures, e.forced_releases, e.hold_limit_releases, e.retakes, e.redone_instructions})
+            o << "<td>" << v << "</td>";
+        o << "</tr>\n";
+    }
+    o << "</tbody></table></div>\n</section>\n";
+    return o.str();
+}
+
+
+std::string section_scalar(const Page& p) {
+    std::ostringstream o;
+    o << "<section id=\"scalar\">\n<h2>Scalar register pools (M3)</h2>\n" << variant_note(p);
+    const ScalarRecord& s = p.results.scalar;
+    o << "<table class=\"facts\" id=\"scalar-table\"><tr><th>policy</th><td>" << esc(s.policy)
+      << (s.split ? ", split " + esc(*s.split) : "") << "</td></tr>"
+      << "<tr><th>pool per SM</th><td>" << s.pool << " registers (slice threshold " << s.slice_threshold
+      << ")</td></tr><tr><th>peak in use (one SM)</th><td id=\"scalar-peak\">";
+    const ScalarLevels& peak = s.pool_peak;
+    const uint32_t levels[] = {peak.kernel, peak.workgroup, peak.warp, peak.slice};  // as kScalarLevels
+    for (size_t l = 0; l < 4; ++l) o << kScalarLevels[l] << " " << levels[l] << " · ";
+    o << "<b>total " << peak.total << "</b></td></tr>";
+    const std::pair<const char*, uint64_t> counts[] = {{"allocation_stalls", s.allocation_stalls},
+                                                       {"blocks_waited_for_pool", s.blocks_waited_for_pool},
+                                                       {"updates", s.updates},
+                                                       {"quota_moves", s.quota_moves}};
+    for (const auto& [f, v] : counts) o << "<tr><th>" << wbr(f) << "</th><td>" << v << "</td></tr>";
+    o << "<tr><th>resident warps max per SM</th><td>";
+    for (size_t i = 0; i < s.resident_warps_max.size(); ++i) o << (i ? ", " : "") << s.resident_warps_max[i];
+    o << "</td></tr>";
+    o << "</table>\n";
+    const TraceView* tv = p.traces.empty() ? nullptr : &p.traces[0];
+    if (!tv || !tv->present) {
+        o << "<p class=\"empty\" id=\"scalar-empty\">run without a trace: no pool occupancy over time</p>\n</section>\n";
+        return o.str();
+    }
+    if (tv->scalar.empty()) {
+        o << "<p class=\"empty\" id=\"scalar-empty\">no scalar pool in this run"
+          << (s.policy == "per-warp" ? " (policy.scalar per-warp: each warp holds its own scalar registers)"
+                                             : " (no scalar pool counter in the trace)")
+          << "</p>\n</section>\n";
+        return o.str();
+    }
+    const double end = sim_end(p.results, tv);
+    const double pool = s.pool;
+    o << "<p>Registers of each SM's pool in use over time, stacked by level. Each of the " << kCounterBins
+      << " columns shows the highest occupancy held during it (" << ns(end / double(kCounterBins))
+      << " ns each); the dashed line is the pool's size.</p>\n";
+    std::vector<std::string> names(std::begin(kScalarLevels), std::end(kScalarLevels)),
+        colours(std::begin(kScalarColours), std::end(kScalarColours));
+    for (const auto& [sm, c] : tv->scalar) {
+        double top = 0;
+        for (const auto& v : c.v) top = std::max(top, v[0] + v[1] + v[2] + v[3]);
+        o << "<figure class=\"chart\"><figcaption>sm[" << sm << "]: at most " << fmt(top, 0) << " registers in use</figcaption>"
+          << counter_chart("scalar-chart", " data-sm=\"" + std::to_string(sm) + "\"", "sm[" + std::to_string(sm) + "] scalar pool",
+                           c, end, names, colours, 0, true, "registers", std::isfinite(pool) ? pool : 0,
+                           "pool size", 130)
+          << "</figure>\n";
+    }
+    o << "</section>\n";
+    return o.str();
+}
+
+namespace {
+
+std::string task_title(const Bar& b, const std::string& row) {
+    std::ostringstream o;
+    o << (b.key == 0 ? "vertex" : "pixel") << " task " << b.a << ": " << ns(b.s) << "–" << ns(b.e) << " ns (" << ns(b.e - b.s)
+      << " ns), " << row << (b.c ? ", loaded the other type's shader state" : "");
+    return o.str();
+}
+
+}  // namespace
+
+// The trace's `cores by type` counter, from time 0: before its first change the array has its
+// initial split.
+Counter cores_counter(const RunRecord& results, const TraceView& tv) {
+    Counter cores = tv.cores;
+    const double v0 = double(results.usa.initial.vertex), p0 = double(results.usa.initial.pixel);
+    if (!cores.t.empty() && cores.t.front() > 0 && std::isfinite(v0) && std::isfinite(p0)) {
+        cores.t.insert(cores.t.begin(), 0.0);
+        cores.v.insert(cores.v.begin(), {v0, p0});
+    }
+    return cores;
+}
+
+std::string draw_phases(const std::vector<DrawRecord>& draws, double end, const std::string& attrs,
+                        const std::string& caption) {
+    const Unit u = time_unit(end);
+    const Scale xs{0, end, kLeft, kWidth - kRight};
+    const size_t n = std::min(draws.size(), kMaxBarRows);
+    std::ostringstream o;
+    double y = 6 + svg_legend(o,
+                              {{"before the array (submit → arrived)", "#bbbbbb"},
+                               {"vertex tasks (arrived → last vertex task)", kVertex},
+                               {"pixel tail (→ last task)", kPixel},
+                               {"completion signal (→ complete)", "#555555"}},
+                              xs.a, 6, xs.b) + 8;
+    const double rh = n > 40 ? 8 : 16, top = y;
+    o << "<rect class=\"plot-bg\" x=\"" << px(xs.a) << "\" y=\"" << px(top) << "\" width=\"" << px(xs.b - xs.a)
+      << "\" height=\"" << px(rh * double(n)) << "\"/>";
+    for (size_t i = 0; i < n; ++i) {
+        const DrawRecord& d = draws[i];
+        const std::string& name = d.name;
+        const double ry = top + rh * double(i);
+        o << "<g class=\"draw-span\" data-draw=\"" << esc(name) << "\">";
+        if (rh >= 12 || i % 2 == 0)
+            o << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">" << esc(cut(name, 14))
+              << "</text>";
+        const double t[5] = {d.submit_ns, num(d.arrived_ns), num(d.vertex_done_ns), num(d.end_ns), num(d.complete_ns)};
+        const char* colours[4] = {"#bbbbbb", kVertex, kPixel, "#555555"};
+        const char* what[4] = {"before the array", "vertex tasks", "pixel tail", "completion signal"};
+        for (int k = 0; k < 4; ++k)
+            if (std::isfinite(t[k]) && std::isfinite(t[k + 1]) && t[k + 1] >= t[k])
+                o << "<rect x=\"" << px(xs(t[k])) << "\" y=\"" << px(ry + 1) << "\" width=\"" << px(std::max(0.8, xs(t[k + 1]) - xs(t[k])))
+                  << "\" height=\"" << px(rh - 2) << "\" fill=\"" << colours[k] << "\"><title>" << esc(name) << ": " << what[k]
+                  << " " << ns(t[k]) << "–" << ns(t[k + 1]) << " ns (" << ns(t[k + 1] - t[k]) << " ns)</title></rect>";
+        o << "</g>";
+    }
+    o << x_axis(xs, u, top, top + rh * double(n), "simulated time");
+    return "<figure class=\"chart\"><figcaption>" + caption + "</figcaption>" +
+           svg_open("draw-chart", attrs, kWidth, top + rh * double(n) + 40, "draws over time") + o.str() + "</svg></figure>\n";
+}
+
+std::string section_shading(Page& p, Bound& bound) {
+    std::ostringstream o;
+    o << "<section id=\"shading\">\n<h2>Unified shading array (M4)</h2>\n" << variant_note(p);
+    const UsaRecord& usa = p.results.usa;
+    const std::vector<DrawRecord>& draws = usa.draws;
+    o << "<p>policy <b>" << esc(usa.policy) << "</b> · " << usa.cores.total << " cores, initial split " << usa.initial.vertex
+      << " vertex / " << usa.initial.pixel << " pixel</p>\n";
+    if (draws.empty()) {
+        o << "<p class=\"empty\" id=\"shading-empty\">no draws in this run</p>\n</section>\n";
+        return o.str();
+    }
+    o << "<table class=\"facts\" id=\"usa-table\"><tr><th>final split</th><td>" << usa.cores.vertex << " vertex / "
+      << usa.cores.pixel << " pixel <code>" << esc(usa.cores.types) << "</code></td></tr><tr><th>reassignments</th><td>"
+      << usa.reassignments << " (" << usa.to_vertex << " to vertex, " << usa.to_pixel
+      << " to pixel)</td></tr><tr><th>utilization</th><td id=\"usa-utilization\">" << fmt(usa.utilization * 100, 1)
+      << " % of " << ns(usa.active_ns) << " active ns</td></tr><tr><th>tasks</th><td>" << usa.tasks.vertex << " vertex, "
+      << usa.tasks.pixel << " pixel; " << usa.shader_switches << " shader switches; pixel queue peak "
+      << usa.pixel_queue_peak << "</td></tr></table>\n";
+    const TraceView* tv = p.traces.empty() ? nullptr : &p.traces[0];
+    const double end = sim_end(p.results, tv && tv->present ? tv : nullptr);
+    if (!tv || !tv->present)
+        o << "<p class=\"empty\">run without a trace: no core types over time</p>\n";
+    else if (tv->cores.t.empty())
+        o << "<p class=\"empty\">no <code>cores by type</code> counter in the trace</p>\n";
+    else {
+        const double total = double(usa.cores.total);
+        const Counter cores = cores_counter(p.results, *tv);
+        o << "<figure class=\"chart\"><figcaption>Cores by type over time (each of the " << kCounterBins
+          << " columns is the mean over its " << ns(end / double(kCounterBins)) << " ns)</figcaption>"
+          << counter_chart("shading-chart", " id=\"shading-chart\"", "cores by type", cores, end, {"vertex", "pixel"},
+                           {kVertex, kPixel}, std::isfinite(total) ? total : 0, false, "cores", 0, "", 150)
+          << "</figure>\n";
+    }
+    o << draw_phases(draws, end);
+    if (tv && tv->present && !tv->usa.rows.empty()) {
+        Gantt& g = p.traces[0].usa;
+        const Scale xs{0, end, kLeft, kWidth - kRight};
+        bound = bound_bars({&g}, kTaskRectLimit, end / (xs.b - xs.a), end);
+        GanttStyle st;
+        st.svg_class = "usa-cores";
+        st.svg_attrs = " id=\"usa-cores\"";
+        st.bar_class = "task";
+        st.data_attr = "data-type";
+        st.aria = "shading cores over time";
+        st.row_h = std::max(3.0, std::min(10.0, std::floor(200 / double(g.rows.size()))));
+        st.colour = [](int k) { return k == 0 ? kVertex : k == 1 ? kPixel : kMixed; };
+        st.key_name = [](int k) { return std::string(k == 0 ? "vertex" : k == 1 ? "pixel" : "vertex and pixel"); };
+        st.title = task_title;
+        st.merged_noun = "tasks";
+        st.legend = {{"vertex task", kVertex}, {"pixel task", kPixel}};
+        o << bound_note(bound, "tasks", "usa-note") << "<figure class=\"chart\"><figcaption>Tasks per shading core ("
+          << g.rows.size() << " rows)</figcaption>" << render_gantt(g, xs, time_unit(end), st) << "</figure>\n";
+    }
+    o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"draws-table\"><thead><tr><th>draw</th><th>queue</th><th>vertex tasks</th><th>pixel tasks</th>"
+         "<th>submit</th><th>arrived</th><th>first task</th><th>vertex done</th><th>end</th><th>complete</th><th>turnaround</th>"
+         "<th>status</th></tr></thead><tbody>\n";
+    for (const DrawRecord& d : draws) {
+        o << "<tr data-draw=\"" << esc(d.name) << "\"><th>" << esc(d.name) << "</th><td>" << esc(d.queue) << "</td><td>"
+          << d.vertex_tasks << "</td><td>" << d.pixel_tasks << "</td><td>" << ns(d.submit_ns) << "</td>";
+        for (const std::optional<double>* f : {&d.arrived_ns, &d.first_task_ns, &d.vertex_done_ns, &d.end_ns, &d.complete_ns, &d.turnaround_ns})
+            o << "<td>" << ns(num(*f)) << "</td>";
+        o << "<td>" << badge(d.status == "ok", cut(d.status, 60)) << "</td></tr>\n";
+    }
+    o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns.</p>\n</section>\n";
+    return o.str();
+}
+
+
+}  // namespace gpuvp::report

@@ -1,0 +1,210 @@
+// Records what the blocks report (an Observer): per-kernel launch stages, completions,
+// rejected packets, and the trace events. Kernels are keyed by (queue, packet index), which
+// is how the host names them too; the host's lookup (set_launch_lookup) says which kernel or
+// draw of the scenario, and which instance of it, a packet is.
+//
+// Bounded memory: a kernel's (or draw's) record is kept for its first instance only; every
+// other instance's is folded into its launch's InstanceStats when it completes and dropped.
+// Trace events stop at the limit (the rest are counted), and each takes a few hundred bytes.
+#pragma once
+#include <gpuvp/models/common/observer.h>
+#include "sc_main/record/trace_record.h"
+#include "sc_main/run/vcd.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gpuvp {
+
+// Which kernel or draw of the scenario a packet is, as the host posted it.
+struct LaunchRef {
+    uint32_t launch = ~0u;  // index into the host's launches(): the kernels, then the draws
+    uint64_t instance = 0;
+    sc_core::sc_time submit, doorbell;  // the instance's submit time; when the host rang its doorbell
+};
+
+// min, mean and max of a series, kept as it comes.
+struct Spread {
+    uint64_t n = 0;
+    double min = 0, max = 0, sum = 0;
+    void add(double v) {
+        min = n ? std::min(min, v) : v;
+        max = n ? std::max(max, v) : v;
+        sum += v;
+        ++n;
+    }
+};
+
+// What the instances of one kernel (or draw) did, folded in as each completes.
+struct InstanceStats {
+    uint64_t completed = 0;  // completions reported by the CP (ok or failed)
+    uint64_t ok = 0;         // of those, without error
+    // Over the ok ones (ns): launch latency, response, turnaround, dispatch latency (draws:
+    // response and turnaround only).
+    Spread launch_latency, response, turnaround, dispatch_latency;
+    uint64_t ended = 0;  // instances that reached last_block_done (draws: their last task's end)
+    std::optional<sc_core::sc_time> last_end, last_complete;  // the latest of each
+};
+
+// How the trace names a launch: its name, and whether its events name the instance too.
+struct TraceLaunch {
+    std::string name;
+    bool instanced = false;  // `name[i]`, and args.instance
+};
+
+class Recorder : public Observer {
+public:
+    // `trace_limit`: the most trace events kept (memory stays bounded on huge runs); the
+    // rest are counted as dropped.
+    explicit Recorder(bool trace = true, uint64_t trace_limit = 250'000) : trace_(trace), limit_(trace_limit) {}
+    uint64_t trace_events() const { return events_.size(); }
+    // Also record the key signals as a VCD: the irq line, each queue's last doorbell value,
+    // each SM's resident blocks and busy flag, the shading array's flags and cores (M4).
+    void enable_vcd(const std::vector<std::string>& queues, uint32_t sms);
+    std::string vcd_text() const { return vcd_.text(); }
+    uint64_t trace_dropped() const { return dropped_; }
+
+    // The host's lookup: the launch and instance of packet `packet` of queue `q`; false if none.
+    void set_launch_lookup(std::function<bool(uint32_t q, uint64_t packet, LaunchRef&)> lookup) {
+        lookup_ = std::move(lookup);
+    }
+    // Launch `launch`'s instances so far (nullptr if none completed).
+    const InstanceStats* instance_stats(uint32_t launch) const {
+        return launch < stats_.size() ? &stats_[launch] : nullptr;
+    }
+    // Kernel and draw records held (first instances, and instances in flight).
+    size_t records() const { return kernels_.size() + draws_.size(); }
+    // Blocks started and not finished that the trace is timing (0 without a trace).
+    size_t open_blocks() const { return block_start_.size(); }
+
+    struct Kernel {
+        uint32_t queue = 0;
+        uint64_t packet = 0;
+        LaunchRef ref;
+        sc_core::sc_time doorbell_seen, accepted;
+        std::array<std::optional<sc_core::sc_time>, size_t(Stage::count)> stages;
+        std::optional<sc_core::sc_time> completed;
+        KernelError error = KernelError::none;
+    };
+    // M4: a draw, keyed like a kernel.
+    struct Draw {
+        uint32_t queue = 0;
+        uint64_t packet = 0;
+        LaunchRef ref;
+        sc_core::sc_time accepted;  // the CP took the packet
+        std::array<std::optional<sc_core::sc_time>, size_t(DrawStage::count)> stages;
+        std::optional<sc_core::sc_time> completed;
+        KernelError error = KernelError::none;
+    };
+    struct Rejection {
+        uint32_t queue;
+        uint64_t packet;
+        PacketCheck why;
+        sc_core::sc_time at;
+    };
+    // M2: the lock watchdog's report on a kernel's stuck warps.
+    struct LockStall {
+        std::pair<uint32_t, uint64_t> kernel;  // (queue, packet)
+        LaunchRef ref;
+        std::string state;
+        sc_core::sc_time at;
+    };
+    const Kernel* kernel(uint32_t queue, uint64_t packet) const;
+    const Draw* draw(uint32_t queue, uint64_t packet) const;
+    const std::vector<Rejection>& rejections() const { return rejections_; }
+    const std::vector<LockStall>& lock_stalls() const { return lock_stalls_; }
+    uint64_t warps_finished() const { return warps_; }
+    uint64_t table_updates() const { return table_updates_; }
+
+    // The trace, handed over (the recorder keeps no events after): the metadata that names
+    // processes and rows, then every event recorded, a kernel's or draw's named after it;
+    // `launches` names the kernels, then the draws, as the host's launches() has them.
+    TraceRecord take_trace(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
+                           uint32_t sms, uint32_t warp_slots, uint32_t usa_cores);
+    void add_launch_stages(const std::string& kernel, const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
+                           uint32_t lane);
+
+    // Observer
+    void doorbell(uint32_t queue, uint64_t value, const sc_core::sc_time& t) override;
+    void kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
+                         const sc_core::sc_time& t) override;
+    void kernel_stage(uint32_t slot, Stage s, const sc_core::sc_time& t) override;
+    void kernel_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) override;
+    void barrier_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
+                      const sc_core::sc_time& end) override;
+    void packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_core::sc_time& t) override;
+    void block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
+    void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
+    void warp_finished(const WarpRecord& w) override;
+    bool wants_table_updates() const override { return trace_; }
+    void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+                      const sc_core::sc_time& t) override;
+    void irq(bool level, const sc_core::sc_time& t) override;
+    void lock_event(const LockEvent& e) override;
+    void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) override;
+    void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) override;
+    void draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
+                       const sc_core::sc_time& t) override;
+    void draw_stage(uint32_t slot, DrawStage s, const sc_core::sc_time& t) override;
+    void draw_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) override;
+    void shading_task(const ShadingTask& task) override;
+    void shading_state(const ShadingState& s, const sc_core::sc_time& t) override;
+    void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on, const sc_core::sc_time& t) override;
+
+
+private:
+    // An event as recorded: a kernel's or draw's is named after it when the trace is taken.
+    struct Event : TraceEvent {
+        uint32_t launch = ~0u;  // the kernel or draw it belongs to
+        uint64_t instance = 0;
+        uint64_t block = 0;     // a warp's block, for its name
+    };
+    Kernel* live(uint32_t slot);
+    bool room();  // false (and counted) once the trace is full
+    void push(Event&& ev, std::vector<TraceArg>&& args);
+    LaunchRef resolve(uint32_t queue, uint64_t packet) const;
+    InstanceStats& stats(uint32_t launch);
+    static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
+                         const std::optional<sc_core::sc_time>& end, KernelError error);
+    void fold(const Kernel& k);
+    void fold(const Draw& d);
+    uint32_t lane(std::vector<double>& lanes, double start_us, double end_us);
+
+    bool trace_;
+    uint64_t limit_, dropped_ = 0;
+    std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
+    std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
+    std::vector<LaunchRef> slot_ref_;                       // live kernel slot -> its launch
+    std::map<std::pair<uint32_t, uint64_t>, Draw> draws_;
+    std::vector<std::pair<uint32_t, uint64_t>> draw_slot_key_;  // live draw slot -> key
+    std::vector<LaunchRef> draw_slot_ref_;
+    std::function<bool(uint32_t, uint64_t, LaunchRef&)> lookup_;
+    std::vector<InstanceStats> stats_;  // per launch
+    std::vector<double> draw_lanes_;
+    bool usa_seen_ = false;
+    std::optional<ShadingState> last_usa_;  // the counters' last values
+    // The VCD and its signals (empty without enable_vcd).
+    Vcd vcd_;
+    bool vcd_on_ = false;
+    uint32_t vcd_irq_ = 0;
+    std::vector<uint32_t> vcd_doorbell_, vcd_sm_busy_, vcd_sm_blocks_, sm_blocks_;
+    std::array<uint32_t, 5> vcd_usa_{};  // idle_vertex, idle_pixel, vertex_cores, busy_vertex, busy_pixel
+    std::vector<Rejection> rejections_;
+    std::vector<LockStall> lock_stalls_;
+    std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
+    std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
+    std::vector<double> kernel_lanes_;
+    std::vector<Event> events_;
+    std::map<std::pair<uint32_t, uint32_t>, std::string> thread_names_;  // (pid, tid) -> name
+    uint64_t warps_ = 0, table_updates_ = 0;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,264 @@
+// A scenario with `variants:` (A/B runs): each variant in a child process of its own, their
+// results joined into one results.json, the comparisons across variants checked, and a table
+// that sets the variants side by side. Also what `--out DIR` holds, for any run.
+#include "sc_main/batch/batch.h"
+#include "sc_main/report/report.h"
+#include "sc_main/run/run.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace gpuvp {
+
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    return bool(f.flush());
+}
+
+std::string cell(const json& v) {
+    if (!v.is_number()) return "-";
+    const double d = v.get<double>();
+    char b[32];
+    // Fractions (a utilization) keep three decimals; times and counts one.
+    std::snprintf(b, sizeof b, std::fabs(d) < 10 && d != std::floor(d) ? "%.3f" : "%.1f", d);
+    return b;
+}
+
+std::string factor_text(double f) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", f);
+    return b;
+}
+
+std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
+
+// The variants side by side: a row per number that tells them apart, a column per variant,
+// each value with its ratio to the first variant's.
+std::string comparison_table(const std::vector<std::string>& names, const std::vector<RunRecord>& results) {
+    std::vector<std::pair<std::string, std::vector<json>>> rows;
+    // `optional`: left out when every variant has the same value. A variant that could not run
+    // has no values.
+    auto row = [&](const std::string& label, const std::function<json(const RunRecord&)>& get, bool optional = false) {
+        std::vector<json> values;
+        bool any = false;
+        for (const RunRecord& r : results) {
+            const json v = r.unfinished ? json(nullptr) : get(r);
+            any |= v.is_number();
+            values.push_back(v);
+        }
+        bool differ = false;
+        for (const json& v : values) differ |= v != values.front();
+        if (any && (differ || !optional)) rows.emplace_back(label, values);
+    };
+    row("sim_end_ns", [](const RunRecord& r) { return json(r.sim_end_ns); });
+    const RunRecord& first = results.front();
+    size_t shown = 0;
+    for (const KernelRecord& k : first.kernels) {
+        if (++shown > 8) break;
+        const std::string name = k.name;
+        for (const char* m : {"response_ns", "turnaround_ns"})
+            row(name + "." + m, [&](const RunRecord& r) {
+                for (const KernelRecord& x : r.kernels)
+                    if (x.name == name) return fields::to_json(std::string(m) == "response_ns" ? x.response_ns : x.turnaround_ns);
+                return json(nullptr);
+            });
+    }
+    for (const auto& [p, v] : first.locks.by_priority)
+        row("priority " + p + " lock wait mean ns",
+            [p = p](const RunRecord& r) {
+                for (const auto& [q, x] : r.locks.by_priority)
+                    if (q == p) return json(x.wait_ns.mean);
+                return json(nullptr);
+            },
+            true);
+    row("scalar allocation_stalls", [](const RunRecord& r) { return json(r.scalar.allocation_stalls); }, true);
+    if (!first.unfinished && !first.usa.draws.empty()) {
+        row("usa utilization", [](const RunRecord& r) { return json(r.usa.utilization); });
+        row("last draw complete_ns", [](const RunRecord& r) {
+            return r.usa.draws.empty() ? json(nullptr) : fields::to_json(r.usa.draws.back().complete_ns);
+        });
+    }
+    size_t label_w = 10, col_w = 12;
+    for (const auto& [label, values] : rows) label_w = std::max(label_w, label.size());
+    for (const auto& n : names) col_w = std::max(col_w, n.size() + 2);
+    col_w = std::max<size_t>(col_w, 20);
+    std::ostringstream t;
+    t << "Variants side by side (simulated ns; in brackets: against " << names.front() << ")\n";
+    t << "  " << std::string(label_w, ' ');
+    for (const auto& n : names) t << pad(n, col_w);
+    t << "\n";
+    for (const auto& [label, values] : rows) {
+        t << "  " << label << std::string(label_w - label.size(), ' ');
+        for (size_t i = 0; i < values.size(); ++i) {
+            std::string c = cell(values[i]);
+            if (i > 0 && values[i].is_number() && values[0].is_number() && values[0].get<double>() != 0) {
+                char b[32];
+                std::snprintf(b, sizeof b, " (%.2fx)", values[i].get<double>() / values[0].get<double>());
+                c += b;
+            }
+            t << pad(c, col_w);
+        }
+        t << "\n";
+    }
+    return t.str();
+}
+
+}  // namespace
+
+RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned parallel) {
+    if (s.variants.empty()) return run_scenario(s, options);
+    const auto started = std::chrono::steady_clock::now();
+    char tmpl[] = "/tmp/gpuvp-variants-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
+    const std::string tmp = tmpl;
+    std::vector<BatchJob> jobs;
+    for (size_t i = 0; i < s.variants.size(); ++i) {
+        const std::string dir = tmp + "/" + std::to_string(i);
+        fs::create_directories(dir);
+        jobs.push_back({&s.variants[i], dir, options.trace, false, true, options.trace_limit, options.check_protocol});
+    }
+    size_t ended = 0;
+    const std::vector<int> codes = run_batch(jobs, parallel, [&](size_t i, int code) {
+        if (options.progress)
+            std::fprintf(stderr, "  variant %s done (%zu/%zu)%s\n", s.variants[i].variant.c_str(), ++ended, jobs.size(),
+                         code == 0 ? "" : code == 1 ? ": failed" : ": error");
+    });
+
+    RunOutput out;
+    std::vector<RunRecord> results;
+    std::vector<std::string> names;
+    std::ostringstream table;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const Scenario& v = s.variants[i];
+        names.push_back(v.variant);
+        RunRecord r;
+        bool read = false;
+        try {  // (another process's file: read as any results.json is)
+            r = read_results(json::parse(slurp(jobs[i].dir + "/results.json")));
+            read = true;
+        } catch (...) {  // the child died before it wrote its results
+            r = RunRecord{};
+            r.scenario = v.name;
+            r.variant = VariantTag{v.variant, Named<std::string>(v.variant_set.begin(), v.variant_set.end())};
+            r.status = "error";
+            r.unfinished = true;
+            r.exit_code = codes[i];
+        }
+        // A child that failed (2, or killed) may have left a trace half written: none then.
+        out.variants.push_back({v.variant, results_text(r), read ? std::make_shared<const RunRecord>(r) : nullptr,
+                                codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : "",
+                                nullptr});  // (the report reads the text: another process's file)
+        if (codes[i] > 1)
+            std::fprintf(stderr, "gpuvp: %s: variant %s %s\n", s.file.c_str(), v.variant.c_str(),
+                         codes[i] >= 128 ? ("was killed by signal " + std::to_string(codes[i] - 128)).c_str()
+                                         : "could not run (exit 2)");
+        table << "== variant " << v.variant;
+        for (size_t k = 0; k < v.variant_set.size(); ++k)
+            table << (k ? ", " : ": ") << v.variant_set[k].first << "=" << v.variant_set[k].second;
+        table << "\n" << slurp(jobs[i].dir + "/table.txt");
+        results.push_back(std::move(r));
+    }
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+
+    // results.json: the first variant's, with every variant's, every expectation and the
+    // comparisons across variants.
+    auto all = std::make_shared<RunRecord>(results.front());
+    bool ok = true, passed = true;
+    std::vector<ExpectationRecord> expectations;
+    std::vector<VariantEntry> variants;
+    for (size_t i = 0; i < results.size(); ++i) {
+        ok &= results[i].status == "ok";
+        for (ExpectationRecord e : results[i].expectations) {
+            passed &= e.passed;
+            e.variant = names[i];
+            expectations.push_back(std::move(e));
+        }
+        variants.push_back({names[i], Named<std::string>(s.variants[i].variant_set.begin(), s.variants[i].variant_set.end()),
+                            codes[i], results[i]});
+    }
+    auto index_of = [&](const std::string& name) {
+        return size_t(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    std::ostringstream cross;
+    for (const Expectation& e : s.cross_expect) {
+        const json a = results_value(results[index_of(e.lhs.variant)], e.lhs);
+        const json b = results_value(results[index_of(e.rhs.variant)], e.rhs);
+        ExpectationRecord x;
+        x.compare = e.compare;
+        x.variants = std::vector<std::string>{e.lhs.variant, e.rhs.variant};
+        x.value = json::array({a, b});
+        const bool pass = compare_holds(e, a, b);
+        x.passed = pass;
+        x.line = e.line;
+        passed &= pass;
+        expectations.push_back(std::move(x));
+        cross << "  " << (pass ? "pass" : "FAIL") << "  " << e.compare << "   (" << cell(a) << " against "
+              << (e.factor == 1 ? "" : factor_text(e.factor) + " * ") << cell(b) << ")\n";
+    }
+    all->status = ok ? "ok" : "error";
+    all->host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    all->expectations = std::move(expectations);
+    all->variants = std::move(variants);
+
+    out.results = results_text(*all);
+    out.trace = out.variants.front().trace;
+    out.ok = ok;
+    out.expectations_passed = passed;
+    // 0, 1 an expectation (or a kernel) failed, 2 a variant could not run or was killed.
+    out.exit_code = passed ? 0 : 1;
+    for (int c : codes) out.exit_code = std::max(out.exit_code, std::min(c, 2));
+    out.host_seconds = *all->host_seconds;
+    out.sim_end_ns = all->unfinished ? 0.0 : all->sim_end_ns;
+    out.record = all;
+    table << comparison_table(names, results);
+    if (!s.cross_expect.empty()) table << "Comparisons across variants\n" << cross.str();
+    out.table = table.str();
+    return out;
+}
+
+bool write_run_output(const std::string& dir, const RunOutput& o, bool report, std::string* error) {
+    auto fail = [&](const std::string& what) {
+        if (error) *error = "cannot write " + what;
+        return false;
+    };
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    // What an earlier run left must not stand in for this one's.
+    fs::remove(dir + "/trace.json", ec);
+    fs::remove(dir + "/report.html", ec);
+    for (const VariantOutput& v : o.variants) fs::remove_all(dir + "/variants/" + v.name, ec);
+    if (!write_text(dir + "/results.json", o.results)) return fail(dir + "/results.json");
+    if (!o.trace.empty() && !write_text(dir + "/trace.json", o.trace)) return fail(dir + "/trace.json");
+    for (const VariantOutput& v : o.variants) {
+        const std::string vd = dir + "/variants/" + v.name;
+        fs::create_directories(vd, ec);
+        if (!write_text(vd + "/results.json", v.results)) return fail(vd + "/results.json");
+        if (!v.trace.empty() && !write_text(vd + "/trace.json", v.trace)) return fail(vd + "/trace.json");
+    }
+    return !report || write_report(dir, error, &o);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,195 @@
+#include "sc_main/sweep/sweep.h"
+#include "sc_main/batch/batch.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace gpuvp {
+
+std::vector<std::string> split_values(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    int depth = 0;
+    char quote = 0;  // inside '...' or "...": commas are part of the value
+    for (char c : text) {
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+        if (c == ',' && depth == 0 && !quote) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+namespace {
+
+std::string number(const nlohmann::json& v) {
+    if (!v.is_number()) return "";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
+    return b;
+}
+
+}  // namespace
+
+SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
+                      const SweepOptions& options) {
+    // The points: the product of the axes, the first axis slowest.
+    std::vector<std::vector<std::string>> points{{}};
+    for (const SweepAxis& a : axes) {
+        std::vector<std::vector<std::string>> next;
+        for (const auto& p : points)
+            for (const std::string& v : a.values) {
+                next.push_back(p);
+                next.back().push_back(v);
+            }
+        points = std::move(next);
+    }
+    std::vector<Scenario> scenarios;
+    for (const auto& p : points) {
+        Overrides o = fixed;
+        for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
+        scenarios.push_back(load_scenario(file, o));  // throws on bad input, before anything runs
+    }
+
+    std::string dir = options.out_dir;
+    char tmpl[] = "/tmp/gpuvp-sweep-XXXXXX";
+    const bool temporary = dir.empty();
+    if (temporary) {
+        if (!mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
+        dir = tmpl;
+    }
+    auto point_dir = [&](size_t i) { return dir + "/point-" + std::to_string(i); };
+
+    SweepOutput out;
+    std::vector<BatchJob> jobs;
+    for (size_t i = 0; i < points.size(); ++i) {
+        mkdir(point_dir(i).c_str(), 0755);
+        jobs.push_back({&scenarios[i], point_dir(i), options.trace, false, false});
+    }
+    const std::vector<int> codes = run_batch(jobs, options.jobs);
+
+    // The CSV and the table, in point order.
+    std::ostringstream csv, table, locks, lock_table;
+    for (const SweepAxis& a : axes) locks << csv_field(a.key) << ",";
+    locks << "priority,warps,acquisitions,wait_mean_ns,wait_max_ns,task_end_mean_ns,task_end_max_ns,sync_failures,"
+             "forced_releases,hold_limit_releases,retakes,redone_instructions\n";
+    for (const SweepAxis& a : axes) lock_table << a.key << "  ";
+    lock_table << "| warp priority | lock wait mean / max ns | task end mean / max ns | sync failures | forced releases | "
+                  "hold-limit releases | redone instructions\n";
+    bool any_locks = false;
+    std::ostringstream draws, draw_table;  // M4
+    for (const SweepAxis& a : axes) draws << csv_field(a.key) << ",";
+    draws << "draw,status,arrived_ns,first_task_ns,vertex_done_ns,end_ns,complete_ns,turnaround_ns,"
+             "usa_reassignments,usa_utilization,usa_vertex_cores,usa_pixel_cores,exit_code\n";
+    for (const SweepAxis& a : axes) draw_table << a.key << "  ";
+    draw_table << "| draw | end ns | turnaround ns | array: reassignments | utilization | final split V/P\n";
+    bool any_draws = false;
+    for (const SweepAxis& a : axes) csv << csv_field(a.key) << ",";
+    csv << "kernel,status,dispatch_latency_ns,launch_latency_ns,response_ns,turnaround_ns,exit_code\n";
+    for (const SweepAxis& a : axes) table << a.key << "  ";
+    table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
+    bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
+    for (size_t i = 0; i < points.size(); ++i) {
+        out.exit_code = std::max(out.exit_code, std::min(codes[i], 2));  // a killed point (128 + N) counts as 2
+        std::ifstream f(point_dir(i) + "/results.json");
+        std::stringstream text;
+        text << f.rdbuf();
+        nlohmann::json r;
+        try {
+            r = nlohmann::json::parse(text.str());
+        } catch (...) {
+            r = nlohmann::json::object();
+        }
+        std::string axis_values;
+        for (const std::string& v : points[i]) axis_values += csv_field(v) + ",";
+        if (!r.contains("kernels")) {
+            csv << axis_values << ",did not run,,,,," << codes[i] << "\n";
+            for (const std::string& v : points[i]) table << v << "  ";
+            table << "| - | did not run (exit " << codes[i] << ")\n";
+            any_kernel_rows = true;
+            continue;
+        }
+        // M2: one row per warp priority that took locks.
+        if (r.contains("locks") && r["locks"].contains("by_priority"))
+            for (const auto& [prio, p] : r["locks"]["by_priority"].items()) {
+                any_locks = true;
+                locks << axis_values << prio << "," << p["warps"] << "," << p["acquisitions"] << ","
+                      << number(p["wait_ns"]["mean"]) << "," << number(p["wait_ns"]["max"]) << ","
+                      << number(p["task_end_ns"]["mean"]) << "," << number(p["task_end_ns"]["max"]) << ","
+                      << p["sync_failures"] << "," << p["forced_releases"] << "," << p["hold_limit_releases"] << ","
+                      << p["retakes"] << "," << p["redone_instructions"] << "\n";
+                for (const std::string& v : points[i]) lock_table << v << "  ";
+                lock_table << "| " << prio << " | " << number(p["wait_ns"]["mean"]) << " / " << number(p["wait_ns"]["max"])
+                           << " | " << number(p["task_end_ns"]["mean"]) << " / " << number(p["task_end_ns"]["max"])
+                           << " | " << p["sync_failures"] << " | " << p["forced_releases"] << " | "
+                           << p["hold_limit_releases"] << " | " << p["redone_instructions"] << "\n";
+            }
+        if (r.contains("usa") && r["usa"].contains("draws"))
+            for (const auto& d : r["usa"]["draws"]) {
+                any_draws = true;
+                const auto& u = r["usa"];
+                draws << axis_values << csv_field(d["name"]) << "," << csv_field(d["status"]) << ","
+                      << number(d["arrived_ns"]) << "," << number(d["first_task_ns"]) << "," << number(d["vertex_done_ns"])
+                      << "," << number(d["end_ns"]) << "," << number(d["complete_ns"]) << ","
+                      << number(d["turnaround_ns"]) << "," << u["reassignments"] << "," << number(u["utilization"]) << ","
+                      << u["cores"]["vertex"] << "," << u["cores"]["pixel"] << "," << codes[i] << "\n";
+                for (const std::string& v : points[i]) draw_table << v << "  ";
+                draw_table << "| " << d["name"].get<std::string>() << " | " << number(d["end_ns"]) << " | "
+                           << number(d["turnaround_ns"]) << " | " << u["reassignments"] << " | "
+                           << number(u["utilization"]) << " | " << u["cores"]["vertex"] << "/" << u["cores"]["pixel"]
+                           << "\n";
+            }
+        for (const auto& k : r["kernels"]) {
+            any_kernel_rows = true;
+            csv << axis_values << csv_field(k["name"]) << "," << csv_field(k["status"]) << ","
+                << number(k["dispatch_latency_ns"]) << "," << number(k["launch_latency_ns"]) << ","
+                << number(k["response_ns"]) << "," << number(k["turnaround_ns"]) << "," << codes[i] << "\n";
+            for (const std::string& v : points[i]) table << v << "  ";
+            table << "| " << k["name"].get<std::string>() << " | " << number(k["dispatch_latency_ns"]) << " | "
+                  << number(k["launch_latency_ns"]) << " | " << number(k["response_ns"]) << " | "
+                  << number(k["turnaround_ns"]) << " | " << k["status"].get<std::string>() << "\n";
+        }
+    }
+    out.csv = csv.str();
+    out.table = any_kernel_rows || !any_draws ? table.str() : "";
+    if (any_locks) {
+        out.locks_csv = locks.str();
+        out.table += "\nLocks (M2), per warp priority:\n" + lock_table.str();
+    }
+    if (any_draws) {
+        out.draws_csv = draws.str();
+        out.table += std::string(out.table.empty() ? "" : "\n") + "Draws (M4), with the shading array's totals:\n" +
+                     draw_table.str();
+    }
+    if (!temporary) {
+        std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
+        if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
+        if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
+    } else {
+        std::error_code ec;  // a point of a scenario with variants also wrote variants/
+        std::filesystem::remove_all(dir, ec);
+    }
+    return out;
+}
+
+}  // namespace gpuvp

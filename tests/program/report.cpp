@@ -1,0 +1,790 @@
+// report.html (sc_main/report/): the page render_report builds from a run's record and
+// trace records, on hand-built records and on real runs of the `gpuvp` program; trace.json read
+// back (read_trace) and write_report from the files.
+#include "sc_main/record/run_record.h"
+#include "sc_main/record/trace_record.h"
+#include "sc_main/report/report.h"
+#include "sc_main/run/run.h"
+#include "sc_main/scenario/scenario.h"
+#include "tests/files.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <optional>
+#include <variant>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using nlohmann::json;
+
+namespace {
+
+using gpuvp::test::slurp;
+using gpuvp::test::temp_dir;
+using gpuvp::DrawRecord;
+using gpuvp::ExpectationRecord;
+using gpuvp::KernelRecord;
+using gpuvp::PriorityLocks;
+using gpuvp::RunRecord;
+using gpuvp::StageRecord;
+using gpuvp::TraceEvent;
+using gpuvp::TraceRecord;
+using gpuvp::TraceValue;
+using gpuvp::VariantEntry;
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+// The text of <section id="ID"> … </section> (empty if the page has none).
+std::string section(const std::string& html, const std::string& id) {
+    const size_t from = html.find("<section id=\"" + id + "\"");
+    if (from == std::string::npos) return "";
+    return html.substr(from, html.find("</section>", from) - from);
+}
+
+// Runs the real program (as tests/program/cli.cpp does) and returns its exit code.
+int run_program(const std::string& args) {
+    const std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " >/dev/null 2>&1";
+    const int st = std::system(cmd.c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const std::string kScenarios = std::string(GPUVP_SOURCE_DIR) + "/scenarios/";
+
+std::vector<StageRecord> stages(double scale) {
+    std::vector<StageRecord> s;
+    double t = 0;
+    for (const char* name : {"host", "doorbell_to_fetch", "decode", "queue_wait", "descriptor_fetch", "wlm_setup"}) {
+        const double d = 100 * scale;
+        s.push_back({name, t, t + d, d});
+        t += d;
+    }
+    return s;
+}
+
+KernelRecord kernel(const std::string& name, uint32_t priority, double submit, double scale) {
+    KernelRecord k;
+    k.name = name;
+    k.queue = "q";
+    k.priority = priority;
+    k.status = "ok";
+    k.submit_ns = submit;
+    k.first_warp_start_ns = submit + 700;
+    k.end_ns = submit + 3000;
+    k.complete_ns = submit + 3500;
+    k.launch_latency_ns = 600 * scale;
+    k.dispatch_latency_ns = 500 * scale;
+    k.response_ns = 700 * scale;
+    k.turnaround_ns = 3500 * scale;
+    k.stages = stages(scale);
+    return k;
+}
+
+// A bound on a metric, as checked.
+ExpectationRecord bound(std::optional<double> min, std::optional<double> max, json value, bool passed, int line) {
+    ExpectationRecord e;
+    e.min = min;
+    e.max = max;
+    e.value = gpuvp::fields::json(value);
+    e.passed = passed;
+    e.line = line;
+    return e;
+}
+
+// A run's record with two kernels, no locks, no scalar pool and no draws.
+RunRecord small_results(const std::string& first = "alpha", const std::string& second = "beta") {
+    RunRecord r;
+    r.scenario = "small";
+    r.status = "ok";
+    r.policy = {"fifo", "serial", "spin", "per-warp", "static"};
+    r.sim_end_ns = 5000.0;
+    r.kernels = {kernel(first, 0, 0, 1), kernel(second, 1, 500, 1.5)};
+    r.locks.policy = "spin";
+    r.scalar.policy = "per-warp";
+    r.scalar.pool = 1024;
+    r.usa.policy = "static";
+    r.usa.cores.vertex = 8;
+    r.usa.cores.pixel = 8;
+    r.usa.cores.total = 16;
+    r.usa.initial = {8, 8};
+    ExpectationRecord e = bound(std::nullopt, 1000.0, 700.0, true, 7);
+    e.kernel = first;
+    e.metric = std::string("response_ns");
+    r.expectations = {e};
+    r.trace.events = 5;
+    r.trace.limit = 250000;
+    return r;
+}
+
+TraceEvent event(const std::string& name, const std::string& cat, char ph, double ts_us, double dur_us, uint32_t pid,
+                 std::optional<uint32_t> tid, std::vector<gpuvp::TraceArg> args) {
+    TraceEvent e;
+    e.name = name;
+    e.cat = cat;
+    e.ph = ph;
+    e.ts_us = ts_us;
+    e.dur_us = dur_us;
+    e.pid = pid;
+    e.tid = tid;
+    e.args = std::move(args);
+    return e;
+}
+
+TraceEvent meta(const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
+    return event(what, "", 'M', 0, 0, pid, tid, {{"name", name}});
+}
+
+TraceEvent warp_event(const std::string& kernel, uint32_t sm, uint32_t slot, uint64_t block, uint64_t warp, double start_ns,
+                      double dur_ns) {
+    return event(kernel + " b" + std::to_string(block) + " warp " + std::to_string(warp), "warp", 'X', start_ns / 1000,
+                 dur_ns / 1000, gpuvp::TracePid::sm0 + sm, slot,
+                 {{"block", block}, {"warp", warp}, {"sm", uint64_t(sm)}, {"slot", uint64_t(slot)},
+                  {"instructions", uint64_t(10)}, {"kernel", kernel}});
+}
+
+// Two SMs of 4 warp slots: 3 warps of `first` and 2 of `second`.
+TraceRecord small_trace(const std::string& first = "alpha", const std::string& second = "beta") {
+    TraceRecord t;
+    auto& ev = t.events;
+    for (uint32_t sm = 0; sm < 2; ++sm) {
+        ev.push_back(meta("process_name", 100 + sm, 0, "sm[" + std::to_string(sm) + "]"));
+        for (uint32_t w = 0; w < 4; ++w) ev.push_back(meta("thread_name", 100 + sm, w, "warp slot " + std::to_string(w)));
+    }
+    ev.push_back(warp_event(first, 0, 0, 0, 0, 800, 2000));
+    ev.push_back(warp_event(first, 0, 1, 0, 1, 800, 2100));
+    ev.push_back(warp_event(first, 1, 0, 1, 0, 850, 1900));
+    ev.push_back(warp_event(second, 1, 1, 0, 0, 1300, 1500));
+    ev.push_back(warp_event(second, 0, 2, 1, 0, 1350, 1400));
+    return t;
+}
+
+// The same events, argument values compared as the report reads them (a number as a number,
+// whether it is kept signed or not).
+bool same_trace(const TraceRecord& a, const TraceRecord& b) {
+    if (a.note != b.note || a.events.size() != b.events.size()) return false;
+    auto same_value = [](const TraceValue& x, const TraceValue& y) {
+        auto number = [](const TraceValue& v) {
+            if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
+            if (auto* u = std::get_if<uint64_t>(&v)) return double(*u);
+            if (auto* d = std::get_if<double>(&v)) return *d;
+            return double(NAN);
+        };
+        return std::isnan(number(x)) ? x == y : number(x) == number(y);
+    };
+    for (size_t i = 0; i < a.events.size(); ++i) {
+        const TraceEvent &x = a.events[i], &y = b.events[i];
+        INFO("event " << i << " " << x.name);
+        const bool timed = x.ph != 'M';
+        if (x.name != y.name || x.ph != y.ph || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size() ||
+            (timed && (x.cat != y.cat || x.ts_us != y.ts_us)) || (x.ph == 'X' && x.dur_us != y.dur_us))
+            return false;
+        for (size_t k = 0; k < x.args.size(); ++k)
+            if (x.args[k].key != y.args[k].key || !same_value(x.args[k].value, y.args[k].value)) return false;
+    }
+    return true;
+}
+
+// Every external reference a page could make: none may appear.
+void check_self_contained(const std::string& html) {
+    CHECK(count(html, "http://") == 0);
+    CHECK(count(html, "https://") == 0);
+    CHECK(count(html, "src=") == 0);
+    CHECK(count(html, "url(") == 0);
+    CHECK(count(html, "@import") == 0);
+    CHECK(count(html, "<script") == 0);
+    CHECK(count(html, "<link") == 0);
+    CHECK(count(html, "<iframe") == 0);
+    CHECK(count(html, "<img") == 0);
+    CHECK(count(html, "xlink:") == 0);
+    const std::regex href("href=\"([^\"]*)\"");
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), href); it != std::sregex_iterator(); ++it) {
+        INFO((*it)[1].str());
+        CHECK((*it)[1].str().rfind("#", 0) == 0);
+    }
+}
+
+// Sum over the page's warp bars of the warps each holds (data-count, 1 when absent).
+size_t warps_drawn(const std::string& html, size_t* bars = nullptr) {
+    const std::regex rect("<rect class=\"warp( merged)?\" data-kernel=\"[^\"]*\"( data-count=\"([0-9]+)\")?");
+    size_t warps = 0, n = 0;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), rect); it != std::sregex_iterator(); ++it) {
+        ++n;
+        warps += (*it)[3].matched ? std::stoul((*it)[3].str()) : 1;
+    }
+    if (bars) *bars = n;
+    return warps;
+}
+
+// `n` warps on 2 SMs of 48 slots, back to back on each slot, in runs of 100 of one kernel.
+TraceRecord big_trace(size_t n) {
+    TraceRecord t;
+    for (uint32_t sm = 0; sm < 2; ++sm) t.events.push_back(meta("process_name", 100 + sm, 0, "sm[" + std::to_string(sm) + "]"));
+    const char* kernels[] = {"k0", "k1", "k2"};
+    t.events.reserve(n + 2);
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t sm = uint32_t(i % 2), slot = uint32_t((i / 2) % 48);
+        const double start = double(i / 96) * 10.0;  // 10 ns each on its slot
+        t.events.push_back(event("", "warp", 'X', start / 1000, 0.009, 100 + sm, slot,
+                                 {{"kernel", std::string(kernels[(i / 9600) % 3])}}));
+    }
+    return t;
+}
+
+RunRecord with_variants(const std::vector<std::string>& names) {
+    RunRecord top = small_results();
+    top.variants.emplace();
+    for (size_t i = 0; i < names.size(); ++i) {
+        RunRecord r = small_results();
+        r.policy.dispatch = names[i];
+        r.kernels[0].response_ns = 700.0 * double(i + 1);
+        VariantEntry v;
+        v.name = names[i];
+        v.set = {{"policy.dispatch", names[i]}};
+        v.results = r;
+        top.variants->push_back(v);
+    }
+    ExpectationRecord e = bound(std::nullopt, 1000.0, 700.0, true, 9);
+    e.variant = names[0];
+    e.kernel = std::string("alpha");
+    e.metric = std::string("response_ns");
+    top.expectations.push_back(e);
+    ExpectationRecord c;
+    c.compare = names[1] + ":alpha.response_ns <= 0.5 * " + names[0] + ":alpha.response_ns";
+    c.variants = std::vector<std::string>{names[1], names[0]};
+    c.value = gpuvp::fields::json::array({1400.0, 700.0});
+    c.passed = false;
+    c.line = 12;
+    top.expectations.push_back(c);
+    return top;
+}
+
+}  // namespace
+
+TEST_CASE("the timeline draws a rect for every warp of a small trace with its kernel", "[report]") {
+    const TraceRecord trace = small_trace();
+    const std::string html = gpuvp::render_report(small_results(), {&trace});
+    const std::string timeline = section(html, "timeline");
+    REQUIRE(!timeline.empty());
+    CHECK(count(timeline, "<svg class=\"sm-timeline\" data-sm=\"0\"") == 1);
+    CHECK(count(timeline, "<svg class=\"sm-timeline\" data-sm=\"1\"") == 1);
+    CHECK(count(timeline, "<rect class=\"warp\" data-kernel=\"alpha\"") == 3);
+    CHECK(count(timeline, "<rect class=\"warp\" data-kernel=\"beta\"") == 2);
+    CHECK(count(timeline, "merged") == 0);
+    // Labelled: slot rows, a time axis with its unit, a kernel legend per chart.
+    CHECK(count(timeline, ">slot 3</text>") == 2);
+    CHECK(count(timeline, "simulated time (ns)") >= 2);
+    CHECK(count(timeline, "class=\"legend-item\" data-label=\"alpha\"") >= 2);
+    // Each kernel's span from submit to completion, from the results.
+    CHECK(count(timeline, "<g class=\"kernel-span\" data-kernel=\"alpha\"") == 1);
+    CHECK(count(timeline, "<g class=\"kernel-span\" data-kernel=\"beta\"") == 1);
+    // A hover text with the warp's numbers.
+    CHECK(count(timeline, "<title>alpha block 0 warp 1: 800.0–2900.0 ns (2100.0 ns), slot 1, 10 instructions</title>") == 1);
+}
+
+TEST_CASE("the header names the scenario with its status and policies and expectations", "[report]") {
+    const TraceRecord trace = small_trace();
+    RunRecord r = small_results();
+    ExpectationRecord ok3 = bound(3.0, 3.0, 2, false, 8);
+    ok3.metric = std::string("kernels_ok");
+    r.expectations.push_back(ok3);
+    ExpectationRecord c;
+    c.compare = std::string("alpha.response_ns < 0.5 * beta.response_ns");
+    c.value = gpuvp::fields::json::array({700.0, 1050.0});
+    c.passed = true;
+    c.line = 9;
+    r.expectations.push_back(c);
+    const std::string html = gpuvp::render_report(r, {&trace});
+    CHECK(count(html, "<span id=\"scenario-name\">small</span>") == 1);
+    CHECK(count(html, "<td id=\"status\"><span class=\"badge ok\">ok</span>") == 1);
+    CHECK(count(html, "dispatch <b>fifo</b>") == 1);
+    CHECK(count(html, "5000.0 ns") >= 1);
+    CHECK(count(html, "2 of 3 passed") == 2);
+    CHECK(count(html, "class=\"expectation pass\"") == 2);
+    CHECK(count(html, "class=\"expectation fail\"") == 1);
+    CHECK(count(html, "<td>= 3</td>") == 1);
+    CHECK(count(html, "<td>≤ 1000</td>") == 1);
+    CHECK(count(html, "alpha.response_ns &lt; 0.5 * beta.response_ns") == 1);
+    CHECK(count(html, "<td>700 vs 1050</td>") == 1);
+}
+
+TEST_CASE("launch stages draw a stacked bar per kernel and a table of the numbers", "[report]") {
+    const std::string html = gpuvp::render_report(small_results(), {nullptr});
+    const std::string s = section(html, "launch-stages");
+    REQUIRE(!s.empty());
+    for (const char* k : {"alpha", "beta"}) {
+        const size_t g = s.find(std::string("<g class=\"stage-bar\" data-kernel=\"") + k + "\"");
+        REQUIRE(g != std::string::npos);
+        const std::string bar = s.substr(g, s.find("</g>", g) - g);
+        CHECK(count(bar, "<rect class=\"stage\"") == 6);
+        CHECK(count(bar, "data-stage=\"doorbell_to_fetch\"") == 1);
+    }
+    CHECK(count(s, "<g class=\"legend-item\" data-label=\"wlm_setup\"") == 1);
+    CHECK(count(s, "time from submit (ns)") == 1);
+    // The table: a column per kernel, the numbers as in results.json.
+    CHECK(count(s, "<table class=\"data numbers\" id=\"stage-table\">") == 1);
+    CHECK(count(s, "<th data-kernel=\"beta\">beta</th>") == 1);
+    CHECK(count(s, "<td>150.0</td>") == 6);
+    CHECK(count(s, "<td>5250.0</td>") == 1);  // beta's turnaround
+}
+
+TEST_CASE("names from the results and the trace are escaped", "[report]") {
+    const std::string evil = "<script>alert(\"x\")</script>&";
+    const TraceRecord trace = small_trace(evil, "beta");
+    RunRecord r = small_results(evil, "beta");
+    r.scenario = "<b>scenario</b>";
+    const std::string html = gpuvp::render_report(r, {&trace});
+    CHECK(count(html, "<script") == 0);
+    CHECK(count(html, "<b>scenario</b>") == 0);
+    CHECK(count(html, "&lt;b&gt;scenario&lt;/b&gt;") >= 2);
+    const std::string escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;";
+    CHECK(count(html, "<rect class=\"warp\" data-kernel=\"" + escaped + "\"") == 3);
+    CHECK(count(html, "<g class=\"stage-bar\" data-kernel=\"" + escaped + "\"") == 1);
+    check_self_contained(html);
+}
+
+TEST_CASE("the page makes no external reference", "[report]") {
+    const TraceRecord trace = small_trace();
+    check_self_contained(gpuvp::render_report(small_results(), {&trace}));
+    const RunRecord v = with_variants({"fifo", "priority-warp"});
+    check_self_contained(gpuvp::render_report(v, {&trace, &trace}));
+}
+
+TEST_CASE("a run without a trace says so", "[report]") {
+    const std::string html = gpuvp::render_report(small_results(), {nullptr});
+    CHECK(count(section(html, "timeline"), "run without a trace") == 1);
+    CHECK(count(section(html, "timeline"), "<svg class=\"sm-timeline\"") == 0);
+    CHECK(count(section(html, "scalar"), "run without a trace") == 1);
+    // Missing traces altogether are the same.
+    CHECK(gpuvp::render_report(small_results(), {}) == html);
+}
+
+TEST_CASE("the empty sections say there is nothing to show", "[report]") {
+    const TraceRecord trace = small_trace();
+    const std::string html = gpuvp::render_report(small_results(), {&trace});
+    for (const char* id : {"timeline", "launch-stages", "locks", "scalar", "shading"}) {
+        INFO(id);
+        CHECK(count(html, std::string("<section id=\"") + id + "\">\n<h2>") == 1);
+    }
+    CHECK(count(section(html, "locks"), "no locks in this run") == 1);
+    CHECK(count(section(html, "scalar"), "no scalar pool in this run") == 1);
+    CHECK(count(section(html, "shading"), "no draws in this run") == 1);
+    CHECK(count(html, "id=\"variants\"") == 0);
+}
+
+TEST_CASE("lock waits by priority are drawn and tabled", "[report]") {
+    RunRecord r = small_results();
+    r.locks.policy = "priority";
+    for (int p : {2, 0, 1}) {  // (listed out of order: the page sorts them)
+        PriorityLocks e;
+        e.warps = 8;
+        e.acquisitions = 16;
+        e.wait_ns = {100.0 * (p + 1), 300.0 * (p + 1)};
+        e.task_end_ns = {20000.0, 30000.0 + p};
+        e.sync_failures = uint64_t(p);
+        r.locks.by_priority.emplace_back(std::to_string(p == 2 ? 10 : p), e);
+    }
+    const std::string s = section(gpuvp::render_report(r, {nullptr}), "locks");
+    CHECK(count(s, "no locks") == 0);
+    // Priorities in numeric order: 0, 1, 10.
+    const size_t p0 = s.find("<tr data-priority=\"0\">"), p1 = s.find("<tr data-priority=\"1\">"),
+                 p10 = s.find("<tr data-priority=\"10\">");
+    REQUIRE(p10 != std::string::npos);
+    CHECK(p0 < p1);
+    CHECK(p1 < p10);
+    CHECK(count(s, "<g class=\"pair-bar\" data-priority=\"1\"") == 2);  // waits and task ends
+    CHECK(count(s, "id=\"lock-wait-chart\"") == 1);
+    CHECK(count(s, "id=\"lock-end-chart\"") == 1);
+    CHECK(count(s, "<td>600.0</td>") == 1);      // CPR 1's wait max
+    CHECK(count(s, "<td>30010.0</td>") == 0);    // no such value
+    CHECK(count(s, "<td>30002.0</td>") == 1);    // CPR 10's task end max
+}
+
+TEST_CASE("scalar pool and shading array charts come from the trace counters", "[report]") {
+    RunRecord r = small_results();
+    r.scalar.policy = "multilevel";
+    r.scalar.pool_peak.total = 300;
+    DrawRecord d;
+    d.name = "terrain";
+    d.queue = "gfx";
+    d.status = "ok";
+    d.submit_ns = 0.0;
+    d.arrived_ns = 500.0;
+    d.first_task_ns = 500.0;
+    d.vertex_done_ns = 1500.0;
+    d.end_ns = 3000.0;
+    d.complete_ns = 3600.0;
+    d.turnaround_ns = 3600.0;
+    r.usa.draws = {d};
+    r.usa.utilization = 0.75;
+    TraceRecord trace = small_trace();
+    auto& ev = trace.events;
+    const uint32_t usa = gpuvp::TracePid::usa;
+    for (int i = 0; i < 10; ++i)
+        ev.push_back(event("scalar pool", "scalar", 'C', 0.1 * i, 0, 101, 0,
+                           {{"kernel", uint64_t(4)}, {"workgroup", uint64_t(8 * i)}, {"warp", uint64_t(100)},
+                            {"slice", uint64_t(i % 2 ? 64 : 0)}}));
+    ev.push_back(meta("thread_name", usa, 0, "SSC1 core1"));
+    ev.push_back(meta("thread_name", usa, 1, "SSC1 core2"));
+    for (int i = 0; i < 4; ++i) {
+        ev.push_back(event("cores by type", "usa", 'C', 0.5 + 0.5 * i, 0, usa, 0,
+                           {{"vertex", uint64_t(8 - i)}, {"pixel", uint64_t(8 + i)}}));
+        ev.push_back(event(i < 2 ? "vertex" : "pixel", "shading", 'X', 0.5 + 0.5 * i, 0.4, usa, uint32_t(i % 2),
+                           {{"task", uint64_t(i)}, {"start_ns", 600.0}, {"draw", std::string("terrain")}}));
+    }
+    const std::string html = gpuvp::render_report(r, {&trace});
+    const std::string scalar = section(html, "scalar");
+    CHECK(count(scalar, "<svg class=\"scalar-chart\" data-sm=\"1\"") == 1);
+    CHECK(count(scalar, "<svg class=\"scalar-chart\" data-sm=\"0\"") == 0);
+    for (const char* level : {"kernel", "workgroup", "warp", "slice"}) CHECK(count(scalar, std::string("data-series=\"") + level + "\"") == 1);
+    CHECK(count(scalar, "at most 240 registers in use") == 1);  // 4 + 72 + 100 + 64, at i = 9
+    CHECK(count(scalar, "class=\"limit\"") == 1);                 // the pool's size
+    const std::string shading = section(html, "shading");
+    CHECK(count(shading, "no draws") == 0);
+    CHECK(count(shading, "id=\"shading-chart\"") == 1);
+    CHECK(count(shading, "<path class=\"area\" data-series=\"vertex\"") == 1);
+    CHECK(count(shading, "<path class=\"area\" data-series=\"pixel\"") == 1);
+    CHECK(count(shading, "<g class=\"draw-span\" data-draw=\"terrain\"") == 1);
+    CHECK(count(shading, "<rect class=\"task\" data-type=\"vertex\"") == 2);
+    CHECK(count(shading, "<rect class=\"task\" data-type=\"pixel\"") == 2);
+    CHECK(count(shading, "75.0 %") == 1);
+    CHECK(count(shading, "<tr data-draw=\"terrain\">") == 1);
+}
+
+TEST_CASE("the variants section appears only with variants and has a column per variant", "[report]") {
+    const TraceRecord trace = small_trace();
+    CHECK(count(gpuvp::render_report(small_results(), {&trace}), "<section id=\"variants\"") == 0);
+    const RunRecord v = with_variants({"fifo", "priority-block", "priority-warp"});
+    const std::string html = gpuvp::render_report(v, {&trace, nullptr, &trace});
+    const std::string s = section(html, "variants");
+    REQUIRE(!s.empty());
+    CHECK(count(s, "<th class=\"variant-col\"") == 3);
+    for (const char* name : {"fifo", "priority-block", "priority-warp"})
+        CHECK(count(s, std::string("<th class=\"variant-col\" data-variant=\"") + name + "\"") == 1);
+    CHECK(count(s, "<code class=\"set\">policy.dispatch=priority-block</code>") == 1);
+    // The policy that differs is a row; those that do not are not.
+    CHECK(count(s, "<th>policy.dispatch</th>") == 1);
+    CHECK(count(s, "<th>policy.lock</th>") == 0);
+    // alpha's response is 700, 1400, 2100: the ratios to the first.
+    CHECK(count(s, "<td>1400.0 <span class=\"ratio\">×2.00</span></td>") == 1);
+    CHECK(count(s, "<td>2100.0 <span class=\"ratio\">×3.00</span></td>") == 1);
+    // Grouped bars: a group per kernel, a bar per variant.
+    CHECK(count(s, "<svg class=\"variant-chart\" data-metric=\"response_ns\"") == 1);
+    CHECK(count(s, "<svg class=\"variant-chart\" data-metric=\"turnaround_ns\"") == 1);
+    CHECK(count(s, "<g class=\"variant-group\" data-kernel=\"alpha\"") == 2);
+    CHECK(count(s, "<rect data-variant=\"priority-block\"") == 4);
+    // The timelines of the variants with a trace, per SM, on one scale; the other says so.
+    CHECK(count(s, "<svg class=\"variant-timeline\" data-sm=\"0\" data-variant=\"fifo\"") == 1);
+    CHECK(count(s, "<svg class=\"variant-timeline\" data-sm=\"1\" data-variant=\"priority-warp\"") == 1);
+    CHECK(count(s, "priority-block: run without a trace") == 1);
+    // The per-variant expectation and the comparison are in the header's table.
+    CHECK(count(html, "<td>fifo</td><td>kernel alpha</td>") == 1);
+    CHECK(count(html, "<td>priority-block vs fifo</td><td>comparison</td><td><code>priority-block:alpha.response_ns &lt;= 0.5 * "
+                      "fifo:alpha.response_ns</code>") == 1);
+    // The other sections show the first variant, and say so.
+    CHECK(count(section(html, "launch-stages"), "Variant <b>fifo</b>, the first of 3") == 1);
+    CHECK(count(section(html, "timeline"), "<svg class=\"kernel-spans\" data-variant=\"priority-warp\"") == 1);
+}
+
+TEST_CASE("variants with locks and draws get their own comparison charts", "[report]") {
+    RunRecord v = with_variants({"spin", "priority"});
+    for (size_t i = 0; i < 2; ++i) {
+        RunRecord& r = (*v.variants)[i].results;
+        PriorityLocks e;
+        e.warps = 8;
+        e.acquisitions = 16;
+        e.wait_ns = {1000.0 / double(i + 1), 2000.0};
+        r.locks.by_priority = {{"0", e}};
+        DrawRecord d;
+        d.name = "terrain";
+        d.status = "ok";
+        d.arrived_ns = 500.0;
+        d.vertex_done_ns = 1500.0;
+        d.end_ns = 3000.0;
+        d.complete_ns = 3600.0 + double(i);
+        d.turnaround_ns = 3600.0 + double(i);
+        r.usa.draws = {d};
+    }
+    const TraceRecord trace = small_trace();
+    const std::string s = section(gpuvp::render_report(v, {&trace, &trace}), "variants");
+    CHECK(count(s, "<td>500.0 <span class=\"ratio\">×0.50</span></td>") == 1);  // the wait mean of CPR 0
+    CHECK(count(s, "<svg class=\"variant-chart\" data-metric=\"lock wait mean\"") == 1);
+    CHECK(count(s, "<g class=\"variant-group\" data-priority=\"0\"") == 1);
+    CHECK(count(s, "<g class=\"variant-group\" data-draw=\"terrain\"") == 1);
+    CHECK(count(s, "<td>3601.0 <span class=\"ratio\">×1.00</span></td>") == 1);  // the last draw's completion
+    // Each variant's draws (no cores-by-type counter in this trace).
+    CHECK(count(s, "<svg class=\"draw-chart\" data-variant=\"spin\"") == 1);
+    CHECK(count(s, "<svg class=\"draw-chart\" data-variant=\"priority\"") == 1);
+}
+
+TEST_CASE("the warp bars stay bounded on a trace of 200k warps", "[report]") {
+    const TraceRecord trace = big_trace(200000);
+    const std::string html = gpuvp::render_report(small_results("k0", "k1"), {&trace});
+    size_t bars = 0;
+    CHECK(warps_drawn(html, &bars) == 200000);  // every warp is in some bar
+    CHECK(bars <= 20000);
+    CHECK(bars > 100);
+    CHECK(count(html, "id=\"timeline-note\"") == 1);
+    CHECK(count(html, "200000 warps are drawn as") == 1);
+    CHECK(html.size() < 8u * 1024 * 1024);
+    // Variants share the bound.
+    const RunRecord v = with_variants({"a", "b"});
+    const std::string both = gpuvp::render_report(v, {&trace, &trace});
+    CHECK(warps_drawn(both, &bars) == 400000);
+    CHECK(bars <= 20000);
+    CHECK(both.size() < 8u * 1024 * 1024);
+}
+
+TEST_CASE("bars of different kernels merge when nothing else keeps the bound", "[report]") {
+    // Every warp alternates kernels on its slot: same-kernel merging cannot help.
+    TraceRecord trace;
+    trace.events.push_back(meta("process_name", 100, 0, "sm[0]"));
+    for (int i = 0; i < 40000; ++i)
+        trace.events.push_back(warp_event((i / 4) % 2 ? "k1" : "k0", 0, uint32_t(i % 4), uint64_t(i), 0, double(i / 4) * 10, 9));
+    const std::string html = gpuvp::render_report(small_results("k0", "k1"), {&trace});
+    size_t bars = 0;
+    CHECK(warps_drawn(html, &bars) == 40000);
+    CHECK(bars <= 20000);
+    CHECK(count(html, "data-kernel=\"several kernels\"") > 0);
+}
+
+TEST_CASE("the report is deterministic", "[report]") {
+    const TraceRecord trace = small_trace();
+    CHECK(gpuvp::render_report(small_results(), {&trace}) == gpuvp::render_report(small_results(), {&trace}));
+    const TraceRecord big = big_trace(30000);
+    CHECK(gpuvp::render_report(small_results("k0", "k1"), {&big}) == gpuvp::render_report(small_results("k0", "k1"), {&big}));
+    // Two real runs write the same page.
+    const std::string a = temp_dir(), b = temp_dir();
+    REQUIRE(run_program("run " + kScenarios + "default.yaml --quiet --out " + a) == 0);
+    REQUIRE(run_program("run " + kScenarios + "default.yaml --quiet --out " + b) == 0);
+    const std::string pa = slurp(a + "/report.html");
+    CHECK(pa.size() > 10000);
+    CHECK(pa == slurp(b + "/report.html"));
+}
+
+TEST_CASE("a real run writes a report with every warp of its trace", "[report]") {
+    const std::string dir = temp_dir();
+    REQUIRE(run_program("run " + kScenarios + "lock-contention.yaml --quiet --out " + dir) == 0);
+    const std::string html = slurp(dir + "/report.html");
+    const json results = json::parse(slurp(dir + "/results.json"));
+    check_self_contained(html);
+    size_t bars = 0;
+    CHECK(warps_drawn(html, &bars) == results["totals"]["warps"].get<size_t>());
+    CHECK(bars == results["totals"]["warps"].get<size_t>());
+    CHECK(count(html, "<svg class=\"sm-timeline\" data-sm=\"0\"") == 1);
+    CHECK(count(html, "<svg class=\"sm-timeline\" data-sm=\"1\"") == 1);
+    for (const json& k : results["kernels"])
+        CHECK(count(html, "<g class=\"stage-bar\" data-kernel=\"" + k["name"].get<std::string>() + "\"") == 1);
+    // Its locks: one row per priority of the results.
+    for (auto it = results["locks"]["by_priority"].begin(); it != results["locks"]["by_priority"].end(); ++it)
+        CHECK(count(section(html, "locks"), "<tr data-priority=\"" + it.key() + "\">") == 1);
+    // Without a trace, the page says so.
+    const std::string bare = temp_dir();
+    REQUIRE(run_program("run " + kScenarios + "lock-contention.yaml --quiet --no-trace --out " + bare) == 0);
+    CHECK(count(section(slurp(bare + "/report.html"), "timeline"), "run without a trace") == 1);
+}
+
+TEST_CASE("write_report reads the variant traces from their folders", "[report]") {
+    const std::string dir = temp_dir();
+    const RunRecord v = with_variants({"fifo", "priority-warp"});
+    std::ofstream(dir + "/results.json") << gpuvp::results_text(v);
+    REQUIRE(mkdir((dir + "/variants").c_str(), 0755) == 0);
+    REQUIRE(mkdir((dir + "/variants/priority-warp").c_str(), 0755) == 0);
+    std::ofstream(dir + "/variants/priority-warp/trace.json") << gpuvp::trace_text(small_trace());
+    std::string error;
+    REQUIRE(gpuvp::write_report(dir, &error));
+    const std::string html = slurp(dir + "/report.html");
+    CHECK(count(html, "fifo: run without a trace") == 1);
+    CHECK(count(html, "<svg class=\"variant-timeline\" data-sm=\"0\" data-variant=\"priority-warp\"") == 1);
+    CHECK(count(html, "<rect class=\"warp\" data-kernel=\"alpha\"") == 3);
+    // The page of the records the files hold.
+    const TraceRecord trace = small_trace();
+    CHECK(html == gpuvp::render_report(v, {nullptr, &trace}));
+    // A trace that is not JSON is no trace.
+    std::ofstream(dir + "/variants/priority-warp/trace.json") << "{\"traceEvents\": [";
+    REQUIRE(gpuvp::write_report(dir, &error));
+    CHECK(count(slurp(dir + "/report.html"), "priority-warp: run without a trace") == 1);
+}
+
+TEST_CASE("read_trace reads a real run's trace.json into its events", "[report]") {
+    const std::string dir = temp_dir();
+    REQUIRE(run_program("run " + kScenarios + "lock-contention.yaml --quiet --out " + dir) == 0);
+    const std::string text = slurp(dir + "/trace.json");
+    const json doc = json::parse(text);
+    TraceRecord t;
+    std::string error;
+    REQUIRE(gpuvp::read_trace(text, t, &error));
+    CHECK(error.empty());
+    REQUIRE(t.events.size() == doc["traceEvents"].size());
+    // The first warp event, member by member.
+    size_t i = 0;
+    while (i < t.events.size() && t.events[i].cat != "warp") ++i;
+    REQUIRE(i < t.events.size());
+    const TraceEvent& e = t.events[i];
+    const json& j = doc["traceEvents"][i];
+    CHECK(e.name == j["name"].get<std::string>());
+    CHECK(e.ph == 'X');
+    CHECK(e.ts_us == j["ts"].get<double>());
+    CHECK(e.dur_us == j["dur"].get<double>());
+    CHECK(e.pid == j["pid"].get<uint32_t>());
+    CHECK(e.pid >= gpuvp::TracePid::sm0);
+    REQUIRE(e.tid);
+    CHECK(*e.tid == j["tid"].get<uint32_t>());
+    CHECK(e.args.size() == j["args"].size());
+    CHECK(e.text("kernel") == j["args"]["kernel"].get<std::string>());
+    CHECK(e.number("block") == j["args"]["block"].get<double>());
+    CHECK(e.number("instructions") == j["args"]["instructions"].get<double>());
+    CHECK(std::holds_alternative<uint64_t>(*e.arg("warp")));
+    CHECK(std::isnan(e.number("kernel")));  // text, not a number
+    CHECK(e.text("block").empty());
+    CHECK(e.arg("no such") == nullptr);
+    // The page from the files is the run's page.
+    const std::string page = slurp(dir + "/report.html");
+    REQUIRE(gpuvp::write_report(dir, &error));
+    CHECK(slurp(dir + "/report.html") == page);
+}
+
+TEST_CASE("read_trace gives back the record trace_text wrote", "[report]") {
+    TraceRecord t = small_trace();
+    t.events.push_back(event("odd \"name\"", "misc", 'i', 1.25, 0, 7, std::nullopt,
+                             {{"yes", true}, {"neg", int64_t(-3)}, {"big", uint64_t(1) << 63}, {"x", 0.1}, {"s", std::string("é\n")}}));
+    t.note = "trace full: 3 events dropped";
+    TraceRecord back;
+    std::string error;
+    REQUIRE(gpuvp::read_trace(gpuvp::trace_text(t), back, &error));
+    CHECK(same_trace(t, back));
+    CHECK(std::get<int64_t>(*back.events.back().arg("neg")) == -3);
+    CHECK(std::get<std::string>(*back.events.back().arg("s")) == "é\n");
+}
+
+TEST_CASE("read_trace types each argument and names what is wrong", "[report]") {
+    TraceRecord t;
+    std::string error;
+    REQUIRE(gpuvp::read_trace(R"({"traceEvents":[{"name":"a","cat":"c","ph":"i","ts":1.5,"pid":3,"args":)"
+                              R"({"yes":true,"neg":-2,"big":18446744073709551615,"x":0.25,"s":"t","n":null,"l":[1],"o":{}}}],)"
+                              R"("otherData":{"note":"full"}})",
+                              t, &error));
+    REQUIRE(t.events.size() == 1);
+    const TraceEvent& e = t.events[0];
+    CHECK(e.name == "a");
+    CHECK(e.cat == "c");
+    CHECK(e.ph == 'i');
+    CHECK(e.ts_us == 1.5);
+    CHECK(e.pid == 3);
+    CHECK_FALSE(e.tid);
+    REQUIRE(e.args.size() == 5);  // null, a list and an object are not arguments
+    CHECK(std::get<bool>(*e.arg("yes")));
+    CHECK(std::get<int64_t>(*e.arg("neg")) == -2);
+    CHECK(std::get<uint64_t>(*e.arg("big")) == 18446744073709551615u);
+    CHECK(e.number("x") == 0.25);
+    CHECK(e.number("neg") == -2);
+    CHECK(e.text("s") == "t");
+    CHECK(std::isnan(e.number("yes")));
+    CHECK(t.note == "full");
+
+    auto fails = [&](const std::string& text) {
+        TraceRecord r;
+        r.note = "stale";
+        error.clear();
+        CHECK_FALSE(gpuvp::read_trace(text, r, &error));
+        CHECK(r.events.empty());
+        CHECK(r.note.empty());
+        return error;
+    };
+    CHECK(fails("{\"traceEvents\": [").find("not JSON at byte 18") != std::string::npos);
+    CHECK(fails("{\"traceEvents\": [] x").find("not JSON at byte 20") != std::string::npos);
+    CHECK(fails("[]") == "an object expected, found array");
+    CHECK(fails("{}") == "traceEvents: missing");
+    CHECK(fails(R"({"traceEvents":{}})") == "traceEvents: an array expected, found object");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":1},7]})") == "traceEvents[1]: an object expected, found number");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":1},{"ph":"X","pid":"a"}]})") ==
+          "traceEvents[1].pid: a non-negative integer expected, found string");
+    CHECK(fails(R"({"traceEvents":[{"ph":"XY","pid":1}]})") == "traceEvents[0].ph: one character expected, found \"XY\"");
+    CHECK(fails(R"({"traceEvents":[{"pid":1}]})") == "traceEvents[0].ph: missing");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X"}]})") == "traceEvents[0].pid: missing");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":1,"ts":"0"}]})") == "traceEvents[0].ts: a number expected, found string");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":1,"tid":-1}]})") ==
+          "traceEvents[0].tid: a non-negative integer expected, found number");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":4294967296}]})") == "traceEvents[0].pid: out of range");
+    CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":1,"args":[]}]})") == "traceEvents[0].args: an object expected, found array");
+    CHECK(fails(R"({"traceEvents":[],"otherData":{"note":1}})") == "otherData.note: a string expected, found number");
+}
+
+TEST_CASE("the report from the run's output in memory is the report of its files", "[report]") {
+    // A real traced run, in this process (one elaboration per test case): the page from its
+    // record in memory, then from the files it wrote.
+    std::string error;
+    const gpuvp::RunOutput real = gpuvp::run_variants(gpuvp::load_scenario(kScenarios + "lock-contention.yaml"));
+    REQUIRE(real.record);
+    CHECK(gpuvp::results_text(*real.record) == real.results);
+    const std::string run = temp_dir();
+    // Its trace record is what its trace.json reads back as.
+    REQUIRE(real.trace_record);
+    TraceRecord back;
+    REQUIRE(gpuvp::read_trace(real.trace, back, &error));
+    CHECK(same_trace(*real.trace_record, back));
+    REQUIRE(gpuvp::write_run_output(run, real, true, &error));
+    const std::string real_page = slurp(run + "/report.html");
+    CHECK(warps_drawn(real_page) == json::parse(real.results)["totals"]["warps"].get<size_t>());
+    REQUIRE(gpuvp::write_report(run, &error));
+    CHECK(slurp(run + "/report.html") == real_page);
+}
+
+TEST_CASE("write_report says what it could not read or write", "[report]") {
+    const std::string dir = temp_dir();
+    std::string error;
+    CHECK_FALSE(gpuvp::write_report(dir + "/none", &error));
+    CHECK(error == "cannot read " + dir + "/none/results.json");
+    std::ofstream(dir + "/results.json") << "{ not json";
+    CHECK_FALSE(gpuvp::write_report(dir, &error));
+    CHECK(error.rfind(dir + "/results.json: not JSON at byte 4: ", 0) == 0);
+    // A member missing, or of the wrong type: named by its path.
+    json doc = json::parse(gpuvp::results_text(small_results()));
+    doc["kernels"][1].erase("status");
+    std::ofstream(dir + "/results.json") << doc.dump();
+    CHECK_FALSE(gpuvp::write_report(dir, &error));
+    CHECK(error == dir + "/results.json: kernels[1].status: missing");
+    doc = json::parse(gpuvp::results_text(small_results()));
+    doc["usa"]["cores"]["total"] = "sixteen";
+    std::ofstream(dir + "/results.json") << doc.dump();
+    CHECK_FALSE(gpuvp::write_report(dir, &error));
+    CHECK(error == dir + "/results.json: usa.cores.total: an integer expected, found string");
+    CHECK_FALSE(std::ifstream(dir + "/report.html").good());
+    // The page cannot be written: a folder is in its place.
+    std::ofstream(dir + "/results.json") << gpuvp::results_text(small_results());
+    REQUIRE(mkdir((dir + "/report.html").c_str(), 0755) == 0);
+    CHECK_FALSE(gpuvp::write_report(dir, &error));
+    CHECK(error == "cannot write " + dir + "/report.html");
+}
+
+TEST_CASE("a hang shows the GPU's state under its cause and escaped", "[report]") {
+    RunRecord r = small_results();
+    CHECK(count(gpuvp::render_report(r, {nullptr}), "id=\"hang\"") == 0);  // none without a hang
+    gpuvp::HangRecord h;
+    h.cause = "watchdog";
+    h.detected_ns = 205252.0;
+    h.no_progress_since_ns = 105252.0;
+    h.in_flight = 1;
+    h.state = {"cp kernel slot 0: queue 0, packet 0, signal 0x10040 (<k>'s completion signal), in flight",
+               "sm[0] warp slot 1: tries lock 0 held by warp 0"};
+    r.hang = h;
+    const std::string html = gpuvp::render_report(r, {nullptr});
+    CHECK(count(html, "The watchdog saw no forward progress from 105252.0 to 205252.0 ns with 1 kernel(s)") == 1);
+    CHECK(count(html, "(&lt;k&gt;&#39;s completion signal)") == 1);
+    CHECK(count(html, "sm[0] warp slot 1: tries lock 0 held by warp 0\n") == 1);
+    r.hang->cause = "idle";
+    CHECK(count(gpuvp::render_report(r, {nullptr}), "The simulated machine went idle at 205252.0 ns") == 1);
+    check_self_contained(html);
+}

@@ -1,0 +1,156 @@
+// The run record (sc_main/record/run_record.h, fields.h), without a simulation: results.json read
+// back into a record writes the same text, a bad document names the member, a path finds
+// what results.json holds there, and the listing of members is the one docs/results.md shows.
+#include "sc_main/record/metrics.h"
+#include "sc_main/record/run_record.h"
+#include "sc_main/run/run.h"
+#include "sc_main/scenario/scenario.h"
+#include "tests/files.h"
+
+#include <catch2/catch.hpp>
+
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using gpuvp::test::slurp;
+const std::string kSource = GPUVP_SOURCE_DIR;
+
+gpuvp::RunRecord small_record() {
+    gpuvp::RunRecord r;
+    r.scenario = "small";
+    r.status = "ok";
+    r.policy = {"fifo", "serial", "spin", "per-warp", "static"};
+    r.sim_end_ns = 5000;
+    r.host_seconds = 0.25;
+    gpuvp::KernelRecord& k = r.kernels.emplace_back();
+    k.name = "alpha";
+    k.queue = "q";
+    k.status = "ok";
+    k.packet = 0;
+    k.submit_ns = 0;
+    k.response_ns = 700;
+    k.stages.push_back({"host", 0, 2200, 2200});
+    gpuvp::InstancesSummary in;
+    in.count = 3;
+    in.turnaround_ns.max = 9000;
+    k.instances = in;
+    gpuvp::KernelRecord& k2 = r.kernels.emplace_back();
+    k2.name = "beta";
+    k2.alone_turnaround_ns = std::optional<double>();  // present, null
+    r.sms.emplace_back().busy_fraction = 0.5;
+    r.sms.emplace_back().busy_fraction = 0.75;
+    r.sms[1].id = 1;
+    r.locks.by_priority.emplace_back("2", gpuvp::PriorityLocks{});
+    r.locks.by_priority.back().second.wait_ns.mean = 12.5;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a record is written with its members in order, null where empty, absent where left out", "[record]") {
+    const json j = gpuvp::fields::to_json(small_record());
+    CHECK(j.begin().key() == "scenario");
+    CHECK(j["kernels"][0]["instances"]["count"] == 3);
+    CHECK(j["kernels"][0]["instances"]["turnaround_ns"]["max"] == 9000.0);
+    CHECK(j["kernels"][0]["instances"]["turnaround_ns"]["min"].is_null());
+    CHECK_FALSE(j["kernels"][0]["instances"].contains("launch_latency_ns"));  // Omit, empty
+    CHECK_FALSE(j["kernels"][0].contains("alone_turnaround_ns"));
+    CHECK(j["kernels"][1]["alone_turnaround_ns"].is_null());  // Omit, holding null
+    CHECK(j["kernels"][1]["packet"].is_null());
+    CHECK(j["kernels"][0]["milestones"].contains("first_warp_started_ns"));
+    CHECK_FALSE(j.contains("protocol"));
+    CHECK_FALSE(j.contains("variants"));
+    CHECK(j["sim_end_ns"].is_number_float());
+    CHECK(j["sms"][1]["id"].is_number_unsigned());
+}
+
+TEST_CASE("results.json read back into a record writes the same text", "[record]") {
+    const std::string text = gpuvp::results_text(small_record());
+    CHECK(gpuvp::results_text(gpuvp::read_results(json::parse(text))) == text);
+}
+
+TEST_CASE("a real run's results read back into a record write the same text", "[record]") {
+    // In this process (one elaboration per test case): a scenario with instances, draws,
+    // locks, expectations and a measure_alone kernel's members.
+    const gpuvp::RunOutput o = gpuvp::run_scenario(gpuvp::load_scenario(kSource + "/scenarios/default.yaml"));
+    REQUIRE(o.record);
+    CHECK(gpuvp::results_text(*o.record) == o.results);
+    CHECK(gpuvp::results_text(gpuvp::read_results(json::parse(o.results))) == o.results);
+}
+
+TEST_CASE("a bad results.json names the member that is wrong", "[record]") {
+    json j = gpuvp::fields::to_json(small_record());
+    j["kernels"][1]["stages"] = "none";
+    try {
+        gpuvp::read_results(j);
+        FAIL("no error");
+    } catch (const gpuvp::fields::FieldError& e) {
+        CHECK(std::string(e.what()) == "kernels[1].stages: an array expected, found string");
+    }
+    j = gpuvp::fields::to_json(small_record());
+    j["sms"][0].erase("l1d");
+    CHECK_THROWS_WITH(gpuvp::read_results(j), "sms[0].l1d: missing");
+    j = gpuvp::fields::to_json(small_record());
+    j["totals"]["warps"] = -3;
+    CHECK_THROWS_WITH(gpuvp::read_results(j), "totals.warps: a non-negative integer expected, found number");
+    CHECK_THROWS_WITH(gpuvp::read_results(json::array()), ": an object expected, found array");
+}
+
+TEST_CASE("a path finds what results.json holds there", "[record]") {
+    const gpuvp::RunRecord r = small_record();
+    auto at = [&](const std::string& path) {
+        return gpuvp::fields::lookup(r, gpuvp::fields::split_path(path), 0).value_or(json("none"));
+    };
+    CHECK(at("sim_end_ns") == 5000.0);
+    CHECK(at("sms.1.busy_fraction") == 0.75);         // by index
+    CHECK(at("kernels.beta.packet").is_null());        // by name; null held
+    CHECK(at("kernels.alpha.response_ns") == 700.0);
+    CHECK(at("kernels.alpha.instances.turnaround_ns.max") == 9000.0);
+    CHECK(at("locks.by_priority.2.wait_ns.mean") == 12.5);
+    CHECK(at("locks.by_priority.3") == "none");
+    CHECK(at("kernels.gamma.response_ns") == "none");
+    CHECK(at("kernels.alpha.instances.launch_latency_ns") == "none");  // left out
+    CHECK(at("sms.7") == "none");
+    CHECK(at("sim_end_ns.more") == "none");
+    CHECK(at("policy") == json{{"dispatch", "fifo"}, {"launch", "serial"}, {"lock", "spin"}, {"scalar", "per-warp"},
+                               {"shading", "static"}});
+}
+
+TEST_CASE("the metric names the loader accepts are the ones the run evaluates", "[record]") {
+    std::vector<std::string> run, priority;
+    for (const gpuvp::RunMetric& m : gpuvp::kRunMetrics) run.push_back(m.name);
+    for (const gpuvp::PriorityMetric& m : gpuvp::kPriorityMetrics) priority.push_back(m.name);
+    CHECK(gpuvp::scenario_metrics() == run);
+    CHECK(gpuvp::priority_metrics() == priority);
+    // A kernel's metrics are members of its entry, or of its instances' summary.
+    const json k = gpuvp::fields::to_json(small_record().kernels[1]);
+    for (const std::string& m : gpuvp::kernel_metrics()) {
+        INFO(m);
+        CHECK((k.contains(m) || m == "alone_turnaround_ns" || m == "slowdown" || m.rfind("instance", 0) == 0));
+    }
+    // The sections a path may start with are the record's.
+    for (const std::string& s : gpuvp::results_sections()) {
+        INFO(s);
+        CHECK(gpuvp::fields::to_json(small_record()).contains(s));
+    }
+}
+
+TEST_CASE("docs/results.md lists every member and metric as gpuvp stats does", "[record][docs]") {
+    const std::string doc = slurp(kSource + "/docs/results.md");
+    const std::string stats = gpuvp::stats_markdown();
+    INFO("regenerate the section: build/gpuvp stats, between the markers in docs/results.md");
+    const std::string begin = "<!-- gpuvp stats: begin -->\n", end = "<!-- gpuvp stats: end -->";
+    const size_t a = doc.find(begin), b = doc.find(end);
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    CHECK(doc.substr(a + begin.size(), b - a - begin.size()) == stats);
+    // Every member has a meaning.
+    std::vector<gpuvp::fields::Listed> members;
+    gpuvp::fields::list<gpuvp::RunRecord>(members, "", {});
+    CHECK(members.size() > 200);
+    for (const auto& m : members) {
+        INFO(m.path);
+        CHECK_FALSE(m.meaning.empty());
+    }
+}
