@@ -16,11 +16,17 @@
 
 namespace gpuvp {
 
-// What a statistic means: its unit ("ns", "count", "fraction", "", ...) and a sentence.
+// What a statistic means: its unit ("ns", "count", "fraction", "", ...) and a sentence; and
+// whether an expectation may name it as a metric of the entry that holds it (`metric: NAME`
+// with `kernel:` or `draw:`).
 struct Doc {
     const char* unit = "";
     const char* text = "";
+    bool metric = false;
 };
+
+// Doc's third member, spelled out: `{"ns", "submit -> first warp running", kMetric}`.
+inline constexpr bool kMetric = true;
 
 }  // namespace gpuvp
 

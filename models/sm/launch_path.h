@@ -1,5 +1,5 @@
 // M5: what the ISU does with a warp's first instruction fetch. One file per policy:
-//   serial_launch.cpp    the baseline: the fetch alone; the kernel arguments come when the
+//   serial_launch.h      the baseline: the fetch alone; the kernel arguments come when the
 //                        kernarg_load executes
 //   prefetch_launch.cpp  the seed: the kernel's first fetch on this SM also sends a
 //                        kernel-argument prefetch (the ISU's pointer and size registers) to

@@ -1,12 +1,15 @@
 // The metrics an expectation names without a path: of the whole run, and of the lock figures
 // of one warp priority (M2). One table each: the scenario loader checks names against it, the
 // run evaluates them on its RunRecord, `gpuvp stats` and docs/results.md list them.
-// A kernel's or a draw's metrics are the numbers of its entry (KernelRecord, DrawRecord) and
-// of its `instances` summary.
+// A kernel's or a draw's metrics are the members of its entry (KernelRecord, DrawRecord) that
+// its `fields` marks kMetric, and of its `instances` summary (entry_metrics).
 #pragma once
 #include "sc_main/record/run_record.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace gpuvp {
 
@@ -89,5 +92,37 @@ inline const PriorityMetric kPriorityMetrics[] = {
     {"retakes", "locks taken again after a forced release", [](const PriorityLocks& p) { return fields::json(p.retakes); }},
     {"warps", "warps of the priority that took locks", [](const PriorityLocks& p) { return fields::json(p.warps); }},
 };
+
+// A kernel's (KernelRecord) or a draw's (DrawRecord) metrics, with what each means: the members
+// its `fields` marks kMetric; then `instances_ok`, `instances_failed` and, for each of those
+// members the `instances` summary spreads over the instances (InstancesSummary), its
+// `instance_<figure>_<min|mean|max>_ns`.
+struct EntryMetric {
+    std::string name, meaning;
+};
+
+template <class Entry>
+std::vector<EntryMetric> entry_metrics() {
+    std::vector<EntryMetric> own, spread;
+    std::vector<std::string> summarised;
+    auto names = [&](std::string_view name, const auto&, const Doc& = {}) { summarised.emplace_back(name); };
+    const InstancesSummary summary;
+    InstancesSummary::fields(summary, names);
+    auto add = [&](std::string_view name, const auto&, const Doc& doc = {}) {
+        if (!doc.metric) return;
+        own.push_back({std::string(name), doc.text});
+        if (std::find(summarised.begin(), summarised.end(), name) == summarised.end()) return;
+        const std::string figure(name.substr(0, name.size() - 3));  // response_ns: response
+        for (const char* stat : {"min", "mean", "max"})
+            spread.push_back({"instance_" + figure + "_" + stat + "_ns",
+                              std::string("with instances: the ") + stat + " of " + std::string(name) + " over those that ended ok"});
+    };
+    const Entry entry;
+    Entry::fields(entry, add);
+    own.push_back({"instances_ok", "with instances: instances that ended ok (instances.ok)"});
+    own.push_back({"instances_failed", "with instances: instances that did not end ok (instances.failed)"});
+    own.insert(own.end(), spread.begin(), spread.end());
+    return own;
+}
 
 }  // namespace gpuvp

@@ -37,6 +37,10 @@ std::string stats_markdown() {
         out += "| `" + m.path + "` | " + m.type + " | " + m.doc.unit + " | " + m.meaning + " |\n";
     out += "\nMetrics an expectation names without a path (`metric:` alone):\n\n| metric | meaning |\n|---|---|\n";
     for (const RunMetric& m : kRunMetrics) out += "| `" + std::string(m.name) + "` | " + m.meaning + " |\n";
+    out += "\nWith `kernel: NAME`, of that kernel (its entry in `kernels[]`):\n\n| metric | meaning |\n|---|---|\n";
+    for (const EntryMetric& m : entry_metrics<KernelRecord>()) out += "| `" + m.name + "` | " + m.meaning + " |\n";
+    out += "\nWith `draw: NAME` (M4), of that draw (its entry in `usa.draws[]`):\n\n| metric | meaning |\n|---|---|\n";
+    for (const EntryMetric& m : entry_metrics<DrawRecord>()) out += "| `" + m.name + "` | " + m.meaning + " |\n";
     out += "\nWith `priority: P` (M2), of the warps of that priority (`locks.by_priority.P`):\n\n| metric | meaning |\n|---|---|\n";
     for (const PriorityMetric& m : kPriorityMetrics) out += "| `" + std::string(m.name) + "` | " + m.meaning + " |\n";
     return out;

@@ -25,7 +25,7 @@ void append_value(std::string& out, const TraceValue& v) {
 }  // namespace
 
 // Written straight into the text, event by event, member by member in the order of the event's
-// kind (Chrome's trace-event format; docs/trace.md), as compact JSON.
+// kind (Chrome's trace-event format; docs/results.md), as compact JSON.
 std::string trace_text(const TraceRecord& t) {
     std::string out = "{\"traceEvents\":[";
     out.reserve(out.size() + t.events.size() * 200);

@@ -1,7 +1,7 @@
 // trace.json's events, typed: the recorder fills a TraceRecord, trace.json is written from it,
 // and the report reads it. `gpuvp report DIR` reads a trace.json back into one (read_trace).
-// The layout is Chrome's trace-event format (docs/trace.md): each event's members in the
-// order written_trace writes them.
+// The layout is Chrome's trace-event format (docs/results.md): each event's members in the
+// order trace_text writes them.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -26,26 +26,16 @@
 namespace gpuvp {
 
 namespace {
-// `instances_ok`, `instances_failed` and `instance_<figure>_<min|mean|max>_ns` (the `instances`
-// summary of a kernel or a draw with `instances`).
-std::vector<std::string> instance_metrics(std::vector<std::string> figures) {
-    std::vector<std::string> m = {"instances_ok", "instances_failed"};
-    for (const std::string& f : figures)
-        for (const char* stat : {"min", "mean", "max"}) m.push_back("instance_" + f + "_" + stat + "_ns");
-    return m;
-}
-std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
+template <class Entry>
+std::vector<std::string> metric_names() {
+    std::vector<std::string> names;
+    for (const EntryMetric& m : entry_metrics<Entry>()) names.push_back(m.name);
+    return names;
 }
 }  // namespace
 
 const std::vector<std::string>& kernel_metrics() {
-    static const std::vector<std::string> m = joined(
-        {"response_ns", "turnaround_ns", "launch_latency_ns", "dispatch_latency_ns", "first_instruction_ns",
-         "first_warp_start_ns", "first_block_dispatch_ns", "doorbell_ns", "end_ns", "complete_ns", "blocks", "warps",
-         "alone_turnaround_ns", "slowdown"},
-        instance_metrics({"launch_latency", "response", "turnaround", "dispatch_latency"}));
+    static const std::vector<std::string> m = metric_names<KernelRecord>();
     return m;
 }
 
@@ -73,10 +63,7 @@ const std::vector<std::string>& results_sections() {
 }
 
 const std::vector<std::string>& draw_metrics() {
-    static const std::vector<std::string> m =
-        joined({"doorbell_ns", "arrived_ns", "first_task_ns", "vertex_done_ns", "end_ns", "complete_ns", "turnaround_ns",
-                "response_ns"},
-               instance_metrics({"response", "turnaround"}));
+    static const std::vector<std::string> m = metric_names<DrawRecord>();
     return m;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The walls between the blocks (docs/architecture.md, "Where things live"), checked on every
+"""The walls between the blocks (docs/architecture.md, "Folders and their dependency rules"), checked on every
 #include of the source tree. Usage: check_walls.py SOURCE_ROOT. Prints each breach as
 FILE:LINE: the include, and why it is refused; exits 1 if there is any."""
 import pathlib
