@@ -165,7 +165,9 @@ void GlobalLogicController::place(const Placement& p) {
         --k.undispatched;
         ++k.dispatched;
         ++blocks_dispatched_;
-        ++by_kind_[size_t(p.kind)];
+        ++(p.kind == PlacementKind::whole_blocks ? stats_.whole_blocks
+           : p.kind == PlacementKind::first_sm   ? stats_.first_sm
+                                                 : stats_.second_sm);
         if (k.dispatched == 1 && observer_) observer_->kernel_stage(p.kernel_slot, Stage::first_block_dispatched, now);
         sc_time delay = sc_core::SC_ZERO_TIME;
         write_msg(to_sm[p.sm], payloads_, map::kSmDispatch, d, delay);

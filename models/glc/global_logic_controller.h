@@ -6,6 +6,7 @@
 #include <gpuvp/models/common/messages.h>
 #include <gpuvp/models/common/observer.h>
 #include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/common/stats.h>
 #include <gpuvp/models/common/timing.h>
 #include <gpuvp/models/glc/glc_config.h>
 #include <gpuvp/models/glc/placement_policy.h>
@@ -48,8 +49,19 @@ public:
         return n;
     }
     uint64_t blocks_dispatched() const { return blocks_dispatched_; }
-    // Blocks placed by each PlacementKind (whole_blocks, first_sm, second_sm).
-    const std::array<uint64_t, 3>& blocks_by_kind() const { return by_kind_; }
+
+    // Blocks placed, by PlacementKind (results.json's glc.blocks_placed).
+    struct Stats {
+        STATS_RECORD;
+        uint64_t whole_blocks = 0, first_sm = 0, second_sm = 0;
+        template <class S, class V>
+        static void fields(S& s, V& v) {
+            v("whole_blocks", s.whole_blocks, Doc{"count", "blocks placed whole on one SM"});
+            v("first_sm", s.first_sm, Doc{"count", "priority-warp: blocks started on one SM and continued on another"});
+            v("second_sm", s.second_sm, Doc{"count", "priority-warp: the second parts of those"});
+        }
+    };
+    const Stats& stats() const { return stats_; }
 
 private:
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -90,7 +102,7 @@ private:
     std::vector<uint32_t> done_;  // kernel slots whose last block finished, to tell the CP
     uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
     uint32_t warp_size_;
-    std::array<uint64_t, 3> by_kind_{};
+    Stats stats_;
     PayloadPool payloads_;  // for its transactions (tlm_util.h)
 };
 

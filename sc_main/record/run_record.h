@@ -4,6 +4,7 @@
 // docs/results.md describes every member.
 #pragma once
 #include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/glc/global_logic_controller.h>
 #include <gpuvp/models/memory/cache.h>
 #include <gpuvp/models/sm/sm.h>
 #include "sc_main/record/fields.h"
@@ -24,10 +25,8 @@ struct LaunchStage {
 };
 extern const std::array<LaunchStage, 13> kLaunchStages;
 
-#define GPUVP_RECORD STATS_RECORD
-
 struct PolicyNames {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string dispatch, launch, lock, scalar, shading;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -41,7 +40,7 @@ struct PolicyNames {
 
 // A variant's name and its `set:` overrides.
 struct VariantTag {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string name;
     Named<std::string> set;
     template <class S, class V>
@@ -53,7 +52,7 @@ struct VariantTag {
 
 // One stage of the launch path: from the previous milestone to its own.
 struct StageRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string stage;
     double start_ns = 0, end_ns = 0, ns = 0;
     template <class S, class V>
@@ -67,7 +66,7 @@ struct StageRecord {
 
 // Every milestone of a kernel's launch (null: not reached).
 struct Milestones {
-    GPUVP_RECORD;
+    STATS_RECORD;
     double submit_ns = 0;
     std::array<std::optional<double>, size_t(Stage::count)> stage_ns;  // by Stage
     std::optional<double> complete_ns, host_saw_completion_ns;
@@ -87,7 +86,7 @@ struct Milestones {
 
 // min, mean and max of a figure over instances (null: none completed ok).
 struct Spread3 {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::optional<double> min, mean, max;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -99,7 +98,7 @@ struct Spread3 {
 
 // A kernel's or a draw's `instances`: counts, and each figure over the instances that ended ok.
 struct InstancesSummary {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t count = 0;
     double interval_ns = 0;
     uint64_t submitted = 0, ok = 0, failed = 0;
@@ -120,7 +119,7 @@ struct InstancesSummary {
 };
 
 struct KernelRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string name, queue;
     uint32_t priority = 0;
     std::string status;
@@ -163,7 +162,7 @@ struct KernelRecord {
 };
 
 struct DrawRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string name, queue, status;
     std::optional<uint64_t> packet;
     uint64_t vertex_tasks = 0, pixel_tasks = 0;
@@ -193,7 +192,7 @@ struct DrawRecord {
 };
 
 struct MeanMax {
-    GPUVP_RECORD;
+    STATS_RECORD;
     double mean = 0, max = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -204,7 +203,7 @@ struct MeanMax {
 
 // M2: the lock figures of the warps of one priority.
 struct PriorityLocks {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t warps = 0, acquisitions = 0;
     MeanMax wait_ns;
     uint64_t retakes = 0;
@@ -225,7 +224,7 @@ struct PriorityLocks {
 };
 
 struct LocksRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string policy;
     std::optional<uint32_t> hold_limit;
     uint64_t acquisitions = 0, releases = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
@@ -252,7 +251,7 @@ struct LocksRecord {
 };
 
 struct ScalarLevels {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint32_t kernel = 0, workgroup = 0, warp = 0, slice = 0, total = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -265,7 +264,7 @@ struct ScalarLevels {
 };
 
 struct ScalarRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string policy;
     std::optional<std::string> split;
     uint32_t pool = 0, slice_threshold = 0;
@@ -290,7 +289,7 @@ struct ScalarRecord {
 };
 
 struct VertexPixel {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t vertex = 0, pixel = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -300,7 +299,7 @@ struct VertexPixel {
 };
 
 struct VertexPixelNs {
-    GPUVP_RECORD;
+    STATS_RECORD;
     double vertex = 0, pixel = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -310,7 +309,7 @@ struct VertexPixelNs {
 };
 
 struct UsaCores {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint32_t vertex = 0, pixel = 0;
     uint64_t total = 0;
     uint32_t clusters = 0;
@@ -326,7 +325,7 @@ struct UsaCores {
 };
 
 struct UsaCluster {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint32_t vertex = 0, pixel = 0;
     double utilization = 0;
     template <class S, class V>
@@ -338,7 +337,7 @@ struct UsaCluster {
 };
 
 struct UsaRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string policy;
     UsaCores cores;
     VertexPixel initial;
@@ -374,7 +373,7 @@ struct UsaRecord {
 using CacheRecord = Cache::Stats;  // a cache's own statistics (models/memory/cache.h)
 
 struct SmRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint32_t id = 0;
     double busy_fraction = 0;
     uint32_t warp_slots = 0, registers = 0, shared_memory = 0, issue_width = 0;
@@ -396,7 +395,7 @@ struct SmRecord {
 
 // One expectation as checked: a bound on a metric, or a comparison `A OP F * B`.
 struct ExpectationRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     Omit<std::string> variant, kernel, draw;
     Omit<uint32_t> priority;
     Omit<std::string> metric;
@@ -424,7 +423,7 @@ struct ExpectationRecord {
 };
 
 struct QueueRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string name;
     uint32_t priority = 0;
     std::string status;
@@ -441,7 +440,7 @@ struct QueueRecord {
 };
 
 struct ErrorRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string queue;
     uint64_t packet = 0;
     std::string error, field, detail;
@@ -458,7 +457,7 @@ struct ErrorRecord {
 };
 
 struct HangRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string cause;
     double detected_ns = 0, no_progress_since_ns = 0;
     uint32_t in_flight = 0;
@@ -474,7 +473,7 @@ struct HangRecord {
 };
 
 struct ReadsWrites {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t reads = 0, writes = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -484,7 +483,7 @@ struct ReadsWrites {
 };
 
 struct MemoryLatencies {
-    GPUVP_RECORD;
+    STATS_RECORD;
     double host = 0, link = 0, device = 0, l2 = 0, l1 = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -497,7 +496,7 @@ struct MemoryLatencies {
 };
 
 struct MemoryRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     CacheRecord l2;
     ReadsWrites host_memory, device_memory;
     MemoryLatencies latency_ns;
@@ -510,20 +509,9 @@ struct MemoryRecord {
     }
 };
 
-struct BlocksPlaced {
-    GPUVP_RECORD;
-    uint64_t whole_blocks = 0, first_sm = 0, second_sm = 0;
-    template <class S, class V>
-    static void fields(S& s, V& v) {
-        v("whole_blocks", s.whole_blocks, {"count", "blocks placed whole on one SM"});
-        v("first_sm", s.first_sm, {"count", "priority-warp: blocks started on one SM and continued on another"});
-        v("second_sm", s.second_sm, {"count", "priority-warp: the second parts of those"});
-    }
-};
-
 struct GlcRecord {
-    GPUVP_RECORD;
-    BlocksPlaced blocks_placed;
+    STATS_RECORD;
+    GlobalLogicController::Stats blocks_placed;  // the GLC's own statistics (models/glc/global_logic_controller.h)
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("blocks_placed", s.blocks_placed, {"", "blocks placed, by kind"});
@@ -531,7 +519,7 @@ struct GlcRecord {
 };
 
 struct TraceCounts {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t events = 0, dropped = 0, limit = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -542,7 +530,7 @@ struct TraceCounts {
 };
 
 struct ViolationRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string checker, rule, detail;
     double at_ns = 0;
     template <class S, class V>
@@ -555,7 +543,7 @@ struct ViolationRecord {
 };
 
 struct ProtocolRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t checkers = 0, transactions = 0, debug_transactions = 0, dmi_requests = 0, dmi_grants = 0,
              invalidations = 0, violation_count = 0;
     std::vector<ViolationRecord> violations;
@@ -573,7 +561,7 @@ struct ProtocolRecord {
 };
 
 struct Totals {
-    GPUVP_RECORD;
+    STATS_RECORD;
     uint64_t warp_instructions = 0, warps = 0, blocks_dispatched = 0, packets_processed = 0, interrupts = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
@@ -586,7 +574,7 @@ struct Totals {
 };
 
 struct HostRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     double quantum_ns = 0;
     uint64_t syncs = 0;
     template <class S, class V>
@@ -599,7 +587,7 @@ struct HostRecord {
 struct VariantEntry;
 
 struct RunRecord {
-    GPUVP_RECORD;
+    STATS_RECORD;
     static constexpr bool listed_once = true;  // a variant's results: listed at the top level
     std::string scenario;
     Omit<VariantTag> variant;
@@ -633,7 +621,7 @@ struct RunRecord {
 };
 
 struct VariantEntry {
-    GPUVP_RECORD;
+    STATS_RECORD;
     std::string name;
     Named<std::string> set;
     int exit_code = 0;

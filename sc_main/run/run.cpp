@@ -649,8 +649,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.memory.host_memory = {sys.host_memory.reads(), sys.host_memory.writes()};
     r.memory.device_memory = {sys.gpu.device_memory().reads(), sys.gpu.device_memory().writes()};
     r.memory.latency_ns = {mc.host_latency_ns, mc.link_latency_ns, mc.device_latency_ns, mc.l2_latency_ns, mc.l1_latency_ns};
-    const auto& kinds = sys.gpu.glc().blocks_by_kind();
-    r.glc.blocks_placed = {kinds[0], kinds[1], kinds[2]};
+    r.glc.blocks_placed = sys.gpu.glc().stats();
     r.trace = {rec.trace_events(), rec.trace_dropped(), options.trace_limit};
     if (options.check_protocol) {
         ProtocolRecord pr;
