@@ -17,9 +17,11 @@
 // empty) and Omit<T> (left out when empty), and a json value as it is (an expectation's value).
 #pragma once
 #include <gpuvp/models/common/stats.h>
+#include "sc_main/record/json_text.h"
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -133,6 +135,99 @@ json to_json(const T& x) {
         return j;
     } else {
         return json(x);
+    }
+}
+
+// ---- Writing text: the record as JSON text, byte for byte what to_json(x).dump(2) writes,
+// without the document in between (results_text).
+
+inline void append_indent(std::string& out, int depth) { out.append(size_t(depth) * 2, ' '); }
+
+template <class T>
+void append_json(std::string& out, const T& x, int depth);
+
+struct TextWriter {
+    std::string* out;
+    int depth;         // of the object's members
+    bool any = false;  // a member is written: the next one follows a comma
+    void key(std::string_view name) {
+        *out += any ? ",\n" : "\n";
+        any = true;
+        append_indent(*out, depth);
+        append_json_string(*out, name);
+        *out += ": ";
+    }
+    template <class M>
+    void operator()(std::string_view name, const M& m, const Doc& = {}) {
+        if constexpr (is_omit<M>::value) {
+            if (!m) return;
+            key(name);
+            append_json(*out, *m, depth);
+        } else {
+            key(name);
+            append_json(*out, m, depth);
+        }
+    }
+    void close() {
+        if (any) {
+            *out += '\n';
+            append_indent(*out, depth - 1);
+        }
+        *out += '}';
+    }
+};
+
+template <class T>
+void append_json(std::string& out, const T& x, int depth) {
+    if constexpr (is_record<T>::value) {
+        out += '{';
+        TextWriter w{&out, depth + 1};
+        T::fields(x, w);
+        w.close();
+    } else if constexpr (std::is_same_v<T, json>) {
+        // dump(2) indents from column 0: each line after the first moves to this depth (a
+        // string's newlines are escaped, so every '\n' in the text starts a line).
+        const std::string text = x.dump(2);
+        for (const char c : text) {
+            out += c;
+            if (c == '\n') append_indent(out, depth);
+        }
+    } else if constexpr (is_optional<T>::value || is_omit<T>::value) {
+        if (x) append_json(out, *x, depth);
+        else out += "null";
+    } else if constexpr (is_named<T>::value) {
+        out += '{';
+        TextWriter w{&out, depth + 1};
+        for (const auto& [k, v] : x) {
+            w.key(k);
+            append_json(out, v, depth + 1);
+        }
+        w.close();
+    } else if constexpr (is_vector<T>::value) {
+        if (x.empty()) {
+            out += "[]";
+            return;
+        }
+        out += "[\n";
+        for (size_t i = 0; i < x.size(); ++i) {
+            if (i) out += ",\n";
+            append_indent(out, depth + 1);
+            append_json(out, x[i], depth + 1);
+        }
+        out += '\n';
+        append_indent(out, depth);
+        out += ']';
+    } else if constexpr (std::is_same_v<T, bool>) {
+        out += x ? "true" : "false";
+    } else if constexpr (std::is_integral_v<T>) {
+        char b[24];
+        const auto end = std::to_chars(b, b + sizeof b, x).ptr;
+        out.append(b, size_t(end - b));
+    } else if constexpr (std::is_floating_point_v<T>) {
+        append_json_number(out, double(x));
+    } else {
+        static_assert(std::is_convertible_v<const T&, std::string_view>, "a member type fields cannot write");
+        append_json_string(out, x);
     }
 }
 

@@ -1,6 +1,6 @@
 // JSON text appended straight to a string, byte for byte as nlohmann's dump() writes the same
-// value: trace.json's writer (trace_record.cpp) writes its events member by member, where a json
-// value built and dumped per piece cost allocations and most of trace.json's writing time.
+// value: trace.json's writer (trace_record.cpp) and results.json's (fields::append_json) write
+// member by member, with no json document built and dumped in between.
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -20,7 +20,12 @@ const std::array<LaunchStage, 13> kLaunchStages = {{
     {"kernarg_load", "the kernel arguments reach the warp", Stage::kernarg_load_done},
 }};
 
-std::string results_text(const RunRecord& r) { return fields::to_json(r).dump(2) + "\n"; }
+std::string results_text(const RunRecord& r) {
+    std::string out;
+    fields::append_json(out, r, 0);
+    out += '\n';
+    return out;
+}
 
 RunRecord read_results(const fields::json& document) {
     RunRecord r;

@@ -70,6 +70,30 @@ TEST_CASE("results.json read back into a record writes the same text", "[record]
     CHECK(gpuvp::results_text(gpuvp::read_results(json::parse(text))) == text);
 }
 
+TEST_CASE("results.json is written as nlohmann's dump(2) writes the record's document", "[record][json]") {
+    gpuvp::RunRecord r = small_record();
+    CHECK(gpuvp::results_text(r) == gpuvp::fields::to_json(r).dump(2) + "\n");
+    // Edge cases: text to escape, numbers of every kind, empty and nested containers, json
+    // values at depth (an expectation's), NaN, a Named of nothing.
+    r.scenario = "tab\there \"quoted\" back\\slash \x01 caf\xc3\xa9";
+    r.sim_end_ns = 1e-7;
+    r.kernels[0].submit_ns = -0.0;
+    r.kernels[0].response_ns = std::nan("");
+    r.kernels[1].blocks = UINT64_MAX;
+    gpuvp::ExpectationRecord& e = r.expectations.emplace_back();
+    e.value = json::array({1, json::object(), json::array(), json{{"a", json::array({json{{"b", nullptr}}})}}, "x\ny"});
+    e.line = -12;
+    gpuvp::ExpectationRecord& e2 = r.expectations.emplace_back();
+    e2.value = json::object();
+    e2.variants = std::vector<std::string>{};
+    r.locks.by_priority.clear();
+    r.scalar.vregs_per_thread.emplace_back("k", 3);
+    CHECK(gpuvp::results_text(r) == gpuvp::fields::to_json(r).dump(2) + "\n");
+    // Text that is not UTF-8 is refused, as dump() refuses it.
+    r.scenario = "\xff";
+    CHECK_THROWS(gpuvp::results_text(r));
+}
+
 TEST_CASE("a real run's results read back into a record write the same text", "[record]") {
     // In this process (one elaboration per test case): a scenario with instances, draws,
     // locks, expectations and a measure_alone kernel's members.
