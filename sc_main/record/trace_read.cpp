@@ -1,11 +1,17 @@
 // trace.json's text back into a TraceRecord (`gpuvp report DIR`, a variant's trace from its child
-// process): one parse, each event's members checked and typed as they are read.
+// process): one pass, each event's members checked and typed as they are read. The text gpuvp
+// writes is read by a pass of its own (TextReader); anything it does not take goes to
+// nlohmann's parser (SaxReader), which reads any JSON and names what is wrong.
 #include "sc_main/record/trace_record.h"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <system_error>
 
 namespace gpuvp {
 
@@ -28,12 +34,44 @@ namespace {
 
 using json = nlohmann::json;
 
+// The arguments' names a read trace's events view: gpuvp's own (static text, as the recorder
+// writes them), or a copy kept in the record's `names`. The names a reader met last are looked
+// up first (a trace has a few names, each on many events).
+class Names {
+public:
+    std::string_view operator()(std::string_view k) {
+        if (k.empty()) return {};
+        std::string_view& seen = seen_[(k.size() * 7 + uint8_t(k.front()) * 3 + uint8_t(k.back())) % seen_.size()];
+        if (seen.size() != k.size() || std::memcmp(seen.data(), k.data(), k.size()) != 0) seen = find(k);
+        return seen;
+    }
+    void into(TraceRecord& t) { t.names = std::move(other_); }
+
+private:
+    std::string_view find(std::string_view k) {
+        static constexpr std::string_view kOwn[] = {
+            "block", "core", "cpr", "detail", "draw", "field", "idle_pixel", "idle_vertex", "instance", "instructions",
+            "kernel", "level", "lock", "name", "other", "other_cpr", "packet", "pixel", "queue", "redone_instructions",
+            "row", "slice", "slot", "sm", "sort_index", "start_ns", "status", "switched", "task", "values", "vertex",
+            "wait_ns", "warp", "word", "workgroup"};
+        for (const std::string_view own : kOwn)
+            if (own == k) return own;
+        if (!other_) other_ = std::make_shared<std::set<std::string, std::less<>>>();
+        auto it = other_->find(k);
+        if (it == other_->end()) it = other_->emplace(k).first;
+        return *it;
+    }
+    std::array<std::string_view, 64> seen_{};
+    std::shared_ptr<std::set<std::string, std::less<>>> other_;
+};
+
 // The document read as it is parsed (no DOM: a full trace would take hundreds of MB as one):
 // the root object's traceEvents and otherData.note, each event's members typed; anything else
 // stepped over. The first thing wrong stops the parse, named in `error`.
-class Reader : public nlohmann::json_sax<json> {
+class SaxReader : public nlohmann::json_sax<json> {
 public:
     TraceRecord trace;
+    Names names;
     std::string error;
     bool events_seen = false;
 
@@ -127,11 +165,11 @@ private:
         case In::event: return member(type, k);
         case In::args:
             switch (k) {
-            case Kind::boolean: event_.args.push_back({key_, TraceValue(b_)}); break;
-            case Kind::integer: event_.args.push_back({key_, TraceValue(int64_t(i_))}); break;
-            case Kind::unsigned_integer: event_.args.push_back({key_, TraceValue(uint64_t(u_))}); break;
-            case Kind::floating: event_.args.push_back({key_, TraceValue(double(d_))}); break;
-            case Kind::text: event_.args.push_back({key_, TraceValue(std::move(*s_))}); break;
+            case Kind::boolean: event_.args.push_back({names(key_), TraceValue(b_)}); break;
+            case Kind::integer: event_.args.push_back({names(key_), TraceValue(int64_t(i_))}); break;
+            case Kind::unsigned_integer: event_.args.push_back({names(key_), TraceValue(uint64_t(u_))}); break;
+            case Kind::floating: event_.args.push_back({names(key_), TraceValue(double(d_))}); break;
+            case Kind::text: event_.args.push_back({names(key_), TraceValue(std::move(*s_))}); break;
             default: break;  // (null, arrays and objects: not an argument the record holds)
             }
             break;
@@ -205,10 +243,288 @@ private:
     std::string* s_ = nullptr;
 };
 
+// The text trace_text writes, read without the general parser: strings of ASCII without control
+// characters or escapes, numbers, true, false and null, an event's arguments its one nested object,
+// whitespace anywhere JSON allows it, each root member once (traceEvents, otherData with its
+// note, and scalars). Members are read in any order, with the meaning SaxReader gives them.
+// Anything else (an escape, a byte not ASCII, a member of the wrong type, an event without its
+// ph or pid, text that is not JSON) ends it with false: SaxReader then reads the text from the
+// start, and either reads it or names what is wrong.
+class TextReader {
+public:
+    explicit TextReader(const std::string& text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+    bool read(TraceRecord& out) {
+        if (!take('{')) return false;
+        bool events = false, other = false;
+        do {
+            std::string_view k;
+            if (!string(k) || !take(':')) return false;
+            if (is(k, "traceEvents") && !events) {
+                events = true;
+                if (!take('[')) return false;
+                if (take(']')) continue;
+                do
+                    if (!event(out.events.emplace_back())) return false;
+                while (take(','));
+                if (!take(']')) return false;
+            } else if (is(k, "otherData") && !other) {
+                other = true;
+                if (!take('{')) return false;
+                if (take('}')) continue;
+                do {
+                    std::string_view m, note;
+                    if (!string(m) || !take(':')) return false;
+                    if (is(m, "note")) {
+                        if (!string(note)) return false;
+                        out.note.assign(note);
+                    } else if (!scalar()) {
+                        return false;
+                    }
+                } while (take(','));
+                if (!take('}')) return false;
+            } else if (is(k, "traceEvents") || is(k, "otherData") || !scalar()) {  // (displayTimeUnit)
+                return false;
+            }
+        } while (take(','));
+        if (!take('}')) return false;
+        space();
+        if (p_ != end_ || !events) return false;
+        names_.into(out);
+        return true;
+    }
+
+private:
+    enum class Num { none, integer, unsigned_integer, floating };
+
+    void space() {
+        while (p_ < end_ && static_cast<unsigned char>(*p_) <= ' ' &&
+               (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t'))
+            ++p_;
+    }
+    bool take(char c) {
+        if (p_ < end_ && *p_ == c) {  // (the compact text: no space)
+            ++p_;
+            return true;
+        }
+        space();
+        if (p_ < end_ && *p_ == c) {
+            ++p_;
+            return true;
+        }
+        return false;
+    }
+    // A string's text, if it is ASCII without control characters or escapes (as the parser reads it).
+    bool string(std::string_view& s) {
+        if (!take('"')) return false;
+        const char* const b = p_;
+        // Eight bytes at a time up to the first that is '"', '\\', below 0x20 or above 0x7f
+        // (the lowest byte these tests flag is exact; those above it may not be).
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        constexpr uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+        while (end_ - p_ >= 8) {
+            uint64_t w;
+            std::memcpy(&w, p_, 8);
+            const uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+            const uint64_t flagged = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) | ((w - ones * 0x20) & ~w) | w;
+            if (flagged & highs) {
+                p_ += size_t(__builtin_ctzll(flagged & highs)) / 8;
+                break;
+            }
+            p_ += 8;
+        }
+#endif
+        while (p_ < end_) {
+            const auto c = static_cast<unsigned char>(*p_);
+            if (c == '"') {
+                s = std::string_view(b, size_t(p_ - b));
+                ++p_;
+                return true;
+            }
+            if (c < 0x20 || c >= 0x80 || c == '\\') return false;
+            ++p_;
+        }
+        return false;
+    }
+    static bool digit(char c) { return c >= '0' && c <= '9'; }
+    template <size_t N>
+    static bool is(std::string_view k, const char (&name)[N]) {
+        return k.size() == N - 1 && std::memcmp(k.data(), name, N - 1) == 0;
+    }
+    // A number by JSON's grammar, typed as nlohmann's parser types it: an integer without a
+    // fraction or exponent that fits (signed if negative, else unsigned), else a double. None
+    // for anything else, a double out of range included (the parser decides on those).
+    Num number(int64_t& i, uint64_t& u, double& d) {
+        space();
+        const char* const b = p_;
+        const char* q = p_;
+        const bool minus = q < end_ && *q == '-';
+        q += minus;
+        if (q == end_ || !digit(*q)) return Num::none;
+        uint64_t m = 0;  // the digits as one integer (while there are at most 19 of them)
+        size_t digits = 0, fraction = 0;
+        if (*q == '0') {
+            ++q;
+            ++digits;
+        } else {
+            for (; q < end_ && digit(*q); ++q, ++digits) m = m * 10 + uint64_t(*q - '0');
+        }
+        bool integer = true, exponent = false;
+        if (q < end_ && *q == '.') {
+            integer = false;
+            if (++q == end_ || !digit(*q)) return Num::none;
+            for (; q < end_ && digit(*q); ++q, ++fraction) m = m * 10 + uint64_t(*q - '0');
+        }
+        if (q < end_ && (*q == 'e' || *q == 'E')) {
+            integer = false;
+            exponent = true;
+            if (++q < end_ && (*q == '+' || *q == '-')) ++q;
+            if (q == end_ || !digit(*q)) return Num::none;
+            while (q < end_ && digit(*q)) ++q;
+        }
+        p_ = q;
+        if (digits + fraction <= 19) {  // (m is exact)
+            if (integer && !minus) {
+                u = m;
+                return Num::unsigned_integer;
+            }
+            if (integer && m <= uint64_t(1) << 63) {
+                i = int64_t(0 - m);
+                return Num::integer;
+            }
+            // A decimal of at most 2^53 in its digits over an exact power of ten: the quotient, one
+            // rounding, is the correctly rounded value the parser's strtod gives.
+            static constexpr double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+            if (!integer && !exponent && m <= uint64_t(1) << 53) {
+                d = double(m) / kTens[fraction];
+                if (minus) d = -d;
+                return Num::floating;
+            }
+        } else if (integer) {
+            if (minus) {
+                if (std::from_chars(b, q, i).ec == std::errc()) return Num::integer;
+            } else if (std::from_chars(b, q, u).ec == std::errc()) {
+                return Num::unsigned_integer;
+            }
+        }
+        const auto r = std::from_chars(b, q, d);  // (a whole number too big for its type: a double)
+        return r.ec == std::errc() && r.ptr == q && std::isfinite(d) ? Num::floating : Num::none;
+    }
+    bool word(const char* w, size_t n) {
+        if (size_t(end_ - p_) < n || std::memcmp(p_, w, n) != 0) return false;
+        p_ += n;
+        return true;
+    }
+    // A value that is not an object or an array, stepped over.
+    bool scalar() {
+        space();
+        if (p_ == end_) return false;
+        std::string_view s;
+        int64_t i;
+        uint64_t u;
+        double d;
+        switch (*p_) {
+        case '"': return string(s);
+        case 't': return word("true", 4);
+        case 'f': return word("false", 5);
+        case 'n': return word("null", 4);
+        default: return number(i, u, d) != Num::none;
+        }
+    }
+    bool event(TraceEvent& e) {
+        if (!take('{')) return false;
+        bool ph = false, pid = false;
+        if (take('}')) return false;  // (no ph: the parser names it)
+        do {
+            std::string_view k, s;
+            if (!string(k) || !take(':')) return false;
+            int64_t i;
+            uint64_t u;
+            double d;
+            if (is(k, "name") || is(k, "cat")) {
+                if (!string(s)) return false;
+                (is(k, "name") ? e.name : e.cat).assign(s);
+            } else if (is(k, "ph")) {
+                if (!string(s) || s.size() != 1) return false;
+                e.ph = s[0];
+                ph = true;
+            } else if (is(k, "ts") || is(k, "dur")) {
+                const Num n = number(i, u, d);
+                if (n == Num::none) return false;
+                (is(k, "ts") ? e.ts_us : e.dur_us) = n == Num::integer ? double(i) : n == Num::unsigned_integer ? double(u) : d;
+            } else if (is(k, "pid") || is(k, "tid")) {
+                if (number(i, u, d) != Num::unsigned_integer || u > std::numeric_limits<uint32_t>::max()) return false;
+                if (is(k, "pid")) {
+                    e.pid = uint32_t(u);
+                    pid = true;
+                } else {
+                    e.tid = uint32_t(u);
+                }
+            } else if (is(k, "args")) {
+                if (!args(e)) return false;
+            } else if (!scalar()) {
+                return false;
+            }
+        } while (take(','));
+        return take('}') && ph && pid;
+    }
+    // The arguments, typed as SaxReader types them (null: none), into a vector of their size.
+    bool args(TraceEvent& e) {
+        if (!take('{')) return false;
+        args_.clear();
+        if (!take('}')) {
+            do {
+                std::string_view k, s;
+                if (!string(k) || !take(':')) return false;
+                space();
+                if (p_ == end_) return false;
+                int64_t i;
+                uint64_t u;
+                double d;
+                switch (*p_) {
+                case '"':
+                    if (!string(s)) return false;
+                    args_.emplace_back(names_(k), TraceValue(std::in_place_type<std::string>, s));
+                    break;
+                case 't':
+                    if (!word("true", 4)) return false;
+                    args_.emplace_back(names_(k), TraceValue(true));
+                    break;
+                case 'f':
+                    if (!word("false", 5)) return false;
+                    args_.emplace_back(names_(k), TraceValue(false));
+                    break;
+                case 'n':
+                    if (!word("null", 4)) return false;
+                    break;
+                default:
+                    switch (number(i, u, d)) {
+                    case Num::integer: args_.emplace_back(names_(k), TraceValue(i)); break;
+                    case Num::unsigned_integer: args_.emplace_back(names_(k), TraceValue(u)); break;
+                    case Num::floating: args_.emplace_back(names_(k), TraceValue(d)); break;
+                    case Num::none: return false;
+                    }
+                }
+            } while (take(','));
+            if (!take('}')) return false;
+        }
+        e.args.assign(std::make_move_iterator(args_.begin()), std::make_move_iterator(args_.end()));
+        return true;
+    }
+
+    const char* p_;
+    const char* const end_;
+    Names names_;
+    std::vector<TraceArg> args_;  // an event's, before they are moved into a vector of their size
+};
+
 }  // namespace
 
-bool read_trace(const std::string& text, TraceRecord& out, std::string* error) {
-    Reader r;
+namespace detail {
+
+bool read_trace_parsed(const std::string& text, TraceRecord& out, std::string* error) {
+    SaxReader r;
     const bool parsed = json::sax_parse(text, &r);
     if (parsed && !r.events_seen) r.error = "traceEvents: missing";
     if (!parsed || !r.events_seen) {
@@ -216,8 +532,20 @@ bool read_trace(const std::string& text, TraceRecord& out, std::string* error) {
         out = TraceRecord{};
         return false;
     }
+    r.names.into(r.trace);
     out = std::move(r.trace);
     return true;
+}
+
+}  // namespace detail
+
+bool read_trace(const std::string& text, TraceRecord& out, std::string* error) {
+    TraceRecord t;
+    if (TextReader(text).read(t)) {
+        out = std::move(t);
+        return true;
+    }
+    return detail::read_trace_parsed(text, out, error);
 }
 
 }  // namespace gpuvp

@@ -4,7 +4,10 @@
 // order trace_text writes them.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -16,14 +19,17 @@ namespace gpuvp {
 
 using TraceValue = std::variant<bool, int64_t, uint64_t, double, std::string>;
 
+// An argument's name is a view of text that outlives the record: a literal (the recorder's
+// names, gpuvp's own), or the record's `names` (a read trace's names that are none of gpuvp's).
+// It is never a view of a std::string that goes away with the event.
 struct TraceArg {
-    std::string key;
+    std::string_view key;
     TraceValue value;
-    TraceArg(std::string k, TraceValue v) : key(std::move(k)), value(std::move(v)) {}
+    TraceArg(std::string_view k, TraceValue v) : key(k), value(std::move(v)) {}
     // Any integer, floating-point number, bool or text (an integer keeps its sign's type).
     template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
-    TraceArg(std::string k, T v) : key(std::move(k)), value(as_value(v)) {}
-    TraceArg(std::string k, const char* v) : key(std::move(k)), value(std::string(v)) {}
+    TraceArg(std::string_view k, T v) : key(k), value(as_value(v)) {}
+    TraceArg(std::string_view k, const char* v) : key(k), value(std::string(v)) {}
 
 private:
     template <class T>
@@ -57,6 +63,9 @@ struct TraceEvent {
 struct TraceRecord {
     std::vector<TraceEvent> events;  // metadata first, then in time order of recording
     std::string note;                // otherData.note: why events are missing (the limit); "" none
+    // The text of argument names the events view that are none of gpuvp's own (a trace.json
+    // written by something else, read by read_trace); shared by the record's copies. Null: none.
+    std::shared_ptr<const std::set<std::string, std::less<>>> names;
 };
 
 // Trace process ids (pid) and the rows (tid) of an SM's process.
@@ -71,5 +80,13 @@ std::string trace_text(const TraceRecord& t);
 // A TraceRecord from trace.json's text; false, with `error` naming the byte offset or the event,
 // if it is not a trace (a `traceEvents` array of objects).
 bool read_trace(const std::string& text, TraceRecord& out, std::string* error);
+
+namespace detail {
+// read_trace by the general JSON parser alone. read_trace reads the text gpuvp writes (ASCII
+// strings without escapes, an event's arguments its only nested object) on a path of its own
+// and gives anything else to this one; the tests and the fuzz target hold the two to the same
+// records.
+bool read_trace_parsed(const std::string& text, TraceRecord& out, std::string* error);
+}  // namespace detail
 
 }  // namespace gpuvp

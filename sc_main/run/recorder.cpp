@@ -30,9 +30,15 @@ InstanceStats& Recorder::stats(uint32_t launch) {
     return stats_[launch];
 }
 
-void Recorder::push(Event&& ev, std::vector<TraceArg>&& args) {
-    ev.args = std::move(args);
-    events_.push_back(std::move(ev));
+void Recorder::push(Event&& ev, std::initializer_list<TraceArg> args) {
+    reserve_args(ev, args.size());
+    ev.args.insert(ev.args.end(), args);
+    push(std::move(ev));
+}
+
+void Recorder::push(Event&& ev) {
+    owners_.push_back({ev.launch, ev.instance, ev.block});
+    events_.push_back(std::move(static_cast<TraceEvent&>(ev)));
 }
 
 // What every instance adds, kernel or draw: its completion, its end, whether it was ok.
@@ -272,20 +278,22 @@ void Recorder::lock_event(const LockEvent& e) {
         ev.launch = slot_ref_[e.kernel_slot].launch;
         ev.instance = slot_ref_[e.kernel_slot].instance;
     }
-    std::vector<TraceArg> args;
-    args.reserve(8);
+    const bool acquired = e.kind == LockEventKind::acquired;
+    reserve_args(ev, 2 + (e.lock != ~0u) + (e.other != ~0u) + (e.cpr != ~0u) + (e.other_cpr != ~0u) + 2 * acquired +
+                         (e.redone != 0));
+    std::vector<TraceArg>& args = ev.args;
     args.emplace_back(from_arbiter ? "row" : "block", e.block);
     args.emplace_back("warp", e.warp);
     if (e.lock != ~0u) args.emplace_back("lock", e.lock);
     if (e.other != ~0u) args.emplace_back("other", e.other);
     if (e.cpr != ~0u) args.emplace_back("cpr", e.cpr);
     if (e.other_cpr != ~0u) args.emplace_back("other_cpr", e.other_cpr);
-    if (e.kind == LockEventKind::acquired) {
+    if (acquired) {
         args.emplace_back("word", hex(e.word));
         args.emplace_back("wait_ns", to_ns(e.wait));
     }
     if (e.redone) args.emplace_back("redone_instructions", e.redone);
-    push(std::move(ev), std::move(args));
+    push(std::move(ev));
 }
 
 // M3: a counter track per SM: scalar registers in use per level.
@@ -358,9 +366,11 @@ void Recorder::shading_task(const ShadingTask& task) {
         ev.launch = draw_slot_ref_[task.draw_slot].launch;
         ev.instance = draw_slot_ref_[task.draw_slot].instance;
     }
-    std::vector<TraceArg> args{{"task", task.task}, {"start_ns", to_ns(task.start)}};  // start: inputs in (and shader state loaded)
-    if (task.switched) args.emplace_back("switched", true);
-    push(std::move(ev), std::move(args));
+    reserve_args(ev, 2 + task.switched);
+    ev.args.emplace_back("task", task.task);
+    ev.args.emplace_back("start_ns", to_ns(task.start));  // start: inputs in (and shader state loaded)
+    if (task.switched) ev.args.emplace_back("switched", true);
+    push(std::move(ev));
 }
 
 // Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
@@ -418,8 +428,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
 
 TraceRecord Recorder::take_trace(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
                                  uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) {
-    TraceRecord out;
-    std::vector<TraceEvent>& ev = out.events;
+    std::vector<TraceEvent> ev;  // the metadata
     auto meta = [&](const char* what, uint32_t pid, std::optional<uint32_t> tid, TraceArg arg) {
         TraceEvent& e = ev.emplace_back();
         e.name = what;
@@ -453,28 +462,40 @@ TraceRecord Recorder::take_trace(const std::vector<TraceLaunch>& launches, const
     }
     for (const auto& [key, name] : thread_names_) name_of(key.first, key.second, "thread_name", name);
 
-    // Times to whole picoseconds, so 1.5 us reads 1.5 and not 1.5000000000000002.
+    // The events, in their own array: named, times to whole picoseconds (so 1.5 us reads 1.5 and
+    // not 1.5000000000000002).
     auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
-    ev.reserve(ev.size() + events_.size());
-    for (Event& e : events_) {
+    for (size_t i = 0; i < events_.size(); ++i) {
+        TraceEvent& e = events_[i];
+        const Owner& o = owners_[i];
         const std::string_view cat = e.cat;
-        const TraceLaunch* l = e.launch < launches.size() ? &launches[e.launch] : nullptr;
+        const TraceLaunch* l = o.launch < launches.size() ? &launches[o.launch] : nullptr;
         if (l && (cat == "kernel" || cat == "draw" || cat == "block" || cat == "warp")) {  // named after its kernel or draw
             std::string name = l->name;
-            if (l->instanced) name += "[" + std::to_string(e.instance) + "]";
+            if (l->instanced) name += "[" + std::to_string(o.instance) + "]";
             if (cat == "block") name += " " + e.name;
-            if (cat == "warp") name += " b" + std::to_string(e.block) + " " + e.name;
+            if (cat == "warp") name += " b" + std::to_string(o.block) + " " + e.name;
             e.name = std::move(name);
         }
         if (l) {  // its kernel or draw (and instance) added to its arguments
+            e.args.reserve(e.args.size() + 1 + l->instanced);
             e.args.emplace_back(cat == "draw" || cat == "shading" ? "draw" : "kernel", l->name);
-            if (l->instanced) e.args.emplace_back("instance", e.instance);
+            if (l->instanced) e.args.emplace_back("instance", o.instance);
         }
         e.ts_us = ps(e.ts_us);
         e.dur_us = e.ph == 'X' ? ps(e.dur_us) : 0;
-        ev.push_back(std::move(static_cast<TraceEvent&>(e)));
     }
+    owners_ = {};
+    // The metadata moved in front of them, in the same array (a new one only if it has no room
+    // left for the metadata).
+    TraceRecord out;
+    out.events = std::move(events_);
     events_ = {};
+    const size_t n = out.events.size();
+    out.events.reserve(n + ev.size());
+    out.events.resize(n + ev.size());
+    std::move_backward(out.events.begin(), out.events.begin() + ptrdiff_t(n), out.events.end());
+    std::move(ev.begin(), ev.end(), out.events.begin());
     if (dropped_)
         out.note = "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " + std::to_string(limit_) +
                    "; see --trace-limit)";

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -161,15 +162,24 @@ public:
 
 
 private:
-    // An event as recorded: a kernel's or draw's is named after it when the trace is taken.
-    struct Event : TraceEvent {
+    // Whose an event is: a kernel's or draw's is named after it when the trace is taken.
+    struct Owner {
         uint32_t launch = ~0u;  // the kernel or draw it belongs to
         uint64_t instance = 0;
         uint64_t block = 0;     // a warp's block, for its name
     };
+    // An event as recorded, and whose it is.
+    struct Event : TraceEvent {
+        uint32_t launch = ~0u;
+        uint64_t instance = 0;
+        uint64_t block = 0;
+    };
     Kernel* live(uint32_t slot);
     bool room();  // false (and counted) once the trace is full
-    void push(Event&& ev, std::vector<TraceArg>&& args);
+    // Room for `n` arguments, and for the kernel's or draw's name that take_trace adds.
+    static void reserve_args(Event& ev, size_t n) { ev.args.reserve(n + (ev.launch != ~0u)); }
+    void push(Event&& ev, std::initializer_list<TraceArg> args);
+    void push(Event&& ev);  // its arguments in ev.args
     LaunchRef resolve(uint32_t queue, uint64_t packet) const;
     InstanceStats& stats(uint32_t launch);
     static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -202,7 +212,8 @@ private:
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
     std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
     std::vector<double> kernel_lanes_;
-    std::vector<Event> events_;
+    std::vector<TraceEvent> events_;  // the trace's array (take_trace hands it over with the metadata in front)
+    std::vector<Owner> owners_;       // each event's
     std::map<std::pair<uint32_t, uint32_t>, std::string> thread_names_;  // (pid, tid) -> name
     uint64_t warps_ = 0, table_updates_ = 0;
 };

@@ -16,8 +16,10 @@
 #include <variant>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -720,6 +722,180 @@ TEST_CASE("read_trace types each argument and names what is wrong", "[report]") 
     CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":4294967296}]})") == "traceEvents[0].pid: out of range");
     CHECK(fails(R"({"traceEvents":[{"ph":"X","pid":1,"args":[]}]})") == "traceEvents[0].args: an object expected, found array");
     CHECK(fails(R"({"traceEvents":[],"otherData":{"note":1}})") == "otherData.note: a string expected, found number");
+}
+
+namespace {
+
+// Two reads the same to the bit: each double's sign and digits, each value's type.
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+bool identical(const TraceRecord& a, const TraceRecord& b) {
+    if (a.note != b.note || a.events.size() != b.events.size()) return false;
+    for (size_t i = 0; i < a.events.size(); ++i) {
+        const TraceEvent &x = a.events[i], &y = b.events[i];
+        if (x.name != y.name || x.cat != y.cat || x.ph != y.ph || !same_bits(x.ts_us, y.ts_us) ||
+            !same_bits(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size())
+            return false;
+        for (size_t k = 0; k < x.args.size(); ++k) {
+            const TraceValue &v = x.args[k].value, &w = y.args[k].value;
+            const double* dv = std::get_if<double>(&v);
+            if (x.args[k].key != y.args[k].key || v.index() != w.index() ||
+                (dv ? !same_bits(*dv, std::get<double>(w)) : v != w))
+                return false;
+        }
+    }
+    return true;
+}
+
+// read_trace (its own pass over gpuvp's text, the parser for the rest) and the parser alone
+// read `text` alike: the same record, or the same error.
+void reads_as_the_parser(const std::string& text) {
+    INFO(text.substr(0, 400));
+    TraceRecord fast, parsed;
+    std::string fast_error, parsed_error;
+    const bool ok = gpuvp::read_trace(text, fast, &fast_error);
+    REQUIRE(gpuvp::detail::read_trace_parsed(text, parsed, &parsed_error) == ok);
+    CHECK(fast_error == parsed_error);
+    CHECK(identical(fast, parsed));
+}
+
+// A random trace's text: gpuvp's members and others, in any order, with space or without, and
+// the values where reading can go wrong (numbers at the edges of their types, escapes, bytes
+// not ASCII, repeated members and arguments, nested values, members missing or mistyped).
+std::string random_trace_text(std::mt19937& rng) {
+    auto pick = [&](size_t n) { return size_t(rng() % n); };
+    auto chance = [&](int in) { return pick(size_t(in)) == 0; };
+    auto space = [&]() -> std::string {
+        static const char* const s[] = {"", "", "", "", " ", "\n  ", "\t", "\r\n"};
+        return s[pick(8)];
+    };
+    static const char* const numbers[] = {
+        "0", "-0", "1", "7", "42", "-3", "0.5", "-0.0", "5.226086", "1.5", "0.1", "1e3", "1E-7", "2.5e+2", "-1.25e-3",
+        "9007199254740992", "9007199254740993", "9007199254740993.5", "0.9007199254740993", "123456789.123456789",
+        "12345678901234567890", "0.12345678901234567890123", "4294967295", "4294967296", "18446744073709551615",
+        "18446744073709551616", "-9223372036854775808", "-9223372036854775809", "-9300000000000000000", "1e308",
+        "1e309", "1e-400", "5e-324", "2.2250738585072011e-308", "100000000000000000000000.5", "1.0000000000000002",
+        "01", "1.", ".5", "-", "1e", "+1", "0x10"};
+    static const char* const strings[] = {
+        "\"\"", "\"warp\"", "\"kernel_status[0]\"", "\"background b34 warp 1\"", "\"a\\\"quoted\\\" name\"",
+        "\"tab\\tand\\u00e9\"", "\"caf\xC3\xA9\"", "\"bad \xC3\"", "\"\x7f\"", "\"ctl\x01\"", "\"X\"", "\"i\"", "\"M\"",
+        "\"C\"", "\"XY\"", "\"prio 3 regs/warp 1024 warps/block 8 shared/block 0 undispatched 480\""};
+    static const char* const keys[] = {"block", "warp", "kernel", "name", "values", "vertex", "pixel", "x",
+                                       "odd key", "\u00e9t\u00e9", "a\\u0062", "", "k", "sort_index"};
+    auto number = [&] { return std::string(numbers[pick(std::size(numbers))]); };
+    auto string = [&] { return std::string(strings[pick(std::size(strings))]); };
+    auto value = [&]() -> std::string {
+        switch (pick(12)) {
+        case 0: return "true";
+        case 1: return "false";
+        case 2: return "null";
+        case 3: return "{\"in\":[1,{\"deep\":\"x\"}]}";
+        case 4: return "[]";
+        case 5: case 6: case 7: return string();
+        default: return number();
+        }
+    };
+    auto object = [&](std::vector<std::string> members) {
+        std::shuffle(members.begin(), members.end(), rng);
+        std::string o = "{" + space();
+        for (size_t i = 0; i < members.size(); ++i) o += (i ? "," + space() : "") + members[i] + space();
+        return o + "}";
+    };
+    auto member = [&](const std::string& k, const std::string& v) { return "\"" + k + "\"" + space() + ":" + space() + v; };
+    std::vector<std::string> events;
+    const size_t n = pick(6);
+    for (size_t e = 0; e < n; ++e) {
+        std::vector<std::string> m;
+        static const char* const phs[] = {"\"X\"", "\"i\"", "\"C\"", "\"M\""};
+        if (!chance(20)) m.push_back(member("ph", chance(10) ? value() : phs[pick(4)]));
+        if (!chance(20)) m.push_back(member("pid", chance(5) ? number() : std::to_string(pick(200))));
+        if (chance(2)) m.push_back(member("tid", chance(5) ? number() : std::to_string(pick(2000))));
+        if (!chance(5)) m.push_back(member("name", chance(8) ? value() : string()));
+        if (chance(2)) m.push_back(member("cat", chance(8) ? value() : string()));
+        if (chance(2)) m.push_back(member("ts", chance(8) ? value() : number()));
+        if (chance(3)) m.push_back(member("dur", number()));
+        if (chance(3)) m.push_back(member("s", "\"t\""));
+        if (chance(6)) m.push_back(member(keys[pick(std::size(keys))], value()));
+        if (chance(10)) m.push_back(member("pid", std::to_string(pick(9))));  // (repeated: the last counts)
+        const int lists = chance(8) ? 2 : chance(4) ? 0 : 1;  // (2: repeated, the last counts)
+        for (int a = 0; a < lists; ++a) {
+            std::vector<std::string> args;
+            const size_t na = pick(6);
+            for (size_t i = 0; i < na; ++i) args.push_back(member(keys[pick(std::size(keys))], value()));
+            m.push_back(member("args", chance(15) ? value() : object(args)));
+        }
+        events.push_back(chance(40) ? value() : object(m));
+    }
+    std::string list = "[" + space();
+    for (size_t i = 0; i < events.size(); ++i) list += (i ? "," + space() : "") + events[i];
+    list += space() + "]";
+    std::vector<std::string> root;
+    if (!chance(30)) root.push_back(member("traceEvents", chance(30) ? value() : list));
+    if (chance(2)) root.push_back(member("displayTimeUnit", chance(5) ? value() : "\"ns\""));
+    if (chance(3)) root.push_back(member("otherData", chance(5) ? value() : object({member("note", chance(5) ? value() : string())})));
+    if (chance(10)) root.push_back(member("traceEvents", "[]"));
+    if (chance(10)) root.push_back(member("extra", value()));
+    std::string text = space() + object(root) + space();
+    if (chance(20)) text += chance(2) ? "x" : "{}";
+    if (chance(4)) text += "\n";
+    if (chance(30)) text = text.substr(0, pick(text.size() + 1));
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("read_trace reads any text as the general parser reads it", "[report]") {
+    // gpuvp's own texts: a hand-made record with odd names and values, and a real run's trace.
+    TraceRecord t = small_trace();
+    t.events.push_back(event("odd \"name\"", "misc", 'i', 1.25, 0, 7, std::nullopt,
+                             {{"yes", true}, {"neg", int64_t(-3)}, {"big", uint64_t(1) << 63}, {"x", 0.1},
+                              {"s", std::string("é\n")}, {"tiny", 5e-324}, {"huge", 1.7e308}, {"neg0", -0.0}}));
+    t.note = "trace full: 3 events dropped";
+    const std::string own = gpuvp::trace_text(t);
+    reads_as_the_parser(own);
+    const std::string dir = temp_dir();
+    REQUIRE(run_program("run " + kScenarios + "scalar-levels.yaml --quiet --out " + dir) == 0);
+    const std::string real = slurp(dir + "/trace.json");
+    reads_as_the_parser(real);
+    // Every prefix of a small trace (each is no trace, for the same reason).
+    TraceRecord few = small_trace();
+    few.events.resize(3);
+    few.note = "n";
+    const std::string small = gpuvp::trace_text(few);
+    for (size_t n = 0; n <= small.size(); ++n) reads_as_the_parser(small.substr(0, n));
+    // Random texts.
+    std::mt19937 rng(20261127);
+    for (int i = 0; i < 20000; ++i) reads_as_the_parser(random_trace_text(rng));
+}
+
+TEST_CASE("read_trace keeps argument names that are not gpuvp's own with the record", "[report]") {
+    std::string error;
+    TraceRecord copy;
+    {
+        TraceRecord t;
+        REQUIRE(gpuvp::read_trace(R"({"traceEvents":[{"name":"a","ph":"i","pid":1,"args":{"not gpuvp's":1,"block":2}},)"
+                                  R"({"name":"b","ph":"i","pid":1,"args":{"not gpuvp's":3,"x":"y","x":"z"}}]})",
+                                  t, &error));
+        REQUIRE(t.names);
+        CHECK(t.names->size() == 2);  // each name once
+        copy = t;
+    }
+    // The copy's names outlive the record read.
+    REQUIRE(copy.events.size() == 2);
+    CHECK(copy.events[0].number("not gpuvp's") == 1);
+    CHECK(copy.events[0].number("block") == 2);
+    CHECK(copy.events[1].number("not gpuvp's") == 3);
+    REQUIRE(copy.events[1].args.size() == 3);  // a repeated argument: both kept
+    CHECK(copy.events[1].text("x") == "y");
+    CHECK(copy.events[1].args[2].key == "x");
+    CHECK(gpuvp::trace_text(copy) ==
+          R"({"traceEvents":[{"name":"a","cat":"","ph":"i","ts":0.0,"s":"t","pid":1,"args":{"not gpuvp's":1,"block":2}},)"
+          R"({"name":"b","cat":"","ph":"i","ts":0.0,"s":"t","pid":1,"args":{"not gpuvp's":3,"x":"y","x":"z"}}],)"
+          R"("displayTimeUnit":"ns"})" "\n");
+    // gpuvp's own names are its static text: no copy.
+    TraceRecord own;
+    REQUIRE(gpuvp::read_trace(gpuvp::trace_text(small_trace()), own, &error));
+    CHECK_FALSE(own.names);
 }
 
 TEST_CASE("the report from the run's output in memory is the report of its files", "[report]") {
