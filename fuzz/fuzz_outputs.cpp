@@ -53,6 +53,11 @@ bool same_trace(const gpuvp::TraceRecord& a, const gpuvp::TraceRecord& b) {
     return true;
 }
 
+int finish(bool read_any, const std::string& error) {
+    if (expect_clean && !read_any) bug("a seed reads as neither results nor a trace: " + error);
+    return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
@@ -83,18 +88,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (error.empty()) {
         bug("read_trace refused a text without saying why");
     }
+    nlohmann::ordered_json document;
     try {
-        const gpuvp::RunRecord r = gpuvp::read_results(nlohmann::ordered_json::parse(text));
+        document = nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::parse_error&) {   // not JSON: named by its byte offset
+        return finish(read_any, error);
+    } catch (const nlohmann::json::out_of_range&) {  // a number JSON allows and a double cannot hold (1e1400)
+        return finish(read_any, error);
+    }
+    try {
+        const gpuvp::RunRecord r = gpuvp::read_results(document);
         read_any = true;
         const std::string again = gpuvp::results_text(r);
         if (gpuvp::results_text(gpuvp::read_results(nlohmann::ordered_json::parse(again))) != again)
             bug("results do not write back to the same text");
         (void)gpuvp::render_report(r, {is_trace ? &trace : nullptr});
-    } catch (const nlohmann::json::parse_error&) {    // not JSON: named by its byte offset
-    } catch (const gpuvp::fields::FieldError&) {      // not results: the member named
+    } catch (const gpuvp::fields::FieldError&) {  // not results: the member named
     } catch (const std::exception& e) {
         bug(std::string("unexpected exception: ") + e.what());
     }
-    if (expect_clean && !read_any) bug("a seed reads as neither results nor a trace: " + error);
-    return 0;
+    return finish(read_any, error);
 }
