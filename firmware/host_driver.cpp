@@ -317,13 +317,15 @@ bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
     mem_write(qk, slot_signal(r, slot), &one, 8);
 
     hsa_kernel_dispatch_packet_t p{};
-    p.setup = uint16_t(spec.grid[2] > 1 || spec.block[2] > 1 ? 3 : spec.grid[1] > 1 || spec.block[1] > 1 ? 2 : 1);
     p.workgroup_size_x = uint16_t(spec.block[0]);
     p.workgroup_size_y = uint16_t(spec.block[1]);
     p.workgroup_size_z = uint16_t(spec.block[2]);
     p.grid_size_x = spec.grid[0];
     p.grid_size_y = spec.grid[1];
     p.grid_size_z = spec.grid[2];
+    const uint32_t grid[3] = {p.grid_size_x, p.grid_size_y, p.grid_size_z};
+    const uint16_t workgroup[3] = {p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z};
+    p.setup = uint16_t(dispatch_dimensions(grid, workgroup));
     p.group_segment_size = spec.shared_bytes;
     p.kernel_object = r.kernel_object;
     p.kernarg_address = reinterpret_cast<void*>(r.kernarg ? slot_kernarg(r, slot) : 0);

@@ -58,17 +58,8 @@ uint64_t grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]) {
     return blocks;
 }
 
-PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits) {
-    if (auto c = check_header(p.header); !c) return c;
-    unsigned dims = p.setup & 3;
-    if (p.setup >> 2)
-        return fail(QueueError::invalid_reserved, "setup", "bits 2-15 of setup are reserved");
-    if (dims < 1 || dims > 3)
-        return fail(QueueError::invalid_dimensions, "setup.dimensions", "dimensions must be 1, 2 or 3, not " + std::to_string(dims));
-    const uint16_t wg[3] = {p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z};
-    const uint32_t grid[3] = {p.grid_size_x, p.grid_size_y, p.grid_size_z};
+PacketCheck check_grid(const uint32_t grid[3], const uint16_t wg[3], unsigned dims) {
     static const char* axis[3] = {"x", "y", "z"};
-    uint64_t items = 1;
     for (unsigned d = 0; d < 3; ++d) {
         if (wg[d] == 0)
             return fail(QueueError::invalid_workgroup, std::string("workgroup_size_") + axis[d], "workgroup size is 0");
@@ -80,8 +71,25 @@ PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const Dispatch
         if (grid[d] < wg[d])
             return fail(QueueError::invalid_grid, std::string("grid_size_") + axis[d],
                         "grid " + std::to_string(grid[d]) + " is smaller than its workgroup " + std::to_string(wg[d]));
-        items *= wg[d];
     }
+    return {};
+}
+
+unsigned dispatch_dimensions(const uint32_t grid[3], const uint16_t wg[3]) {
+    return grid[2] > 1 || wg[2] > 1 ? 3 : grid[1] > 1 || wg[1] > 1 ? 2 : 1;
+}
+
+PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits) {
+    if (auto c = check_header(p.header); !c) return c;
+    unsigned dims = p.setup & 3;
+    if (p.setup >> 2)
+        return fail(QueueError::invalid_reserved, "setup", "bits 2-15 of setup are reserved");
+    if (dims < 1 || dims > 3)
+        return fail(QueueError::invalid_dimensions, "setup.dimensions", "dimensions must be 1, 2 or 3, not " + std::to_string(dims));
+    const uint16_t wg[3] = {p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z};
+    const uint32_t grid[3] = {p.grid_size_x, p.grid_size_y, p.grid_size_z};
+    if (auto c = check_grid(grid, wg, dims); !c) return c;
+    const uint64_t items = uint64_t(wg[0]) * wg[1] * wg[2];
     if (items > limits.max_workgroup_items)
         return fail(QueueError::invalid_workgroup, "workgroup_size",
                     std::to_string(items) + " work-items in a workgroup, at most " + std::to_string(limits.max_workgroup_items));

@@ -113,6 +113,14 @@ struct DrawLimits {
 
 PacketCheck check_header(uint16_t header);
 PacketCheck check_dispatch(const hsa_kernel_dispatch_packet_t& p, const DispatchLimits& limits);
+
+// A dispatch's grid and workgroup sizes as HSA requires them in each of 3 dimensions: none 0,
+// 1 in a dimension past `dimensions`, and a grid no smaller than its workgroup (hsa.h). The CP
+// checks every packet with it (check_dispatch), and the scenario loader a kernel's `grid` and
+// `block`; the field named is the packet's (grid_size_y).
+PacketCheck check_grid(const uint32_t grid[3], const uint16_t workgroup[3], unsigned dimensions);
+// The dimensions a dispatch of this grid and workgroup uses: the last with a size above 1.
+unsigned dispatch_dimensions(const uint32_t grid[3], const uint16_t workgroup[3]);
 PacketCheck check_barrier(const hsa_barrier_and_packet_t& p);  // AND and OR share the layout
 PacketCheck check_draw(const DrawPacket& p, const DrawLimits& limits);
 

@@ -841,6 +841,14 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
         c.fail(key_loc(m, at, "block"), "a block needs " + std::to_string(warps) + " warp slots, " + std::to_string(regs) +
                                             " registers and " + std::to_string(k.shared_bytes) +
                                             " bytes of shared memory at once, and no one SM has them all (platform.sm[i])");
+    {  // HSA's rule for a dispatch's sizes, as the CP checks the packet (check_grid)
+        const uint32_t grid[3] = {k.grid[0], k.grid[1], k.grid[2]};
+        const uint16_t workgroup[3] = {uint16_t(k.block[0]), uint16_t(k.block[1]), uint16_t(k.block[2])};
+        if (const PacketCheck g = check_grid(grid, workgroup, dispatch_dimensions(grid, workgroup)); !g)
+            c.fail(key_loc(m, at, "grid"), std::string(1, g.field.back()) + ": " + g.detail +
+                                               "; HSA requires a grid no smaller than its workgroup (block) in each dimension" +
+                                               (m["grid"] ? "" : " (no grid given: the default is " + std::to_string(KernelSpec{}.grid[0]) + " work-items)"));
+    }
     if (k.global_bytes > s.platform.memory.device_bytes / 2)
         c.fail(key_loc(m, at, "global_bytes"), std::to_string(k.global_bytes) + " is more than half of platform.memory.device_bytes (" +
                                                    std::to_string(s.platform.memory.device_bytes) + ")");

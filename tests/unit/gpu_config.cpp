@@ -230,7 +230,7 @@ TEST_CASE("gpu config: the loader reads sm[i] maps and --set of sm[i] keys", "[c
                Equals("--set: platform.sm[1].warp_slots: 0 is out of range 1..128"));
     // A block must fit the largest SM.
     CHECK(error("name: t\nplatform:\n  sms: 2\n  sm: {warp_slots: 8}\n  sm[1]: {warp_slots: 16}\n"
-                "kernels:\n  - {name: k, block: [512], program: [{op: valu}]}\n")
+                "kernels:\n  - {name: k, grid: [512], block: [512], program: [{op: valu}]}\n")
               .empty());
     CHECK_THAT(error("name: t\nplatform:\n  sms: 2\n  sm: {warp_slots: 8}\n"
                      "kernels:\n  - {name: k, block: [512], program: [{op: valu}]}\n"),

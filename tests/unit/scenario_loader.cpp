@@ -1,6 +1,7 @@
 // The scenario loader: defaults, every class of input error (file, line and dotted key),
 // --set overrides and the decoding of programs into instructions.
 #include <gpuvp/firmware/assembler.h>
+#include <gpuvp/models/common/aql.h>
 #include "sc_main/scenario/scenario.h"
 #include "tests/support.h"
 
@@ -454,6 +455,7 @@ TEST_CASE("scenario: lock and if_warp steps assemble to their instructions", "[s
     const Scenario s = parse_scenario(R"(name: x
 kernels:
   - name: k
+    grid: [128]
     block: [128]
     shared_bytes: 8
     program:
@@ -709,6 +711,22 @@ TEST_CASE("scenario: aliases that make the document enormous are refused before 
     std::string big = "name: x\nkernels:\n  - name: k\n    program:\n";
     for (int i = 0; i < 20000; ++i) big += "      - {op: valu, cycles: 1}\n";
     CHECK(parse_scenario(big, "t").workload.kernels.at(0).program.size() == 20001);
+}
+
+TEST_CASE("scenario: a grid smaller than its block in a dimension is refused at load, as the CP refuses its packet", "[scenario][errors]") {
+    const auto e = error_of("name: x\nkernels:\n  - name: k\n    grid: [300, 7, 5]\n    block: [10, 10, 1]\n    program: [{op: valu}]\n");
+    CHECK(e.line() == 4);
+    CHECK(e.key() == "kernels[0].grid");
+    CHECK_THAT(e.what(), Contains("y: grid 7 is smaller than its workgroup 10"));
+    // The same sizes in a packet: the CP's check names the same dimension.
+    const uint32_t grid[3] = {300, 7, 5};
+    const uint16_t block[3] = {10, 10, 1};
+    const PacketCheck c = check_grid(grid, block, dispatch_dimensions(grid, block));
+    CHECK(c.field == "grid_size_y");
+    CHECK(c.detail == "grid 7 is smaller than its workgroup 10");
+    CHECK(dispatch_dimensions(grid, block) == 3);
+    // A grid that is no multiple of its block loads: the blocks at the edge are partial.
+    CHECK_NOTHROW(parse_scenario("name: x\nkernels:\n  - {name: k, grid: [300, 17], block: [16, 16], program: [{op: valu}]}\n", "x.yaml"));
 }
 
 TEST_CASE("scenario: a block must fit one SM", "[scenario][errors]") {
@@ -1018,6 +1036,7 @@ queues: [{name: q}, {name: bad}]
 kernels:
   - name: k
     queue: q
+    grid: [256]
     block: [128]
     shared_bytes: 16
     warp_priorities: [0, 1, 1, 1]
