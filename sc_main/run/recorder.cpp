@@ -37,7 +37,7 @@ void Recorder::push(Event&& ev, std::initializer_list<TraceArg> args) {
 }
 
 void Recorder::push(Event&& ev) {
-    owners_.push_back({ev.launch, ev.instance, ev.block});
+    owners_.push_back(static_cast<const Owner&>(ev));
     events_.push_back(std::move(static_cast<TraceEvent&>(ev)));
 }
 

@@ -169,10 +169,8 @@ private:
         uint64_t block = 0;     // a warp's block, for its name
     };
     // An event as recorded, and whose it is.
-    struct Event : TraceEvent {
-        uint32_t launch = ~0u;
-        uint64_t instance = 0;
-        uint64_t block = 0;
+    struct Event : TraceEvent, Owner {
+        Event(TraceEvent e) : TraceEvent(std::move(e)) {}
     };
     Kernel* live(uint32_t slot);
     bool room();  // false (and counted) once the trace is full
