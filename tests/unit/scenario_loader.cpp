@@ -400,6 +400,17 @@ TEST_CASE("scenario: an unknown policy value lists the allowed ones", "[scenario
     CHECK_THAT(e.what(), Contains("fifo, priority-block, priority-warp"));
 }
 
+TEST_CASE("scenario: host.code is per-launch by default, once on request, and nothing else", "[scenario][m5]") {
+    CHECK(parse_scenario(kMinimal, "t").workload.code == CodeLoad::per_launch);
+    CHECK(parse_scenario("name: x\nhost: {code: per-launch}\n", "t").workload.code == CodeLoad::per_launch);
+    CHECK(parse_scenario("name: x\nhost: {code: once}\n", "t").workload.code == CodeLoad::once);
+    const auto e = error_of("name: x\nhost:\n  code: warm\n");
+    CHECK(e.file() == "t.yaml");
+    CHECK(e.line() == 3);
+    CHECK(e.key() == "host.code");
+    CHECK_THAT(e.what(), Contains("per-launch, once"));
+}
+
 TEST_CASE("scenario: lock steps follow the rules of critical sections", "[scenario][errors][m2]") {
     // One kernel of 2 warps with 16 bytes of shared memory (lock words 0 to 3); `program` is
     // written from line 5 on.
