@@ -129,12 +129,10 @@ void HostDriver::end_of_elaboration() {
         LaunchRecord& r = launches_[i];
         std::vector<unsigned char> image = build_code_object(k, layout_.warp_size, work_.multilevel_scalars);
         r.kernel_object = alloc_device(image.size(), 256);
-        load(r.kernel_object, image);
-        if (work_.copy_to_device) {  // where the launch's own copies will go
-            r.device_code = alloc_device(image.size(), 256);
-            r.device_args = k.kernarg_bytes ? alloc_device(k.kernarg_bytes, 4096) : 0;  // its own page, away from the code
-            r.code = std::move(image);
-        }
+        if (work_.code == CodeLoad::once) load(r.kernel_object, image);
+        else r.code = std::move(image);  // copied there at every launch
+        if (work_.copy_args && k.kernarg_bytes)
+            r.device_args = alloc_device(k.kernarg_bytes, 4096);  // its own page, away from the code
         r.kernarg_stride = (uint64_t(k.kernarg_bytes) + 63) / 64 * 64;  // a slot's segment, from a line
         r.kernarg = k.kernarg_bytes ? alloc_host(r.slots == 1 ? k.kernarg_bytes : r.kernarg_stride * r.slots, 64) : 0;
         r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
@@ -310,9 +308,9 @@ bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
             std::memcpy(&args[8], &spec.global_bytes, 8);
         }
         mem_write(qk, slot_kernarg(r, slot), args.data(), unsigned(args.size()));
-        if (work_.copy_to_device) copy_to_device(qk, r.device_args, args, "the kernel arguments of " + r.name);
+        if (work_.copy_args) copy_to_device(qk, r.device_args, args, "the kernel arguments of " + r.name);
     }
-    if (work_.copy_to_device) copy_to_device(qk, r.device_code, r.code, "the code object of " + r.name);
+    if (work_.code == CodeLoad::per_launch) copy_to_device(qk, r.kernel_object, r.code, "the code object of " + r.name);
     int64_t one = 1;
     mem_write(qk, slot_signal(r, slot), &one, 8);
 
@@ -328,11 +326,7 @@ bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
     p.setup = uint16_t(dispatch_dimensions(grid, workgroup));
     p.group_segment_size = spec.shared_bytes;
     p.kernel_object = r.kernel_object;
-    p.kernarg_address = reinterpret_cast<void*>(r.kernarg ? slot_kernarg(r, slot) : 0);
-    if (work_.copy_to_device) {
-        p.kernel_object = r.device_code;
-        p.kernarg_address = reinterpret_cast<void*>(r.device_args);
-    }
+    p.kernarg_address = reinterpret_cast<void*>(work_.copy_args ? r.device_args : r.kernarg ? slot_kernarg(r, slot) : 0);
     p.completion_signal.handle = slot_signal(r, slot);
     p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
                            hsa_fence_scope_t(spec.release_fence));
@@ -385,8 +379,9 @@ bool HostDriver::submit_draw(uint32_t q, size_t k, uint64_t instance) {
     return post(q, k, instance, p, spec.packet, instance == 0 ? spec.doorbell : std::nullopt);
 }
 
-// The prior art's host copy (M5's `serial`): bytes into device memory through the BAR, one
-// write, waited for, before the packet is written. It reaches the GPU: in step.
+// A host copy into device memory (M5: `serial`'s kernel arguments; the code object under
+// `host.code: per-launch`): bytes through the BAR, one write, waited for, before the packet is
+// written. It reaches the GPU: in step.
 void HostDriver::copy_to_device(HostQuantum& qk, uint64_t device_address, const std::vector<unsigned char>& bytes,
                                 const std::string& what) {
     qk.flush();

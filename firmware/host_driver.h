@@ -51,8 +51,8 @@ struct LaunchRecord {
     uint64_t kernel_object = 0, kernarg = 0, global = 0;  // kernarg: slot 0's segment
     uint64_t signal = 0;       // instance 0's completion signal (as posted: an override may move it)
     uint64_t signal_base = 0;  // slot 0's signal; slot s's is 64 * s further
-    uint64_t device_code = 0, device_args = 0;  // copy_to_device: where the launch's copies go
-    std::vector<unsigned char> code;            // copy_to_device: the code object to copy
+    uint64_t device_args = 0;         // copy_args: where the launch's copy of the arguments goes
+    std::vector<unsigned char> code;  // code per_launch: the code object to copy to kernel_object
     // Signals and kernel-argument segments, `slots` of each (min(instances, queue size)):
     // instance i uses slot i % slots, once the host has seen instance i - slots end.
     uint32_t slots = 1;

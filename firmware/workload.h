@@ -79,6 +79,18 @@ struct DrawSpec {
     int line = 0;
 };
 
+// How the code object reaches device memory (`host.code`, M5). Either way both launch
+// policies treat the code alike: M5 moves only the kernel arguments.
+enum class CodeLoad : uint8_t {
+    per_launch,  // the host copies it through the BAR at every launch, before the doorbell (seed 004's cold start)
+    once,        // loaded before time 0, never copied at a launch (warm launches)
+};
+// The names of `host.code`, in the enum's order; the first is the default.
+inline const std::vector<std::string>& code_load_names() {
+    static const std::vector<std::string> names{"per-launch", "once"};
+    return names;
+}
+
 struct Workload {
     std::vector<QueueSpec> queues;
     std::vector<KernelSpec> kernels;
@@ -89,10 +101,12 @@ struct Workload {
     // run ahead of SystemC time on its stores before it waits; 0: every access waits at once.
     // It always waits before what the GPU can see (docs/integration.md).
     double quantum_ns = 0;
+    CodeLoad code = CodeLoad::per_launch;
     // The prior art of M5 (`launch: serial`): before ringing the doorbell the host copies the
-    // code object and the kernel arguments into device memory itself (a write through the BAR
-    // each, one after the other), and the packet points at those copies.
-    bool copy_to_device = false;
+    // kernel arguments into device memory itself (a write through the BAR, waited for), and
+    // the packet points at that copy; without it the packet points at the arguments in host
+    // memory.
+    bool copy_args = false;
     // M3: kernels are built for the multi-level scalar pool (`scalar: multilevel`); without it,
     // written uniform values take vector registers (see vector_registers).
     bool multilevel_scalars = false;

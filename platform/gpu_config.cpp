@@ -107,6 +107,8 @@ std::vector<GpuParam> make_params() {
         integer("sm.max_kernels", GPUVP_AT(platform.sm.max_kernels), 1, 64),
         integer("sm.atomic_latency_cycles", GPUVP_AT(platform.sm.atomic_latency_cycles), 1, 100000, cyc),
         integer("sm.lock_hold_limit", GPUVP_AT(platform.sm.lock_hold_limit), 0, 1ull << 31, "instructions"),
+        choice("sm.lock_equal_priority", GPUVP_AT(platform.sm.lock_equal_priority), {"wait", "wait-die"}),
+        choice("sm.lock_hold_limit_action", GPUVP_AT(platform.sm.lock_hold_limit_action), {"release", "yield"}),
         integer("sm.lock_backoff_cycles", GPUVP_AT(platform.sm.lock_backoff_cycles), 0, 1000000, cyc),
         integer("sm.arbiter_cycles", GPUVP_AT(platform.sm.arbiter_cycles), 0, 10000, cyc),
         integer("sm.lock_watchdog_cycles", GPUVP_AT(platform.sm.lock_watchdog_cycles), 0, 1ull << 31, cyc),

@@ -11,6 +11,20 @@ enum class ScalarSplit : uint8_t {
     kernel,   // quotas set from the kernel's needs per level when its first block arrives
 };
 
+// M2, `policy.lock: priority`: what a requester told to wait does when the holder has its
+// priority (CPR).
+enum class LockEqualPriority : uint8_t {
+    wait,      // seed 001: it waits, releasing every lock it holds (a synchronization failure)
+    wait_die,  // the older critical section waits keeping its locks; only the younger releases
+};
+
+// M2, `policy.lock: priority`: what the counter thread's limit does to a warp holding locks.
+enum class LockHoldLimitAction : uint8_t {
+    release,  // seed 001: it releases all its locks and takes them again like any other requester
+              // (its critical section's age starts again at its next try)
+    yield,    // it releases them and takes them back keeping its critical section's age
+};
+
 // One streaming multiprocessor: the class every SM of a platform takes; an SM instance may set
 // its own capacities and issue width (PlatformConfig::sm_instance, platform/gpu_config.h).
 struct SmConfig {
@@ -33,6 +47,8 @@ struct SmConfig {
     // M2: warp mutexes.
     uint32_t atomic_latency_cycles = 48;      // an atomic on a shared-memory lock word, issue to result
     uint32_t lock_hold_limit = 256;           // counter limit: instructions a warp runs holding locks (0: none)
+    LockEqualPriority lock_equal_priority = LockEqualPriority::wait;
+    LockHoldLimitAction lock_hold_limit_action = LockHoldLimitAction::release;
     uint32_t lock_backoff_cycles = 100;       // spin baseline: back-off after a failed try (plus up to as much again)
     uint32_t arbiter_cycles = 2;              // the arbiter takes one FIFO entry and decides
     uint32_t lock_watchdog_cycles = 2000000;  // no critical section completes while warps wait: a deadlock

@@ -208,7 +208,10 @@ void LockUnit::execute_unlock(uint32_t slot, uint16_t id, const sc_time& now) {
 // Each held lock counts from 0 when taken (and a released one stops counting); when the one
 // held longest has counted hold_limit_ instructions, the warp releases all its locks instead
 // of executing the instruction. It will take them back, in the order it took them, and then
-// execute it; nothing is redone.
+// execute it; nothing is redone. Under `release` (the seed) it takes them back like any other
+// requester: its critical section's age starts again at its next try; under `yield` it keeps
+// that age (first to be woken among equals, and under wait-die it waits keeping what it has
+// taken back).
 bool LockUnit::count_held(uint32_t slot, const sc_time& now) {
     WarpLocks& l = warps_[slot];
     if (l.hold_count - l.held_at.front() < hold_limit_) {
@@ -219,6 +222,7 @@ bool LockUnit::count_held(uint32_t slot, const sc_time& now) {
     last_progress_ = now;  // the work done so far stays done: progress, for the watchdog
     ++sm_.progress_;
     l.retake = drop_locks(slot, LockEventKind::hold_limit_release, now);
+    if (cfg_.lock_hold_limit_action == LockHoldLimitAction::release) l.cs_born = false;
     flags(slot);
     note_activity(slot, now);
     make_ready(slot, now + cycles(cfg_.atomic_latency_cycles));

@@ -74,10 +74,12 @@ void PriorityLockScheme::decided(LockUnit& u, const LockDecision& d, const sc_ti
     const int32_t hslot = holder < row.slot_of.size() ? row.slot_of[holder] : -1;
     const uint8_t theirs = holder < row.cpr.size() ? row.cpr[holder] : 0xff;
     if (l.cpr < theirs) return u.make_ready(uint32_t(slot), now + u.cycles(1));
-    // Equal priority, and the requester's critical section is the older: it waits with its
-    // locks (the holder will finish, or fail with it in the same way and release). Otherwise a
-    // synchronization failure: the requester releases what it holds and waits for the lock.
-    const bool older = l.cpr == theirs && hslot >= 0 && l.cs_born &&
+    // Under wait-die, equal priority, and the requester's critical section is the older: it
+    // waits with its locks (the holder will finish, or fail with it in the same way and
+    // release). Otherwise (always under the seed's `wait`) a synchronization failure: the
+    // requester releases what it holds and waits for the lock.
+    const bool older = u.cfg_.lock_equal_priority == LockEqualPriority::wait_die && l.cpr == theirs && hslot >= 0 &&
+                       l.cs_born &&
                        (!u.warps_[hslot].cs_born || l.cs_birth < u.warps_[hslot].cs_birth ||
                         (l.cs_birth == u.warps_[hslot].cs_birth && w.index < holder));
     if (!older) u.lock_failed(uint32_t(slot), id, holder, now);

@@ -4,11 +4,13 @@
 // requester takes the lock; otherwise the requester releases what it holds (a synchronization
 // failure) and waits until the lock is released (if the lock is free or has changed hands by
 // the time the decision arrives, the requester takes it, or asks again if it outranks the new
-// holder). Beyond the seed: between warps of equal priority the one whose critical section
-// began first keeps its locks while it waits (wait-die), so equal warps cannot knock each
-// other back for ever. While a warp holds locks its counter thread counts the instructions it
+// holder). SmConfig::lock_equal_priority: `wait` (the seed) applies that to an equal-priority
+// requester too; `wait-die` (beyond the seed) lets the one of two equal warps whose critical
+// section began first keep its locks while it waits, so equal warps cannot knock each other
+// back for ever. While a warp holds locks its counter thread counts the instructions it
 // executes; once a lock has been held for lock_hold_limit of them the warp releases all its
-// locks (so warps waiting for them get their turn), then takes them back and goes on.
+// locks (so warps waiting for them get their turn), then takes them back and goes on
+// (SmConfig::lock_hold_limit_action, LockUnit::count_held).
 #pragma once
 #include <gpuvp/models/sm/lock_scheme.h>
 

@@ -577,10 +577,12 @@ struct HostRecord {
     STATS_RECORD;
     double quantum_ns = 0;
     uint64_t syncs = 0;
+    std::string code;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("quantum_ns", s.quantum_ns, {"ns", "the host's time quantum"});
         v("syncs", s.syncs, {"count", "times the host synchronised with the GPU"});
+        v("code", s.code, {"", "M5: how the code object reaches device memory (per-launch, once)"});
     }
 };
 

@@ -666,7 +666,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     r.totals = {instructions, rec.warps_finished(), sys.gpu.glc().blocks_dispatched(), sys.gpu.cp().packets_processed(),
                 sys.host.interrupts()};
-    r.host = {s.workload.quantum_ns, sys.host.syncs()};
+    r.host = {s.workload.quantum_ns, sys.host.syncs(), code_load_names()[size_t(s.workload.code)]};
 
     // Expectations, on everything above.
     std::vector<ExpectationRecord> expectations;

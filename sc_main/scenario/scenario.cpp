@@ -1169,7 +1169,8 @@ const Schema<Scenario>& scenario_schema() {
     using K = Keys<Scenario>;
     static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9),
                                         Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6),
-                                        Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6)}};
+                                        Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6),
+                                        Keys<Workload>::choice("code", &Workload::code, code_load_names())}};
     // Order matters: kernels are checked against the platform and the queues, expectations
     // against the kernels.
     static const Schema<Scenario> s{{

@@ -219,10 +219,11 @@ TEST_CASE("host quantum: the keeper ignores tlm_global_quantum", "[quantum]") {
     CHECK(q0 == nlohmann::json::parse("[false,[120,0,4],1000]"));
 }
 
-// An empty kernel (no copies through the BAR): every wait of the host counted by hand.
+// An empty kernel (no copies through the BAR: prefetch, the code loaded once): every wait of
+// the host counted by hand.
 TEST_CASE("host quantum: the waits of one launch counted", "[quantum]") {
     const std::string yaml = "name: t\n" + std::string(gpuvp::test::kRoundPlatform) +
-                             "policy: {launch: prefetch}\nkernels:\n  - {name: empty, program: [{op: kernarg_load}]}\n";
+                             "policy: {launch: prefetch}\nhost: {code: once}\nkernels:\n  - {name: empty, program: [{op: kernarg_load}]}\n";
     const ScenarioRun a = run_with_quantum(yaml, 0, {}, true), b = run_with_quantum(yaml, 1000, {}, true);
     REQUIRE(a.json["totals"]["interrupts"] == 1);
     // Quantum 0: the launch waits after the kernel-argument store, the signal store, the read

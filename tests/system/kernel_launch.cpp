@@ -63,24 +63,71 @@ TEST_CASE("prefetch launch: the first fetch and the argument prefetch overlap an
     auto r = run_yaml(scenario(kEmpty), {{"policy.launch", "prefetch"}});
     const auto& k = r.kernel("empty");
     REQUIRE(k["status"] == "ok");
-    // No host copy: read index, kernargs, signal, body, header.
-    CHECK(k["doorbell_ns"].get<double>() == 1000);
-    CHECK(r.ms("empty", "packet_fetched_ns") == 2702);
-    CHECK(r.ms("empty", "descriptor_fetched_ns") == 4454);
-    CHECK(k["first_warp_start_ns"].get<double>() == 4772);
-    // At 4776 the ISU sends the first fetch (L1I 20 + L2 100 + device 300 = 420) and the
+    // No copy of the arguments; the code object is copied as under serial (host.code:
+    // per-launch, 600): read index, kernargs, code copy, signal, body, header.
+    CHECK(k["doorbell_ns"].get<double>() == 1600);
+    CHECK(r.ms("empty", "packet_fetched_ns") == 3302);
+    CHECK(r.ms("empty", "descriptor_fetched_ns") == 5054);
+    CHECK(k["first_warp_start_ns"].get<double>() == 5372);
+    // At 5376 the ISU sends the first fetch (L1I 20 + L2 100 + device 300 = 420) and the
     // argument prefetch (L1D 20 + link 600 + host 200 = 820) together.
-    CHECK(r.ms("empty", "first_fetch_issued_ns") == 4776);
-    CHECK(r.ms("empty", "kernarg_prefetch_issued_ns") == 4776);
-    CHECK(r.ms("empty", "first_fetch_returned_ns") == 4776 + 420);
-    CHECK(r.ms("empty", "kernarg_prefetch_returned_ns") == 4776 + 820);
+    CHECK(r.ms("empty", "first_fetch_issued_ns") == 5376);
+    CHECK(r.ms("empty", "kernarg_prefetch_issued_ns") == 5376);
+    CHECK(r.ms("empty", "first_fetch_returned_ns") == 5376 + 420);
+    CHECK(r.ms("empty", "kernarg_prefetch_returned_ns") == 5376 + 820);
     // Execution starts when both are acknowledged: the max of the two paths.
-    CHECK(r.ms("empty", "first_instruction_issued_ns") == 4776 + std::max(420, 820));
+    CHECK(r.ms("empty", "first_instruction_issued_ns") == 5376 + std::max(420, 820));
     // The argument load hits in the L1D (20).
-    CHECK(k["first_instruction_ns"].get<double>() == 5596 + 20);
-    CHECK(k["dispatch_latency_ns"].get<double>() == 5616 - 1000);
-    CHECK(k["launch_latency_ns"].get<double>() == 5616);
+    CHECK(k["first_instruction_ns"].get<double>() == 6196 + 20);
+    CHECK(k["dispatch_latency_ns"].get<double>() == 6216 - 1600);
+    CHECK(k["launch_latency_ns"].get<double>() == 6216);
     CHECK(r.results["sms"][0]["l1d"]["read_hits"].get<int>() >= 1);
+}
+
+namespace {
+// The empty kernel's doorbell and launch latency under a policy, host.code and host latency,
+// in a child process of its own.
+struct Launch {
+    double doorbell, dispatch, launch;
+};
+Launch launch_of(const std::string& policy, const std::string& code, int host_ns = 200) {
+    const auto j = nlohmann::json::parse(gpuvp::test::in_child([&] {
+        const auto r = run_yaml(scenario(kEmpty), {{"policy.launch", policy},
+                                                   {"host.code", code},
+                                                   {"platform.memory.host_latency_ns", std::to_string(host_ns)}});
+        return r.kernel("empty").dump();
+    }));
+    REQUIRE(j["status"] == "ok");
+    return {j["doorbell_ns"].get<double>(), j["dispatch_latency_ns"].get<double>(), j["launch_latency_ns"].get<double>()};
+}
+}  // namespace
+
+TEST_CASE("host.code: both launch policies copy the code object per launch, or neither does with once", "[launch][timing][m5]") {
+    // Copies through the BAR cost link/2 300 + device 300 = 600 each.
+    const Launch serial = launch_of("serial", "per-launch"), prefetch = launch_of("prefetch", "per-launch");
+    const Launch serial_once = launch_of("serial", "once"), prefetch_once = launch_of("prefetch", "once");
+    CHECK(serial.doorbell == 2200);         // arguments and code copied
+    CHECK(prefetch.doorbell == 1600);       // the code copied, the arguments not
+    CHECK(serial_once.doorbell == 1600);    // the arguments copied, the code loaded before time 0
+    CHECK(prefetch_once.doorbell == 1000);  // nothing copied
+    // The code costs both policies the same, so the saving is the mechanism's alone: the
+    // argument copy (600) plus the dispatch saving, here 0 (420 + 420 serial against
+    // max(420, 820) + 20 prefetch).
+    CHECK(serial.dispatch == prefetch.dispatch);
+    CHECK(serial.launch - prefetch.launch == 600);
+    CHECK(serial_once.launch - prefetch_once.launch == 600);
+    CHECK(serial.launch - serial_once.launch == 600);  // the code copy, under either policy
+    CHECK(prefetch.launch - prefetch_once.launch == 600);
+}
+
+TEST_CASE("the launch saving falls 1 ns per ns of host latency and crosses 0 at 3 device + 2 l2 - link/2", "[launch][timing][m5]") {
+    // Round platform: 3 * 300 + 2 * 100 - 600 / 2 = 800 ns of host latency, whatever host.code.
+    for (const char* code : {"per-launch", "once"}) {
+        INFO("host.code " << code);
+        CHECK(launch_of("serial", code, 700).launch - launch_of("prefetch", code, 700).launch == 100);
+        CHECK(launch_of("serial", code, 800).launch - launch_of("prefetch", code, 800).launch == 0);
+        CHECK(launch_of("serial", code, 900).launch - launch_of("prefetch", code, 900).launch == -100);
+    }
 }
 
 TEST_CASE("the completion signal reaches 0 and the interrupt tells the host", "[launch][irq]") {
@@ -111,9 +158,10 @@ kernels:
   - {name: a, queue: lo, program: [{op: kernarg_load}]}
   - {name: b, queue: hi, program: [{op: kernarg_load}]}
 )"));
-    CHECK(r.ms("b", "packet_fetched_ns") == 2702);
-    // lo waits for hi's packet to be decoded and handed to the WLM (4054), then its own read.
-    CHECK(r.ms("a", "packet_fetched_ns") == 4054 + 800);
+    // Each host copies its code object (600) before its doorbell (host.code: per-launch).
+    CHECK(r.ms("b", "packet_fetched_ns") == 3302);
+    // lo waits for hi's packet to be decoded and handed to the WLM (4654), then its own read.
+    CHECK(r.ms("a", "packet_fetched_ns") == 4654 + 800);
 }
 
 TEST_CASE("queues of one priority are served round-robin", "[launch][queues]") {

@@ -208,9 +208,10 @@ struct CodePatcher : sc_core::sc_module {
 TEST_CASE("malformed program: a global load and store of 0 bytes make no memory access and the kernel goes on",
           "[malformed][program]") {
     using namespace gpuvp;
-    // policy.launch prefetch: the GPU runs the code object the loader placed in device memory
-    // (serial copies the host's image to another place at submit time). 2 blocks of 2 warps.
+    // host.code once: the GPU runs the code object the loader placed in device memory before
+    // time 0 (per-launch copies the host's image over it at submit time). 2 blocks of 2 warps.
     const Scenario s = parse_scenario("name: t\n" + std::string(kRoundPlatform) + R"(policy: {launch: prefetch}
+host: {code: once}
 queues: [{name: q}]
 kernels:
   - {name: k, queue: q, grid: [128], block: [64], global_bytes: 4096,

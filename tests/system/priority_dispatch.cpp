@@ -30,6 +30,7 @@ platform:
   sms: 1
   sm: {warp_slots: 48, registers: 12288}
 policy: {dispatch: priority-warp, launch: prefetch}
+host: {code: once}
 queues: [{name: low, priority: 3}, {name: high, priority: 0}]
 kernels:
   - {name: low, queue: low, grid: [192], block: [192], vregs: 48,

@@ -74,8 +74,8 @@ TEST_CASE("the GLC's and SMs' tables show a running kernel through transport_dbg
     // The ISU kernel context of slot 0 on SM 0 holds the code entry and the kernarg pointer.
     auto ctx = probe.read<IsuContext>(map::kDebugSm + map::kSmIsuContext);
     CHECK(ctx.valid == 1);
-    const LaunchRecord& l = sys.host.launches()[0];  // serial launch: the host's device copies
-    CHECK(ctx.pc == l.device_code + 512);
+    const LaunchRecord& l = sys.host.launches()[0];  // serial launch: the argument's device copy
+    CHECK(ctx.pc == l.kernel_object + 512);
     CHECK(ctx.kernarg_ptr == l.device_args);
     CHECK(ctx.kernarg_size == 64);
 
@@ -117,7 +117,7 @@ TEST_CASE("every target inside the GPU answers transport_dbg: the WLM's last lau
     CHECK(launch.grid_size[0] == 2048);
     CHECK(launch.workgroup_size[0] == 128);
     CHECK(launch.group_segment_size == 1024);
-    CHECK(launch.kernel_object == l.device_code);  // serial launch: the host's device copy
+    CHECK(launch.kernel_object == l.kernel_object);  // copied there at the launch (host.code: per-launch)
     CHECK(launch.priority == 3);
     // Part of the register: the grid size alone.
     CHECK(probe.read<std::array<uint32_t, 3>>(map::kDebugWlm + map::kWlmLaunch + offsetof(LaunchDescriptor, grid_size))[0] == 2048);

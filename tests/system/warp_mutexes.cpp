@@ -223,6 +223,54 @@ TEST_CASE("M2 equal priority: the requester waits and releases the locks it hold
     CHECK(r.stats().redone_instructions == 2);  // lock 0 and the failed lock 1
 }
 
+namespace {
+// Warp 0 (CPR 0) takes lock 0, then wants lock 1, which warp 1 (CPR 0) took after warp 0's
+// lock 0 and holds for 200 cycles: warp 0's critical section is the older.
+std::string older_requester(const std::string& equal_priority) {
+    return one_block("priority", 64, equal_priority.empty() ? "" : "lock_equal_priority: " + equal_priority, R"(    program:
+      - {op: if_warp, warps: [0], body: [{op: lock, id: 0}, {op: valu, cycles: 20}, {op: lock, id: 1},
+                                          {op: unlock, id: 1}, {op: unlock, id: 0}]}
+      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 10}, {op: lock, id: 1}, {op: valu, cycles: 200}, {op: unlock, id: 1}]}
+)");
+}
+std::vector<std::pair<K, uint32_t>> events_of_warp(const LockObserver& obs, uint32_t warp) {
+    std::vector<std::pair<K, uint32_t>> v;  // (event, lock)
+    for (const auto& e : obs.events)
+        if (e.warp == warp && e.slot != ~0u) v.push_back({e.kind, e.lock});
+    return v;
+}
+}  // namespace
+
+TEST_CASE("M2 lock_equal_priority wait (the seed, the default): an older equal requester releases its locks and redoes", "[m2]") {
+    LockRun r(older_requester(""));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    CHECK(r.scenario.platform.sm.lock_equal_priority == LockEqualPriority::wait);
+    const std::vector<std::pair<K, uint32_t>> expected = {
+        {K::acquired, 0}, {K::requested, 1}, {K::sync_failure, 1}, {K::failure_release, 0}, {K::rewound, ~0u},
+        {K::parked, 1},   {K::woken, 1},     {K::acquired, 0},     {K::acquired, 1},        {K::released, 1},
+        {K::released, 0}};
+    CHECK(events_of_warp(r.obs, 0) == expected);
+    CHECK(r.stats().sync_failures == 1);
+    CHECK(r.stats().redone_instructions == 3);  // lock 0, the valu and the failed lock 1
+    CHECK(r.stats().acquisitions == 4);         // lock 0 twice
+}
+
+TEST_CASE("M2 lock_equal_priority wait-die: an older equal requester waits keeping its locks", "[m2]") {
+    LockRun r(older_requester("wait-die"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    const std::vector<std::pair<K, uint32_t>> expected = {
+        {K::acquired, 0}, {K::requested, 1}, {K::parked, 1}, {K::woken, 1}, {K::acquired, 1}, {K::released, 1},
+        {K::released, 0}};
+    CHECK(events_of_warp(r.obs, 0) == expected);
+    for (const auto& e : r.obs.events)
+        if (e.kind == K::parked) CHECK(e.word == 1);  // it waits holding lock 0
+    CHECK(r.stats().sync_failures == 0);
+    CHECK(r.stats().redone_instructions == 0);
+    CHECK(r.stats().acquisitions == 3);
+}
+
 TEST_CASE("M2 the arbiter serves its FIFO in order and debuggers can read it", "[m2]") {
     // Warp 3 (CPR 2) holds lock 0; warps 0, 1, 2 (CPR 1, 0, 1) ask for it one cycle apart,
     // faster than the arbiter decides (6 cycles an entry).
@@ -316,6 +364,55 @@ TEST_CASE("M2 the hold limit frees a lock held by a long critical section", "[m2
     CHECK(r.stats().redone_instructions == 0);
     CHECK(r.stats().releases == 2);  // both critical sections completed
     CHECK(r.obs.owner.empty());
+}
+
+namespace {
+// Warp 0 holds lock 0 for 40 instructions of 4 cycles (81 counted: the loop's), the limit is
+// 10; warps 1 and 2 (after 20 and 30 cycles) want it for one instruction of 200 cycles each,
+// long enough for the others to be parked when they unlock. All CPR 0.
+std::string hold_limit_queue(const std::string& action) {
+    return one_block("priority", 96, "lock_hold_limit: 10" + (action.empty() ? "" : ", lock_hold_limit_action: " + action), R"(    program:
+      - {op: if_warp, warps: [1], body: [{op: valu, cycles: 20}]}
+      - {op: if_warp, warps: [2], body: [{op: valu, cycles: 30}]}
+      - {op: if_warp, warps: [0], body: [{op: lock, id: 0}, {op: valu, cycles: 4, repeat: 40}, {op: unlock, id: 0}]}
+      - {op: if_warp, warps: [1, 2], body: [{op: lock, id: 0}, {op: valu, cycles: 200}, {op: unlock, id: 0}]}
+)");
+}
+// Who held lock 0, in turn (an acquisition or a take-back each).
+std::vector<uint32_t> holders(const LockObserver& obs) {
+    std::vector<uint32_t> v;
+    for (const auto& e : obs.events)
+        if (e.kind == K::acquired && e.lock == 0) v.push_back(e.warp);
+    return v;
+}
+}  // namespace
+
+TEST_CASE("M2 lock_hold_limit_action release (the seed, the default): the warp takes its lock again after the waiters", "[m2]") {
+    LockRun r(hold_limit_queue(""));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    CHECK(r.scenario.platform.sm.lock_hold_limit_action == LockHoldLimitAction::release);
+    // At its limit warp 0 releases; warp 1 (the oldest waiter) takes the lock. Warp 0 asks for
+    // it again as a new requester, younger than warp 2, which is woken first when warp 1 ends.
+    // Then warp 0 alone, releasing and taking it back at each limit (8 in all).
+    const std::vector<uint32_t> expected{0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0};
+    CHECK(holders(r.obs) == expected);
+    CHECK(r.stats().hold_limit_releases == 8);
+    CHECK(r.stats().redone_instructions == 0);
+    CHECK(r.stats().releases == 3);
+}
+
+TEST_CASE("M2 lock_hold_limit_action yield: the warp keeps its critical section's age and takes its lock back first", "[m2]") {
+    LockRun r(hold_limit_queue("yield"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    // Warp 1 takes the lock at warp 0's limit; warp 0, the oldest waiter, gets it back when
+    // warp 1 ends, ahead of warp 2.
+    const std::vector<uint32_t> expected{0, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0};
+    CHECK(holders(r.obs) == expected);
+    CHECK(r.stats().hold_limit_releases == 8);
+    CHECK(r.stats().redone_instructions == 0);
+    CHECK(r.stats().releases == 3);
 }
 
 namespace {
@@ -577,13 +674,12 @@ TEST_CASE("M2 the hold limit bounds an outer lock held across inner critical sec
     CHECK(r.stats().releases == 2 * 21);  // every inner and outer section completed, in both warps
 }
 
-TEST_CASE("M2 equal-priority warps sharing an inner lock under their own outer locks finish", "[m2]") {
-    // Found by review: with the seed's rule alone (an equal requester releases everything and
-    // waits) the two warps knock each other back for ever. The older critical section now
-    // waits with its locks (wait-die); the younger gives way.
-    // (The default platform: at 1.5 GHz these timings make the warps collide.)
-    LockRun r(R"(name: inner-shared
-platform: {sms: 1, sm: {lock_hold_limit: 0}}
+namespace {
+// Found by review: two warps of equal priority sharing an inner lock under outer locks of
+// their own. (The default platform: at 1.5 GHz these timings make the warps collide.)
+std::string inner_shared(const std::string& equal_priority) {
+    return R"(name: inner-shared
+platform: {sms: 1, sm: {lock_hold_limit: 0, lock_watchdog_cycles: 30000, lock_equal_priority: )" + equal_priority + R"(}}
 policy: {lock: priority}
 kernels:
   - name: k
@@ -601,13 +697,30 @@ kernels:
           {op: valu, cycles: 1, repeat: 2},
           {op: loop, count: 6, body: [{op: lock, id: 1}, {op: valu, cycles: 1, repeat: 3}, {op: unlock, id: 1}]},
           {op: unlock, id: 3}]}]}
-)");
+)";
+}
+}  // namespace
+
+TEST_CASE("M2 equal-priority warps sharing an inner lock under their own outer locks finish under wait-die", "[m2]") {
+    // The older critical section waits with its locks; the younger gives way.
+    LockRun r(inner_shared("wait-die"));
     r.run();
     REQUIRE(r.obs.violations.empty());
     CHECK(r.stats().deadlocks == 0);
     CHECK(r.stats().releases == 3 * (2 * (3 + 1) + 2 + 1 + 6));  // every section completed, in each of 3 blocks
     CHECK(r.stats().sync_failures > 0);  // they did collide
     for (const auto& l : r.sys->host.launches()) CHECK(l.error.empty());
+}
+
+TEST_CASE("M2 equal-priority warps sharing an inner lock under their own outer locks livelock under the seed's wait", "[m2]") {
+    // Each equal requester releases everything and waits: the two knock each other back
+    // until the watchdog stops them.
+    LockRun r(inner_shared("wait"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    CHECK(r.stats().deadlocks == 1);
+    CHECK(r.stats().sync_failures > 100);
+    CHECK(!r.sys->host.launches().at(0).error.empty());
 }
 
 TEST_CASE("M2 warps taking locks in a cycle of three finish", "[m2]") {

@@ -400,6 +400,33 @@ TEST_CASE("scenario: an unknown policy value lists the allowed ones", "[scenario
     CHECK_THAT(e.what(), Contains("fifo, priority-block, priority-warp"));
 }
 
+TEST_CASE("scenario: host.code is per-launch by default, once on request, and nothing else", "[scenario][m5]") {
+    CHECK(parse_scenario(kMinimal, "t").workload.code == CodeLoad::per_launch);
+    CHECK(parse_scenario("name: x\nhost: {code: per-launch}\n", "t").workload.code == CodeLoad::per_launch);
+    CHECK(parse_scenario("name: x\nhost: {code: once}\n", "t").workload.code == CodeLoad::once);
+    const auto e = error_of("name: x\nhost:\n  code: warm\n");
+    CHECK(e.file() == "t.yaml");
+    CHECK(e.line() == 3);
+    CHECK(e.key() == "host.code");
+    CHECK_THAT(e.what(), Contains("per-launch, once"));
+}
+
+TEST_CASE("scenario: the M2 rules default to the seed's, take the improvements by name, and nothing else", "[scenario][m2]") {
+    const Scenario def = parse_scenario(kMinimal, "t");
+    CHECK(def.platform.sm.lock_equal_priority == LockEqualPriority::wait);
+    CHECK(def.platform.sm.lock_hold_limit_action == LockHoldLimitAction::release);
+    const Scenario s = parse_scenario("name: x\nplatform: {sm: {lock_equal_priority: wait-die, lock_hold_limit_action: yield}}\n", "t");
+    CHECK(s.platform.sm.lock_equal_priority == LockEqualPriority::wait_die);
+    CHECK(s.platform.sm.lock_hold_limit_action == LockHoldLimitAction::yield);
+    const auto e = error_of("name: x\nplatform:\n  sm:\n    lock_equal_priority: die\n");
+    CHECK(e.line() == 4);
+    CHECK(e.key() == "platform.sm.lock_equal_priority");
+    CHECK_THAT(e.what(), Contains("wait, wait-die"));
+    const auto a = error_of("name: x\nplatform: {sm: {lock_hold_limit_action: keep}}\n");
+    CHECK(a.key() == "platform.sm.lock_hold_limit_action");
+    CHECK_THAT(a.what(), Contains("release, yield"));
+}
+
 TEST_CASE("scenario: lock steps follow the rules of critical sections", "[scenario][errors][m2]") {
     // One kernel of 2 warps with 16 bytes of shared memory (lock words 0 to 3); `program` is
     // written from line 5 on.
