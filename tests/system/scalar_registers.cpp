@@ -445,9 +445,8 @@ kernels:
 TEST_CASE("M3 a kernel-level write waits for every warp of the kernel's blocks started on the SM", "[m3]") {
     // 4 warp slots, blocks of 3 warps, priority-warp (which places a block where one warp fits):
     // a block starts only when all its warps can, so each block's warps update the workgroup
-    // value together and then the kernel value together: 2 updates a block (before, a block
-    // started one warp beside the other, and the kernel-level update left out its unstarted
-    // warps).
+    // value together and then the kernel value together: 2 updates a block, and the kernel
+    // completes (the exact timing of the same rule is in tests/module/sm_scalar_unit.cpp).
     const auto run = test::run_yaml(R"(name: t6
 platform: {sms: 1, sm: {warp_slots: 4}}
 policy: {scalar: multilevel, dispatch: priority-warp}
