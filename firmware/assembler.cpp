@@ -114,7 +114,7 @@ bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level) {
 uint32_t vector_registers(const KernelSpec& k, bool multilevel) {
     uint32_t v = k.vregs;
     if (multilevel) return v;
-    for (ScalarLevel l : {ScalarLevel::kernel, ScalarLevel::workgroup, ScalarLevel::slice})
+    for (ScalarLevel l : {ScalarLevel::kernel, ScalarLevel::workgroup, ScalarLevel::warp, ScalarLevel::slice})
         if (writes_level(k.program, l)) v += k.scalars[size_t(l)];
     return v;
 }

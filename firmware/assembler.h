@@ -23,12 +23,13 @@ uint64_t assembled_size(const std::vector<ProgramStep>& program, uint64_t limit 
 
 // The bytes to place at the kernel object address (see models/common/kernel_descriptor.h).
 // `multilevel`: the scalar pool (M3) holds uniform values; else the compiler keeps the
-// written kernel-, workgroup- and slice-level ones in vector registers (vector_registers).
+// written ones, at every level, in vector registers (vector_registers).
 std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_size, bool multilevel = false);
 
 // M3: vector registers per work-item the kernel is built with. With the multi-level scalar
-// pool, its `vregs`; with per-warp scalars only (the prior art), also one per uniform value
-// of the kernel, workgroup and slice levels that the program writes (salu with write).
+// pool, its `vregs`; with per-warp read-only scalars only (the prior art), also one per
+// uniform value of every level that the program writes (salu with write), the warp level
+// included: the prior art's scalar registers hold only read-only values.
 uint32_t vector_registers(const KernelSpec& k, bool multilevel);
 // Whether the program writes a scalar of `level` (a salu with write at that level).
 bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level);

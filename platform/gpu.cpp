@@ -47,7 +47,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     usa_ = std::make_unique<UnifiedShadingArray>("usa", p.usa, std::move(shading), clock_, bus, observer);
     wlm_ = std::make_unique<WorkloadManager>("wlm", sm_configs, p.wlm, clock_, bus, observer);
     glc_ = std::make_unique<GlobalLogicController>("glc", sm_configs, p.sm.max_kernels, p.glc, clock_, bus,
-                                                   std::move(policy), observer);
+                                                   std::move(policy), observer, cfg_.policy.scalar);
     fabric_ = std::make_unique<Router>("fabric");
     CacheConfig l2{p.memory.l2_bytes, p.memory.line_bytes, p.memory.l2_ways, p.memory.l2_latency_ns};
     l2_ = std::make_unique<Cache>("l2", l2);

@@ -48,6 +48,7 @@ constexpr uint64_t kSmDispatch = 0x0000;         // SM: write a BlockDescriptor
 constexpr uint64_t kSmIsuContext = 0x1000;       // SM: ISU kernel contexts, 32 bytes each
 constexpr uint64_t kSmBlockTable = 0x4000;       // SM: block status table, 32 bytes a row
 constexpr uint64_t kSmLockDecision = 0x0100;     // SM (from its lock arbiter): write a LockDecision
+constexpr uint64_t kSmKernelDrained = 0x0200;    // SM (from the GLC, M3): write a KernelDrained
 constexpr uint64_t kSmCprTable = 0x8000;         // SM: per kernel context, 256 bytes: the CPR of warp i
                                                  // of each of its blocks (M2), written by the WLM
 constexpr uint64_t kSmCpr = 0x1'0000;            // SM: the CPRs of block row r, 256 bytes at kSmCpr + r * 256

@@ -76,6 +76,15 @@ struct BlockDescriptor {
 };
 static_assert(sizeof(BlockDescriptor) == 32);
 
+// GLC -> every SM (M3, under policy.scalar multilevel): no more blocks of the kernel will
+// come, its last block placed or, after an error, no more placed. An SM frees the kernel's
+// kernel-level scalar registers once its blocks of it have all ended.
+struct KernelDrained {
+    uint32_t kernel_slot;
+    uint32_t reserved;
+};
+static_assert(sizeof(KernelDrained) == 8);
+
 enum class NoticeKind : uint32_t {
     status = 1,      // the SM's resources and highest block priority, after its logic controller acted
     block_done = 2,  // a block has no warps left: for the kernel's count of finished blocks

@@ -12,9 +12,10 @@ using sc_core::sc_time;
 GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, const std::vector<SmConfig>& sms,
                                              uint32_t max_kernels, const GlcConfig& config, const Clock& clock,
                                              sc_time bus, std::unique_ptr<PlacementPolicy> policy,
-                                             Observer* observer)
+                                             Observer* observer, ScalarPolicy scalar)
     : sc_module(name), regs("regs"), to_sm("to_sm"), to_cp("to_cp"), cfg_(config), clock_(clock), bus_(bus),
-      policy_(std::move(policy)), observer_(observer), warp_size_(sms.at(0).warp_size) {
+      policy_(std::move(policy)), observer_(observer), drain_notices_(scalar == ScalarPolicy::multilevel),
+      warp_size_(sms.at(0).warp_size) {
     tables_.kernels.resize(max_kernels);
     for (const SmConfig& sm : sms) tables_.sms.push_back(SmRow{sm.registers, sm.warp_slots, sm.shared_memory, kNoPriority});
     views_.resize(sms.size());
@@ -129,8 +130,10 @@ void GlobalLogicController::apply(const SmNotice& n, const sc_time& now) {
     if (n.kind == NoticeKind::error && k.error == KernelError::none) {
         k.error = KernelError(n.error);
         k.fault_address = n.fault_address;
+        const bool more = k.undispatched > 0;
         k.undispatched = 0;  // a failed kernel places no more blocks
         kernel_row_changed(n.kernel_slot, now);
+        if (more && k.dispatched > 0) drained(n.kernel_slot);
     }
     if (n.kind == NoticeKind::block_done) ++k.finished;
     if (k.valid && k.undispatched == 0 && k.finished == k.dispatched &&
@@ -175,6 +178,17 @@ void GlobalLogicController::place(const Placement& p) {
     sm_row_from_view(p.sm);
     kernel_row_changed(p.kernel_slot, now);
     sm_row_changed(p.sm, now);
+    if (count > 0 && k.undispatched == 0) drained(p.kernel_slot);
+}
+
+// Written after the kernel's last block descriptor, so an SM takes it after that block's arrival.
+void GlobalLogicController::drained(uint32_t slot) {
+    if (!drain_notices_) return;
+    const KernelDrained d{slot, 0};
+    for (size_t sm = 0; sm < views_.size(); ++sm) {
+        sc_time delay = sc_core::SC_ZERO_TIME;
+        write_msg(to_sm[int(sm)], payloads_, map::kSmKernelDrained, d, delay);
+    }
 }
 
 void GlobalLogicController::kernel_row_changed(uint32_t slot, const sc_time& t) {

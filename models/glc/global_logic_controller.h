@@ -1,10 +1,13 @@
 // The global logic controller: holds the kernel status and SM status register tables,
 // places blocks on SMs through a placement policy, and tells the command processor when a
-// kernel's last block has finished.
+// kernel's last block has finished. Under policy.scalar multilevel (M3) it also tells every SM
+// when a kernel will get no more blocks (KernelDrained), so that the SM keeps the kernel's
+// kernel-level scalars for blocks still to come and frees them after its last one.
 #pragma once
 #include <gpuvp/models/common/inbox.h>
 #include <gpuvp/models/common/messages.h>
 #include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/policies.h>
 #include <gpuvp/models/common/sm_config.h>
 #include <gpuvp/models/common/stats.h>
 #include <gpuvp/models/common/timing.h>
@@ -35,10 +38,12 @@ public:
     tlm_utils::simple_initiator_socket<GlobalLogicController> to_cp;
 
     // `sms`: each SM's configuration, SM 0 first (their capacities fill the SM status table).
+    // `scalar`: the SMs' scalar registers (M3); under multilevel the SMs are told when a
+    // kernel will get no more blocks.
     GlobalLogicController(sc_core::sc_module_name name, const std::vector<SmConfig>& sms,
                           uint32_t max_kernels, const GlcConfig& config, const Clock& clock,
                           sc_core::sc_time bus, std::unique_ptr<PlacementPolicy> policy,
-                          Observer* observer = nullptr);
+                          Observer* observer = nullptr, ScalarPolicy scalar = ScalarPolicy::per_warp);
 
     const GlcTables& tables() const { return tables_; }
     // Blocks sent to SMs that no status notice has counted yet, over every SM: the GLC's only
@@ -70,6 +75,7 @@ private:
     void apply(const KernelRegistration& r, const sc_core::sc_time& now);
     void apply(const SmNotice& n, const sc_core::sc_time& now);
     void place(const Placement& p);
+    void drained(uint32_t slot);  // M3: no more blocks of the kernel will come
     void sm_row_from_view(uint32_t sm);
     void kernel_row_changed(uint32_t slot, const sc_core::sc_time& t);
     void sm_row_changed(uint32_t sm, const sc_core::sc_time& t);
@@ -85,6 +91,7 @@ private:
     sc_core::sc_time bus_;
     std::unique_ptr<PlacementPolicy> policy_;
     Observer* observer_;
+    bool drain_notices_;  // M3: multilevel scalars: the SMs are told when a kernel is drained
     GlcTables tables_;
     // Per SM: its last status notice and the blocks sent since (which that notice did not count).
     struct InFlight {

@@ -29,13 +29,14 @@ void ScalarUnit::block_arrived(uint32_t row) {
 // Split `kernel`: the quotas follow what the kernels on this SM would hold at once per level
 // (each with as many of its blocks as the warp slots allow; slices live for one instruction,
 // so the threshold bounds them), every level getting at least one block's worth of each
-// kernel. Recomputed when a kernel's first block arrives and when its last one leaves.
+// kernel. Recomputed when a kernel's first block arrives, when a block leaves and when a
+// kernel's kernel-level registers go back.
 void ScalarUnit::split_for_kernels() {
     if (cfg_.scalar_split != ScalarSplit::kernel) return;
     std::array<uint64_t, 4> least{}, demand{};
     for (uint32_t ks = 0; ks < kernels_.size(); ++ks) {
         const KernelState& k = kernels_[ks];
-        if (k.resident_blocks == 0) continue;
+        if (k.resident_blocks == 0 && !k.reserved) continue;  // (a kernel whose next blocks are still to come counts)
         const uint64_t blocks = std::max<uint64_t>(1, cfg_.warp_slots / std::max<uint32_t>(1, k.block_warps));
         const uint64_t warps = blocks * k.block_warps;
         const uint64_t slice = need(ks, ScalarLevel::slice);
@@ -51,10 +52,27 @@ void ScalarUnit::split_for_kernels() {
     pool_.set_quotas(least, demand);
 }
 
-// The block's kernel- (if the kernel has none here yet), workgroup- and warp-level registers.
+// Whether every warp of the block in `row` can start now, beside the warps that the blocks
+// already started still have to start. A kernel-level update waits for every warp of the
+// kernel's started blocks, and the warps waiting for it hold their slots and registers: a
+// block whose warps could be left without a slot behind them could wait for ever.
+bool ScalarUnit::room_for_whole(uint32_t row) const {
+    uint64_t slots = 0, regs = 0;
+    for (size_t i = 0; i < sm_.blocks_.size(); ++i) {
+        if (!sm_.block_used_[i] || (i != row && (i >= blocks_.size() || !blocks_[i].reserved))) continue;
+        const StreamingMultiprocessor::Block& b = sm_.blocks_[i];
+        slots += b.desc.warps - b.next_warp;
+        regs += uint64_t(b.desc.warps - b.next_warp) * b.desc.regs_per_warp;
+    }
+    return slots <= sm_.free_slots_ && regs <= sm_.free_regs_;
+}
+
+// The block's kernel- (if the kernel has none here yet), workgroup- and warp-level registers,
+// once all its warps can start.
 bool ScalarUnit::reserve(uint32_t row) {
     BlockState& b = blocks_[row];
     if (b.reserved) return true;
+    if (!room_for_whole(row)) return false;
     const BlockDescriptor& d = sm_.blocks_[row].desc;
     KernelState& k = kernels_[d.kernel_slot];
     const uint32_t kernel = k.reserved ? 0 : need(d.kernel_slot, ScalarLevel::kernel);
@@ -71,11 +89,6 @@ bool ScalarUnit::reserve(uint32_t row) {
     b.reserved = true;
     b.warp_sets = d.warps;
     return true;
-}
-
-void ScalarUnit::warp_started(uint32_t slot, uint32_t row) {
-    warps_[slot] = WarpState{};
-    ++kernels_[sm_.blocks_[row].desc.kernel_slot].active_warps;
 }
 
 bool ScalarUnit::ready(uint32_t slot, const Instruction& in, const sc_time& now) {
@@ -115,11 +128,9 @@ bool ScalarUnit::sync_before_update(uint32_t slot, const Instruction& in, const 
     w.pc += kInstructionBytes;
     w.sync_wait = true;
     warps_[slot].sync_cycles = std::max<uint16_t>(1, in.a);
-    warps_[slot].sync_level = level;
     if (level == ScalarLevel::workgroup) {
         blocks_[w.block].wg_sync.push_back(slot);
         check_workgroup_sync(w.block, now);
-        check_kernel_sync(ks, now);
     } else {
         kernels_[ks].kernel_sync.push_back(slot);
         check_kernel_sync(ks, now);
@@ -139,21 +150,19 @@ void ScalarUnit::check_workgroup_sync(uint32_t row, const sc_time& now) {
     b.wg_sync.clear();
 }
 
-// Warps of the kernel waiting at a block-level rendezvous (a barrier, a workgroup-level write)
-// are not waited for: their block may still have warps to start, in slots held by the warps
-// waiting here; they join the next kernel-level update.
+// The sharers: every warp that has not ended of every block of the kernel started on this SM
+// (holding its reservation), its unstarted warps included. A block starts whole
+// (room_for_whole), so those warps are sure to start and come here.
 void ScalarUnit::check_kernel_sync(uint32_t kernel_slot, const sc_time& now) {
     KernelState& k = kernels_[kernel_slot];
     if (k.kernel_sync.empty()) return;
-    uint32_t elsewhere = 0;
-    for (size_t s = 0; s < sm_.warps_.size(); ++s) {
-        const StreamingMultiprocessor::Warp& w = sm_.warps_[s];
-        if (w.active && sm_.blocks_[w.block].desc.kernel_slot == kernel_slot &&
-            (w.at_barrier || (w.sync_wait && warps_[s].sync_level == ScalarLevel::workgroup)))
-            ++elsewhere;
+    uint64_t sharers = 0;
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+        const StreamingMultiprocessor::Block& b = sm_.blocks_[i];
+        if (sm_.block_used_[i] && blocks_[i].reserved && b.desc.kernel_slot == kernel_slot) sharers += b.desc.warps - b.done_warps;
     }
-    if (k.kernel_sync.size() + elsewhere < k.active_warps) return;
-    ++sm_.stats_.scalar_updates;  // every running warp of the kernel on this SM is here
+    if (k.kernel_sync.size() < sharers) return;
+    ++sm_.stats_.scalar_updates;  // every warp of the kernel's started blocks on this SM is here
     for (uint32_t s : k.kernel_sync) {
         sm_.warps_[s].sync_wait = false;
         sm_.make_ready(s, now + sm_.clock_.cycles(warps_[s].sync_cycles));
@@ -175,7 +184,6 @@ void ScalarUnit::warp_left(uint32_t slot, const sc_time& now) {
     const uint32_t ks = sm_.blocks_[row].desc.kernel_slot;
     KernelState& k = kernels_[ks];
     BlockState& b = blocks_[row];
-    --k.active_warps;
     if (w.pool_stall) stalled_.erase(std::remove(stalled_.begin(), stalled_.end(), slot), stalled_.end());
     if (w.sync_wait) {  // a warp that failed while waiting
         b.wg_sync.erase(std::remove(b.wg_sync.begin(), b.wg_sync.end(), slot), b.wg_sync.end());
@@ -207,12 +215,30 @@ void ScalarUnit::block_left(uint32_t row, const sc_time& now) {
         b.warp_sets = 0;
         b.reserved = b.wg_scalars = false;
     }
-    if (--k.resident_blocks == 0) {  // the last block of the kernel here
-        if (k.reserved) pool_.release(ScalarLevel::kernel, need(ks, ScalarLevel::kernel), k.allocated);
-        k.reserved = k.allocated = false;
-    }
+    // The kernel's last block here, and no more will come: its kernel-level set goes back.
+    if (--k.resident_blocks == 0 && k.drained) release_kernel(ks);
     split_for_kernels();  // what is held changed: quotas held up for it can go back
     freed(now);
+}
+
+void ScalarUnit::kernel_drained(uint32_t kernel_slot, const sc_time& now) {
+    KernelState& k = kernels_[kernel_slot];
+    if (k.resident_blocks > 0) {  // freed when the last of them ends
+        k.drained = true;
+        return;
+    }
+    const bool held = k.reserved;
+    release_kernel(kernel_slot);
+    if (!held) return;
+    split_for_kernels();
+    freed(now);
+}
+
+// The kernel's kernel-level set (if reserved) goes back, and the slot is ready for the next kernel.
+void ScalarUnit::release_kernel(uint32_t kernel_slot) {
+    KernelState& k = kernels_[kernel_slot];
+    if (k.reserved) pool_.release(ScalarLevel::kernel, need(kernel_slot, ScalarLevel::kernel), k.allocated);
+    k = KernelState{};
 }
 
 void ScalarUnit::freed(const sc_time& now) {

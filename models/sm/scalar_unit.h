@@ -1,7 +1,8 @@
 // M3 (policy.scalar multilevel): the SM's scalar unit, its scalar register pool (scalar_pool.h)
 // shared by four levels:
-//   kernel     one set per kernel on this SM, shared by its blocks here; freed when the last
-//              of them ends
+//   kernel     one set per kernel on this SM, shared by its blocks here, those still to come
+//              included; freed once the GLC has said no more will come (KernelDrained) and
+//              the last of them has ended
 //   workgroup  one set per block, freed when the block ends
 //   warp       one set per warp, freed when the warp ends
 //   slice      one set per slice of a warp (warp_size / slice_size of them) for the slice-level
@@ -15,10 +16,12 @@
 // holds it back meanwhile, as it does for warp slots and registers); allocations come out of
 // that reservation. A slice allocation the pool cannot serve stalls the warp until slices end.
 // The pool never overflows.
+// A block starts only when all its warps can start at once (beside the warps the blocks
+// already started still have to start), so that every warp of a started block is sure to run.
 // Sync before update: a salu that writes a workgroup-level scalar waits until every warp of
 // its block has come to such a write (warps that ended excepted); a kernel-level write until
-// every running warp of the kernel on this SM has. Then the value is overwritten in place and
-// they all go on.
+// every warp of every block of the kernel started on this SM has, started or not. Then the
+// value is overwritten in place and they all go on.
 //
 // The SM calls the unit only under policy.scalar multilevel (one test of a flag it keeps; the
 // per-warp baseline has no scalar logic in the SM: a salu costs its cycles, and the written
@@ -51,20 +54,21 @@ public:
     // Before the block's first warp starts: its kernel-, workgroup- and warp-level registers,
     // reserved all or none. False: no room yet (the block waits).
     bool reserve(uint32_t row);
-    void warp_started(uint32_t slot, uint32_t row);
+    void warp_started(uint32_t slot) { warps_[slot] = WarpState{}; }
     // Before a salu: its level's registers, allocated on first need. False: the warp stalls.
     bool ready(uint32_t slot, const Instruction& in, const sc_core::sc_time& now);
     // A kernel- or workgroup-level write waits for its sharers. False: it goes on at once.
     bool sync_before_update(uint32_t slot, const Instruction& in, const sc_core::sc_time& now);
     // The warp's slices end with the instruction that used them (its next issue, or its end).
     void slices_done(uint32_t slot, const sc_core::sc_time& now);
-    // A warp of the kernel waits at a barrier: one fewer for a kernel-level update to wait for.
-    void kernel_sync_changed(uint32_t kernel_slot, const sc_core::sc_time& now) { check_kernel_sync(kernel_slot, now); }
     // A warp ends (or fails): its registers go back and the syncs it was missing may complete.
     void warp_left(uint32_t slot, const sc_core::sc_time& now);
     // After a warp of block `row` ended: the syncs that waited only for it complete.
     void sharers_left(uint32_t row, const sc_core::sc_time& now);
     void block_left(uint32_t row, const sc_core::sc_time& now);
+    // The GLC will send no more blocks of the kernel: its kernel-level registers go back once
+    // its blocks here have ended (at once if none is here).
+    void kernel_drained(uint32_t kernel_slot, const sc_core::sc_time& now);
     // Warps wait for scalar registers and nothing else on the SM can run: they fail.
     void check_deadlock(const sc_core::sc_time& now);
 
@@ -72,7 +76,6 @@ private:
     struct WarpState {
         bool warp_scalars = false;  // its warp-level scalars are allocated
         uint16_t sync_cycles = 0;   // the salu's cycles, once its sync completes
-        ScalarLevel sync_level = ScalarLevel::warp;
     };
     struct BlockState {
         bool reserved = false;     // its kernel-, workgroup- and warp-level registers are reserved
@@ -83,12 +86,15 @@ private:
     };
     struct KernelState {  // the kernel-level scalars on this SM, shared by its blocks here
         bool reserved = false, allocated = false;
+        bool drained = false;      // the GLC will send no more of its blocks
         uint32_t block_warps = 0;  // warps in a block of it (the kernel split's demand)
-        uint32_t resident_blocks = 0, active_warps = 0;
+        uint32_t resident_blocks = 0;
         std::vector<uint32_t> kernel_sync;  // slots of warps waiting to update a kernel scalar
     };
 
     uint32_t need(uint32_t kernel_slot, ScalarLevel level) const;
+    bool room_for_whole(uint32_t row) const;
+    void release_kernel(uint32_t kernel_slot);
     void split_for_kernels();
     void check_workgroup_sync(uint32_t row, const sc_core::sc_time& now);
     void check_kernel_sync(uint32_t kernel_slot, const sc_core::sc_time& now);

@@ -47,6 +47,11 @@ void StreamingMultiprocessor::b_transport(int, tlm::tlm_generic_payload& gp, sc_
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
+    if (a == map::kSmKernelDrained && n == sizeof(KernelDrained) && gp.is_write()) {  // M3, from the GLC
+        drained_.post_in(from_bytes<KernelDrained>(p).kernel_slot % uint32_t(contexts_.size()), delay);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     if (a == map::kSmLockDecision && n == sizeof(LockDecision) && gp.is_write()) {
         decisions_.post_in(from_bytes<LockDecision>(p), delay);
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -161,6 +166,11 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
         table_changed(b, now);
     }
+    // M3: after the arrivals (the GLC writes a kernel's last block before saying it was the last).
+    while (drained_.due(now)) {
+        const uint32_t kernel_slot = drained_.pop();
+        if (multilevel_) scalars_.kernel_drained(kernel_slot, now);
+    }
     while (decisions_.due(now)) locks_.decision(decisions_.pop(), now);
     if (locks_.trying()) locks_.check_watchdog(now);
     admit(now);
@@ -185,7 +195,8 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         if (w.active && !w.waiting() && w.ready_at == e.at) break;
         ready_.pop_front();
     }
-    if (scalars_.stalled() && ready_.empty() && arrivals_.empty() && decisions_.empty() && !locks_.trying())
+    if (scalars_.stalled() && ready_.empty() && arrivals_.empty() && drained_.empty() && decisions_.empty() &&
+        !locks_.trying())
         scalars_.check_deadlock(now);
     // The next cycle with work: the next warp ready, block or decision arriving.
     sc_time at = sc_core::SC_ZERO_TIME;
@@ -200,6 +211,10 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
     }
     if (!decisions_.empty() && (!timed || decisions_.next() < at)) {
         at = decisions_.next();
+        timed = true;
+    }
+    if (!drained_.empty() && (!timed || drained_.next() < at)) {
+        at = drained_.next();
         timed = true;
     }
     if (locks_.trying() && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
@@ -256,7 +271,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.accesses = w.instructions = 0;
     locks_.warp_started(slot, bi, w.index);
     w.slice_scalars = w.pool_stall = w.sync_wait = false;
-    if (multilevel_) scalars_.warp_started(slot, bi);
+    if (multilevel_) scalars_.warp_started(slot);
     free_regs_ -= b.desc.regs_per_warp;
     --free_slots_;
     b.row.regs_needed -= b.desc.regs_per_warp;
@@ -380,7 +395,6 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         w.at_barrier = true;
         b.barrier_waiters.push_back(slot);
         if (++b.at_barrier == b.desc.warps - b.done_warps) release_barrier(b, now);
-        else if (multilevel_) scalars_.kernel_sync_changed(b.desc.kernel_slot, now);  // M3: one fewer to wait for
         return;
     case Opcode::loop_begin:
         if (w.loop_depth == kMaxLoopDepth) return fail(slot, KernelError::loop_overflow, now);

@@ -261,6 +261,7 @@ private:
     uint32_t clock_index_;  // the SM's place in the core clock
     Inbox<BlockDescriptor> arrivals_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};
     Inbox<LockDecision> decisions_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};  // M2, from the lock arbiter
+    Inbox<uint32_t> drained_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};  // M3, from the GLC: kernel slots
     SharedMemory shared_;
     std::unique_ptr<LaunchPath> launch_;  // M5
     LockUnit locks_;                      // M2

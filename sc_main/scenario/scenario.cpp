@@ -742,10 +742,11 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
         }
         if (!held.empty() && in.op == Opcode::barrier)
             c.fail(at, "a barrier while holding " + name(held.back()) + ": unlock first");
-        if (in.op == Opcode::barrier && some_warps && s.policy.scalar == ScalarPolicy::multilevel &&
-            writes_level(k.program, ScalarLevel::workgroup))
-            c.fail(at, "a barrier in an if_warp body, in a kernel with a workgroup-level write: the warps at the "
-                       "barrier and those at the write would wait for each other");
+        if (in.op == Opcode::barrier && some_warps && s.policy.scalar == ScalarPolicy::multilevel)
+            for (ScalarLevel l : {ScalarLevel::workgroup, ScalarLevel::kernel})
+                if (writes_level(k.program, l))
+                    c.fail(at, "a barrier in an if_warp body, in a kernel with a " + std::string(level_name(l)) +
+                                   "-level write: the warps at the barrier and those at the write would wait for each other");
         // M3: a kernel- or workgroup-level write waits for every warp sharing the value.
         const bool shared_write = in.op == Opcode::salu && (in.mod & kScalarWriteFlag) &&
                                   (ScalarLevel(in.mod & 3) == ScalarLevel::kernel || ScalarLevel(in.mod & 3) == ScalarLevel::workgroup);

@@ -25,6 +25,7 @@ struct SmStandIn : sc_core::sc_module {
     tlm_utils::simple_target_socket<SmStandIn> regs{"regs"};
     tlm_utils::simple_initiator_socket<SmStandIn> to_glc{"to_glc"};
     std::vector<std::pair<double, BlockDescriptor>> blocks;
+    std::vector<std::pair<double, uint32_t>> drained;  // (time, kernel slot): M3's KernelDrained
     std::vector<std::pair<double, SmNotice>> script;
     explicit SmStandIn(sc_core::sc_module_name n) : sc_module(n) {
         regs.register_b_transport(this, &SmStandIn::receive);
@@ -32,6 +33,12 @@ struct SmStandIn : sc_core::sc_module {
         SC_THREAD(run);
     }
     void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        if (gp.get_address() == map::kSmKernelDrained) {
+            REQUIRE(gp.get_data_length() == sizeof(KernelDrained));
+            drained.push_back({at(sc_core::sc_time_stamp() + delay), from_bytes<KernelDrained>(gp.get_data_ptr()).kernel_slot});
+            return;
+        }
         REQUIRE(gp.get_address() == map::kSmDispatch);
         blocks.push_back({at(sc_core::sc_time_stamp() + delay), from_bytes<BlockDescriptor>(gp.get_data_ptr())});
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -106,8 +113,9 @@ struct GlcBench {
     FrontStandIn front{"front"};
     SmStandIn sm0{"sm0"}, sm1{"sm1"};
     GlobalLogicController glc;
-    GlcBench(uint32_t slots, DispatchPolicy policy)
-        : glc("glc", {sm_of(slots), sm_of(slots)}, 4, GlcConfig{}, Clock(1000), ns(2), make_placement_policy(policy)) {
+    GlcBench(uint32_t slots, DispatchPolicy policy, ScalarPolicy scalar = ScalarPolicy::per_warp)
+        : glc("glc", {sm_of(slots), sm_of(slots)}, 4, GlcConfig{}, Clock(1000), ns(2), make_placement_policy(policy),
+              nullptr, scalar) {
         front.to_glc.bind(glc.regs);
         sm0.to_glc.bind(glc.regs);
         sm1.to_glc.bind(glc.regs);
@@ -143,6 +151,28 @@ TEST_CASE("glc module fifo: one block per decision round robin over the SMs and 
     CHECK(b.front.done[0].second.kernel_slot == 0);
     CHECK(b.front.done[0].second.error == 0);
     CHECK(b.glc.blocks_dispatched() == 3);
+}
+
+TEST_CASE("glc module multilevel: every SM is told that a kernel gets no more blocks when its last block is placed",
+          "[module][glc][m3][timing]") {
+    GlcBench b(4, DispatchPolicy::fifo, ScalarPolicy::multilevel);
+    b.front.kernels = {{0, kernel(1, 0, 3)}};
+    sc_core::sc_start(ns(1000));
+    // Blocks at 14 (SM 0), 26 (SM 1), 38 (SM 0): the last placement is followed at once by a
+    // KernelDrained to each SM, SM 1 included, though it got none of the last blocks.
+    REQUIRE(b.sm0.blocks.size() == 2);
+    CHECK(b.sm0.blocks[1].first == 38);
+    CHECK(b.sm0.drained == std::vector<std::pair<double, uint32_t>>{{38, 1}});
+    CHECK(b.sm1.drained == std::vector<std::pair<double, uint32_t>>{{38, 1}});
+}
+
+TEST_CASE("glc module per-warp: the SMs are not told when a kernel is drained", "[module][glc][m3][timing]") {
+    GlcBench b(4, DispatchPolicy::fifo);  // the prior art has no kernel-level scalars to keep
+    b.front.kernels = {{0, kernel(1, 0, 3)}};
+    sc_core::sc_start(ns(1000));
+    CHECK(b.sm0.blocks.size() + b.sm1.blocks.size() == 3);
+    CHECK(b.sm0.drained.empty());
+    CHECK(b.sm1.drained.empty());
 }
 
 TEST_CASE("glc module: a full SM gets no block until its status notice counts the blocks sent",

@@ -81,6 +81,7 @@ struct Driver : sc_core::sc_module {
     std::vector<std::pair<uint32_t, IsuContext>> contexts;
     std::vector<std::pair<uint32_t, std::vector<uint8_t>>> cprs;
     std::vector<std::pair<double, BlockDescriptor>> blocks;
+    std::vector<std::pair<double, uint32_t>> drained;  // M3: (time, kernel slot), after the blocks
     std::vector<Notice> notices;
     explicit Driver(sc_core::sc_module_name n) : sc_module(n) {
         from_sm.register_b_transport(this, &Driver::receive);
@@ -101,6 +102,11 @@ struct Driver : sc_core::sc_module {
             if (at > at_ns(sc_core::sc_time_stamp())) wait(ns(at) - sc_core::sc_time_stamp());
             sc_core::sc_time d = sc_core::SC_ZERO_TIME;  // posted: the SM acts on it after the bus
             REQUIRE(write_msg(to_sm, map::kSmDispatch, b, d) == tlm::TLM_OK_RESPONSE);
+        }
+        for (const auto& [at, slot] : drained) {  // as the GLC writes them
+            if (at > at_ns(sc_core::sc_time_stamp())) wait(ns(at) - sc_core::sc_time_stamp());
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            REQUIRE(write_msg(to_sm, map::kSmKernelDrained, KernelDrained{slot, 0}, d) == tlm::TLM_OK_RESPONSE);
         }
     }
     void receive(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
@@ -245,6 +251,8 @@ struct SmBench {
                uint32_t shared_bytes = 0) {
         driver.blocks.push_back({at, BlockDescriptor{slot, priority, id, warps, warps * 32, regs_per_warp, shared_bytes}});
     }
+    // M3: the GLC's word that no more blocks of kernel `slot` will come, written at `at_ns`.
+    void drained(double at, uint32_t slot) { driver.drained.push_back({at, slot}); }
     void run(double until_ns = 1e6) { sc_core::sc_start(ns(until_ns)); }
 };
 

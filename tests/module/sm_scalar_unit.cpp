@@ -27,6 +27,7 @@ void run_block(SmBench& bench) {
     bench.kernel(0, {salu(ScalarLevel::warp, 1), salu(ScalarLevel::slice, 1), salu(ScalarLevel::workgroup, 5, true)}, 0,
                  {2, 4, 3, 2});
     bench.block(0, 0, 0, 2);
+    bench.drained(0, 0);  // as the GLC does right after a kernel's last placement
     bench.run();
 }
 
@@ -95,4 +96,65 @@ TEST_CASE("sm scalar unit: under per-warp scalars a salu costs its cycles and th
     CHECK(at_ns(bench.log.warp(0, 0).end) == 35);
     CHECK(at_ns(bench.log.warp(0, 1).end) == 36);
     CHECK(bench.sm.stats().scalar_updates == 0);
+}
+
+TEST_CASE("sm scalar unit: kernel-level registers stay for a block that arrives later until the GLC says none "
+          "will come",
+          "[module][sm][m3][timing]") {
+    SmBench bench(pool_sm(16), kMultilevel);
+    bench.kernel(0, {salu(ScalarLevel::kernel, 1), valu(100)}, 0, {2, 0, 0, 0});
+    bench.block(0, 0, 0, 1);
+    bench.block(300, 0, 1, 1);
+    bench.drained(350, 0);
+    bench.run();
+    // Block 0's warp allocates the kernel set at 26 and ends at 127; the set stays for block 1
+    // (there at 302, its warp ends at 427), whose read finds it allocated. The GLC's word
+    // arrives at 352, while block 1 runs: the set goes back when block 1 ends.
+    CHECK(at_ns(bench.log.warp(0, 0).end) == 127);
+    CHECK(at_ns(bench.log.warp(1, 0).end) == 427);
+    std::vector<std::pair<double, uint32_t>> kernel_level;  // (time, in use) at each change
+    for (const auto& [t, used] : bench.log.pool)
+        if (kernel_level.empty() || kernel_level.back().second != used[0]) kernel_level.push_back({t, used[0]});
+    CHECK(kernel_level == std::vector<std::pair<double, uint32_t>>{{26, 2}, {427, 0}});
+    CHECK(bench.sm.scalar_pool().total_held() == 0);
+}
+
+TEST_CASE("sm scalar unit: the GLC's word after the kernel's last block here has ended frees its kernel-level "
+          "registers at once",
+          "[module][sm][m3][timing]") {
+    SmBench bench(pool_sm(16), kMultilevel);
+    bench.kernel(0, {salu(ScalarLevel::kernel, 1), valu(100)}, 0, {2, 0, 0, 0});
+    bench.block(0, 0, 0, 1);
+    bench.drained(200, 0);
+    bench.run();
+    // The warp ends at 127, the kernel set stays; the word arrives at 202 and frees it then.
+    std::vector<std::pair<double, uint32_t>> kernel_level;
+    for (const auto& [t, used] : bench.log.pool)
+        if (kernel_level.empty() || kernel_level.back().second != used[0]) kernel_level.push_back({t, used[0]});
+    CHECK(kernel_level == std::vector<std::pair<double, uint32_t>>{{26, 2}, {202, 0}});
+    CHECK(bench.sm.scalar_pool().total_held() == 0);
+}
+
+TEST_CASE("sm scalar unit: a kernel-level update waits for every warp of the kernel's started blocks, which start "
+          "whole",
+          "[module][sm][m3][timing]") {
+    SmBench bench(pool_sm(16), kMultilevel);  // 4 warp slots
+    bench.kernel(0, {valu(50), salu(ScalarLevel::kernel, 5, true)}, 0, {1, 0, 0, 0});
+    bench.block(0, 0, 0, 2);
+    bench.block(0, 0, 1, 3);
+    bench.run();
+    // Block 1 (3 warps) would find 2 slots free beside block 0: it starts only when all three
+    // can, when block 0's first warp has ended (82; its second ends at 83, both past their
+    // update), so no update goes ahead without one of its warps. Block 0's two warps update
+    // together; then block 1's three do.
+    CHECK(at_ns(bench.log.warp(0, 0).end) == 82);
+    CHECK(at_ns(bench.log.warp(0, 1).end) == 83);
+    for (uint32_t i = 0; i < 3; ++i) CHECK(at_ns(bench.log.warp(1, i).start) == 82);
+    double lo = 1e18, hi = 0;
+    for (uint32_t i = 0; i < 3; ++i) {
+        lo = std::min(lo, at_ns(bench.log.warp(1, i).end));
+        hi = std::max(hi, at_ns(bench.log.warp(1, i).end));
+    }
+    CHECK(hi - lo <= 2);  // released by one update (one issue a cycle)
+    CHECK(bench.sm.stats().scalar_updates == 2);
 }

@@ -100,12 +100,31 @@ kernels:
 )", "t");
     const KernelSpec& k = s.workload.kernels[0];
     CHECK(vector_registers(k, true) == 40);
-    // Per-warp scalars: the written workgroup (8) and slice (4) values take vector registers;
-    // the kernel-level values are only read (per-warp read-only scalars), and warp-level ones
-    // are per-warp scalars anyway.
-    CHECK(vector_registers(k, false) == 40 + 8 + 4);
+    // Per-warp read-only scalars: the written workgroup (8), warp (8) and slice (4) values take
+    // vector registers; the kernel-level values are only read, so they stay in the per-warp
+    // scalar registers.
+    CHECK(vector_registers(k, false) == 40 + 8 + 8 + 4);
     CHECK(writes_level(k.program, ScalarLevel::slice));  // inside the loop
     CHECK_FALSE(writes_level(k.program, ScalarLevel::kernel));
+}
+
+TEST_CASE("M3 the per-warp baseline pays vector registers for a written warp-level value", "[m3]") {
+    // The prior art's scalar registers hold read-only values only: a warp-level value the
+    // program writes lives in vector registers there, read-only ones cost nothing.
+    const Scenario s = parse_scenario(R"(name: x
+kernels:
+  - name: written
+    vregs: 40
+    scalars: {warp: 6}
+    program: [{op: salu, level: warp}, {op: salu, level: warp, write: true}]
+  - name: read
+    vregs: 40
+    scalars: {warp: 6}
+    program: [{op: salu, level: warp}]
+)", "t");
+    CHECK(vector_registers(s.workload.kernels[0], false) == 46);
+    CHECK(vector_registers(s.workload.kernels[0], true) == 40);
+    CHECK(vector_registers(s.workload.kernels[1], false) == 40);
 }
 
 TEST_CASE("M3 registers are allocated by level on first need and kernel-level ones once per SM", "[m3]") {
@@ -423,9 +442,11 @@ kernels:
     for (const char* k : {"r", "m", "h"}) CHECK(run.kernel(k)["status"] == "ok");
 }
 
-TEST_CASE("M3 a kernel-level write does not wait for warps whose block is still starting", "[m3]") {
-    // 4 warp slots, blocks of 3 warps: a block that has started one warp waits at its
-    // workgroup-level write for warps whose slots the other block's warps hold.
+TEST_CASE("M3 a kernel-level write waits for every warp of the kernel's blocks started on the SM", "[m3]") {
+    // 4 warp slots, blocks of 3 warps, priority-warp (which places a block where one warp fits):
+    // a block starts only when all its warps can, so each block's warps update the workgroup
+    // value together and then the kernel value together: 2 updates a block, and the kernel
+    // completes (the exact timing of the same rule is in tests/module/sm_scalar_unit.cpp).
     const auto run = test::run_yaml(R"(name: t6
 platform: {sms: 1, sm: {warp_slots: 4}}
 policy: {scalar: multilevel, dispatch: priority-warp}
@@ -434,7 +455,38 @@ kernels:
      program: [{op: valu, cycles: 50}, {op: salu, level: workgroup, write: true}, {op: salu, level: kernel, write: true}]}
 )");
     CHECK(run.kernel("k")["status"] == "ok");
-    CHECK(run.results["scalar"]["updates"].get<uint64_t>() >= 2);
+    CHECK(run.results["scalar"]["updates"].get<uint64_t>() == 4);
+}
+
+TEST_CASE("M3 kernel-level registers stay on the SM for the kernel's later blocks until the GLC says none will come",
+          "[m3]") {
+    // One block at a time on an SM of 4 slots: 3 blocks of 4 warps in turn. The kernel-level
+    // set is allocated once, by the first block, and goes back after the third.
+    PoolRun r(one_sm("warp_slots: 4", R"(  - name: k
+    grid: [384]
+    block: [128]
+    scalars: {kernel: 2}
+    program:
+      - {op: salu, level: kernel}
+      - {op: valu, cycles: 200}
+)"));
+    r.run();
+    REQUIRE(r.obs.violations.empty());
+    r.all_ok();
+    REQUIRE(r.obs.blocks_done.size() == 3);
+    int allocations = 0;
+    uint32_t last = 0;
+    double freed_at = -1;
+    for (const auto& c : r.obs.changes) {
+        if (c.used[0] > last) ++allocations;
+        if (c.used[0] < last) freed_at = c.ns;
+        last = c.used[0];
+    }
+    CHECK(allocations == 1);
+    double last_block = 0;
+    for (const auto& [block, ns] : r.obs.blocks_done) last_block = std::max(last_block, ns);
+    CHECK(freed_at == last_block);
+    CHECK(r.sm().scalar_pool().total_held() == 0);
 }
 
 TEST_CASE("M3 kernel- and workgroup-level writes must be reached by every warp and not under a lock", "[m3][errors]") {
@@ -500,6 +552,28 @@ kernels:
         CHECK_THAT(std::string(e.what()), Contains("a barrier in an if_warp body, in a kernel with a workgroup-level write"));
     }
     CHECK_NOTHROW(parse_scenario(yaml, "t.yaml", {{"policy.scalar", "per-warp"}}));  // no sync: no conflict
+}
+
+TEST_CASE("M3 a barrier in an if_warp body is refused in a kernel with kernel-level writes", "[m3][errors]") {
+    // A kernel-level write waits for every warp of the kernel's started blocks, those at a
+    // barrier too: warp 0 at the barrier would wait for warp 1, which waits at the write.
+    const std::string yaml = R"(name: x
+policy: {scalar: multilevel}
+kernels:
+  - name: k
+    block: [64]
+    scalars: {kernel: 1}
+    program:
+      - {op: if_warp, warps: [0], body: [{op: barrier}]}
+      - {op: salu, level: kernel, write: true}
+)";
+    try {
+        parse_scenario(yaml, "t.yaml");
+        FAIL("accepted");
+    } catch (const ScenarioError& e) {
+        CHECK_THAT(std::string(e.what()), Contains("t.yaml:8: kernels[0].program[0].body[0]: a barrier in an if_warp body, in a kernel with a kernel-level write"));
+    }
+    CHECK_NOTHROW(parse_scenario(yaml, "t.yaml", {{"policy.scalar", "per-warp"}}));
 }
 
 TEST_CASE("M3 the kernel split lets capacity move when the kernels' minimums exceed the pool", "[m3]") {
