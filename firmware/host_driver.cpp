@@ -55,7 +55,7 @@ uint32_t HostDriver::queue_index(const std::string& name) const {
 }
 
 uint64_t HostDriver::syncs() const {
-    uint64_t n = setup_quantum_.syncs() + irq_quantum_.syncs();
+    uint64_t n = setup_quantum_.syncs() + irq_quantum_.syncs() + other_syncs_;
     for (const QueueState& q : queues_) n += q.qk.syncs();
     return n;
 }
@@ -139,6 +139,11 @@ void HostDriver::end_of_elaboration() {
         signals(r);
     }
     for (size_t i = work_.kernels.size(); i < launches_.size(); ++i) signals(launches_[i]);  // draws: signals only
+    for (const HostSignalSpec& h : work_.signals) {
+        host_signals_.push_back(alloc_host(8, 64));
+        if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, host_signals_.back(), const_cast<int64_t*>(&h.initial), 8) != 8)
+            throw std::runtime_error("host memory does not hold signal " + h.name);
+    }
     for (QueueState& q : queues_) {
         q.ring = alloc_host(uint64_t(q.spec.size) * kPacketBytes, 4096);
         q.read_index_addr = alloc_host(8, 64);
@@ -163,9 +168,23 @@ void HostDriver::create_queues() {
         mmio_write(qk, r + map::kQueueRingSize, &size, 4, true);
         mmio_write(qk, r + map::kQueuePriority, &prio, 4, true);
         mmio_write(qk, r + map::kQueueReadIndexAddr, &q.read_index_addr, 8, true);
+        if (q.spec.type == QueueSpec::Type::single) {  // TYPE's reset value is multi
+            uint32_t type = HSA_QUEUE_TYPE_SINGLE;
+            mmio_write(qk, r + map::kQueueType, &type, 4, true);
+        }
         mmio_write(qk, r + map::kQueueControl, &enable, 4, true);
         if (!q.kernels.empty()) sc_core::sc_spawn([this, i] { submit_queue(i); }, ("submit_" + q.spec.name).c_str());
     }
+    for (size_t s = 0; s < work_.signals.size(); ++s)
+        sc_core::sc_spawn([this, s] { set_signal(s); }, ("set_" + work_.signals[s].name).c_str());
+}
+
+void HostDriver::set_signal(size_t s) {
+    HostQuantum qk(quantum_of(work_));
+    qk.wait_until(sc_time(work_.signals[s].set_ns, sc_core::SC_NS));
+    mem_write(qk, host_signals_[s], &work_.signals[s].value, 8);
+    qk.flush();
+    other_syncs_ += qk.syncs();
 }
 
 // A store of the host CPU: it costs the CPU `store_ns` (caches and write buffers hide the
@@ -258,16 +277,18 @@ void HostDriver::take_slot(uint32_t q, size_t k, uint64_t instance) {
     slot.busy = true;
 }
 
-// Writes a packet (the body first, the header last) and rings the queue's doorbell with its
-// index, so the CP can consume it before the host needs its slot again.
-void HostDriver::write_packet(uint32_t q, uint64_t index, const void* packet, std::optional<uint64_t> doorbell) {
+// Writes a packet: the body first, the header last (HSA's order: the header publishes it).
+void HostDriver::write_slot(HostQuantum& qk, uint32_t q, uint64_t index, const void* packet) {
     QueueState& s = queues_[q];
     const uint64_t slot = s.ring + (index % s.spec.size) * kPacketBytes;
     const auto* bytes = static_cast<const unsigned char*>(packet);
-    mem_write(s.qk, slot + 2, bytes + 2, kPacketBytes - 2);
-    mem_write(s.qk, slot, bytes, 2);
-    const uint64_t value = doorbell.value_or(index);
-    mmio_write(s.qk, map::kDoorbells + 8 * q, &value, 8, true);
+    mem_write(qk, slot + 2, bytes + 2, kPacketBytes - 2);
+    mem_write(qk, slot, bytes, 2);
+}
+
+// Rings the queue's doorbell (a posted mmio write), so the CP can consume the packets.
+void HostDriver::ring(HostQuantum& qk, uint32_t q, uint64_t value) {
+    mmio_write(qk, map::kDoorbells + 8 * q, &value, 8, true);
 }
 
 bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
@@ -285,11 +306,15 @@ bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
             auto it = std::find_if(launches_.begin(), launches_.end(),
                                    [&](const LaunchRecord& o) { return o.name == names[i]; });
             if (it != launches_.end()) b.dep_signal[i - first].handle = it->signal;
+            for (size_t s = 0; s < work_.signals.size(); ++s)  // or a signal the host sets
+                if (work_.signals[s].name == names[i]) b.dep_signal[i - first].handle = host_signals_[s];
         }
         b.header = make_header(type, spec.barrier, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
         const auto index = reserve_packet(q);
-        if (index) write_packet(q, *index, &b);
-        return bool(index);
+        if (!index) return false;
+        write_slot(qk, q, *index, &b);
+        ring(qk, q, *index);
+        return true;
     };
     if (instance == 0) {
         for (size_t first = 0; first < spec.after.size(); first += 5)
@@ -330,13 +355,20 @@ bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
     p.completion_signal.handle = slot_signal(r, slot);
     p.header = make_header(HSA_PACKET_TYPE_KERNEL_DISPATCH, spec.barrier, hsa_fence_scope_t(spec.acquire_fence),
                            hsa_fence_scope_t(spec.release_fence));
-    return post(q, k, instance, p, spec.packet, instance == 0 ? spec.doorbell : std::nullopt);
+    Publish how;
+    if (instance == 0) {
+        how.doorbell = spec.doorbell;
+        how.delay = sc_time(spec.publish_delay_ns, sc_core::SC_NS);
+        how.doorbell_first = spec.publish_doorbell == KernelSpec::PublishDoorbell::before;
+    }
+    return post(q, k, instance, p, spec.packet, how);
 }
 
-// The scenario's raw field overrides, then the packet into its slot and the doorbell.
+// The scenario's raw field overrides, then the packet into its slot and the doorbell; a late
+// packet (`how.delay`) only reserves its slot here (and rings first if so asked).
 template <class Packet>
 bool HostDriver::post(uint32_t q, size_t k, uint64_t instance, Packet& p, const std::map<std::string, uint64_t>& overrides,
-                      std::optional<uint64_t> doorbell_value) {
+                      const Publish& how) {
     LaunchRecord& r = launches_[k];
     QueueState& s = queues_[q];
     apply_packet_overrides(p, overrides);
@@ -344,7 +376,9 @@ bool HostDriver::post(uint32_t q, size_t k, uint64_t instance, Packet& p, const 
     if (instance == 0) r.signal = signal;
     const auto index = reserve_packet(q);
     if (!index) return false;
-    write_packet(q, *index, &p, doorbell_value);
+    const bool late = how.delay > sc_core::SC_ZERO_TIME;
+    if (!late) write_slot(s.qk, q, *index, &p);
+    if (!late || how.doorbell_first) ring(s.qk, q, how.doorbell.value_or(*index));
     const sc_time doorbell = s.qk.get_current_time();
     s.in_flight[*index] =
         PostedPacket{k, instance, uint32_t(instance % r.slots), *index, signal, submit_time(r, instance), doorbell, s.posted++};
@@ -352,9 +386,33 @@ bool HostDriver::post(uint32_t q, size_t k, uint64_t instance, Packet& p, const 
     if (instance == 0) {
         r.packet = *index;
         r.doorbell = doorbell;
-        r.rung = true;
+        r.rung = !late;
+    }
+    if (late) {
+        std::array<unsigned char, kPacketBytes> bytes;
+        std::memcpy(bytes.data(), &p, kPacketBytes);
+        sc_core::sc_spawn([this, q, k, i = *index, bytes, how] { publish_late(q, k, i, bytes, how); },
+                          ("publish_" + r.name).c_str());
     }
     return true;
+}
+
+// The producer that reserved slot `index` at the submit: the packet `how.delay` later, then
+// (unless it rang first) the doorbell. Only a kernel's first instance is published so.
+void HostDriver::publish_late(uint32_t q, size_t k, uint64_t index, std::array<unsigned char, kPacketBytes> packet,
+                              Publish how) {
+    HostQuantum qk(quantum_of(work_));
+    qk.wait_for(how.delay);
+    write_slot(qk, q, index, packet.data());
+    if (!how.doorbell_first) ring(qk, q, how.doorbell.value_or(index));
+    qk.flush();
+    LaunchRecord& r = launches_[k];
+    if (!how.doorbell_first) {
+        r.doorbell = qk.get_current_time();
+        if (auto it = queues_[q].in_flight.find(index); it != queues_[q].in_flight.end()) it->second.doorbell = r.doorbell;
+    }
+    r.rung = true;
+    other_syncs_ += qk.syncs();
 }
 
 // M4: a draw is one vendor-specific packet; the runtime's overhead and the signal reset come
@@ -376,7 +434,9 @@ bool HostDriver::submit_draw(uint32_t q, size_t k, uint64_t instance) {
     p.completion_signal.handle = slot_signal(r, slot);
     p.header.AmdFormat = kDrawPacketFormat;
     p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
-    return post(q, k, instance, p, spec.packet, instance == 0 ? spec.doorbell : std::nullopt);
+    Publish how;
+    if (instance == 0) how.doorbell = spec.doorbell;
+    return post(q, k, instance, p, spec.packet, how);
 }
 
 // A host copy into device memory (M5: `serial`'s kernel arguments; the code object under

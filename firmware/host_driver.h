@@ -25,6 +25,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -140,12 +141,25 @@ private:
     std::map<uint64_t, PostedPacket>::iterator ended(HostQuantum& qk, uint32_t q, std::map<uint64_t, PostedPacket>::iterator it,
                                                      const std::string& error);
     sc_core::sc_time store_time() const { return sc_core::sc_time(work_.store_ns, sc_core::SC_NS); }
+    // How a packet is published: its doorbell value (the packet's index if none), and for a
+    // late packet (KernelSpec::publish_delay_ns) the delay and whether the doorbell comes first.
+    struct Publish {
+        std::optional<uint64_t> doorbell;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        bool doorbell_first = false;
+    };
     template <class Packet>
     bool post(uint32_t q, size_t k, uint64_t instance, Packet& p, const std::map<std::string, uint64_t>& overrides,
-              std::optional<uint64_t> doorbell);
+              const Publish& how);
     std::optional<uint64_t> reserve_packet(uint32_t q);
-    // Rings the doorbell with `doorbell` if given, else with the packet's index.
-    void write_packet(uint32_t q, uint64_t index, const void* packet, std::optional<uint64_t> doorbell = {});
+    // The packet into its ring slot: the body, then the header.
+    void write_slot(HostQuantum& qk, uint32_t q, uint64_t index, const void* packet);
+    void ring(HostQuantum& qk, uint32_t q, uint64_t value);
+    // A second producer: writes the reserved packet `how.delay` after now and rings after it.
+    void publish_late(uint32_t q, size_t k, uint64_t index, std::array<unsigned char, kPacketBytes> packet,
+                      Publish how);
+    // At the signal's set_ns the host stores its value (HSA's hsa_signal_store_screlease).
+    void set_signal(size_t s);
     void interrupt_handler();
     void copy_to_device(HostQuantum& qk, uint64_t device_address, const std::vector<unsigned char>& bytes,
                         const std::string& what);
@@ -163,6 +177,8 @@ private:
     HostLayout layout_;
     std::vector<QueueState> queues_;
     std::vector<LaunchRecord> launches_;
+    std::vector<uint64_t> host_signals_;  // work_.signals' addresses, in their order
+    uint64_t other_syncs_ = 0;            // of the threads that end: late producers, signal setters
     struct Slot {
         bool busy = false;         // an instance holds it
         sc_core::sc_time free_at;  // when the handler saw its last instance end (its local time included)

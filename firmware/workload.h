@@ -26,6 +26,20 @@ struct QueueSpec {
     std::string name;
     uint32_t priority = 0;  // 0 is the highest
     uint32_t size = 256;    // packets, a power of two
+    // HSA's queue type (hsa_queue_type_t): multi (several producers, doorbells in any order) or
+    // single (one producer: a doorbell below the last is an error).
+    enum class Type { multi, single } type = Type::multi;
+};
+
+// A signal the host owns and sets (HSA's hsa_signal_store): kernels may wait for it by name
+// (`after`, `after_any`). It holds `initial` from before time 0; at `set_ns` the host stores
+// `value` into it.
+struct HostSignalSpec {
+    std::string name;
+    int64_t initial = 1;
+    double set_ns = 0;
+    int64_t value = 0;
+    int line = 0;
 };
 
 struct KernelSpec {
@@ -41,8 +55,8 @@ struct KernelSpec {
     uint64_t global_bytes = 1 << 20;          // the kernel's global buffer in device memory
     std::array<uint16_t, 4> scalars{0, 0, 0, 0};  // scalar registers per level (M3)
     std::vector<uint8_t> warp_priorities;          // CPR per warp index in a block (M2)
-    std::vector<std::string> after;                // kernels it waits for, all (barrier-AND)
-    std::vector<std::string> after_any;            // kernels it waits for, any one (barrier-OR)
+    std::vector<std::string> after;                // kernels or host signals it waits for, all (barrier-AND)
+    std::vector<std::string> after_any;            // kernels or host signals it waits for, any one (barrier-OR)
     bool barrier = false;                          // the packet's barrier bit
     uint8_t acquire_fence = 2;                     // 0 none, 1 agent, 2 system
     uint8_t release_fence = 2;
@@ -53,6 +67,13 @@ struct KernelSpec {
     // The value the host writes to the doorbell for this packet instead of its index (a
     // firmware bug: a doorbell that goes back, jumps ahead or overflows the ring).
     std::optional<uint64_t> doorbell;
+    // A second producer's late packet (first instance only): the host reserves the packet's
+    // slot at submit and writes the packet (body, then header) `publish_delay_ns` later, from a
+    // producer of its own, while the queue's later packets go on. Its doorbell is rung after
+    // the header (`after`, HSA's order) or when the slot is reserved (`before`: the header
+    // arrives after its doorbell).
+    double publish_delay_ns = 0;
+    enum class PublishDoorbell { after, before } publish_doorbell = PublishDoorbell::after;
     // `instances`: the same kernel launched this many times, each its own AQL packet, the
     // i-th submitted at submit_ns + i * interval_ns. `instances_key`: the scenario wrote the
     // key (the results then summarize the instances).
@@ -95,6 +116,7 @@ struct Workload {
     std::vector<QueueSpec> queues;
     std::vector<KernelSpec> kernels;
     std::vector<DrawSpec> draws;  // M4
+    std::vector<HostSignalSpec> signals;  // signals the host sets
     double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
     double store_ns = 200;       // one store of the host CPU into host memory (kernargs, packet, signal)
     // Temporal decoupling of the host model (`host.quantum_ns`): how far each host thread may

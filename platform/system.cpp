@@ -37,6 +37,10 @@ System::System(sc_core::sc_module_name name, const SystemConfig& s, Observer* ob
     connect_(bus.out, gpu.mmio);
     connect_(host.bus, bus.in);
     connect_(gpu.sysmem, bus.in);
+    // Host memory tells the CP of writes to the headers and signals it watches (write
+    // notification, docs/models/cp.md): a posted write to its WRITE_NOTICE register.
+    connect_(host_memory.notify, bus.in);
+    host_memory.notify_writes_to(l.mmio_base + map::kWriteNotice);
     gpu.irq.bind(irq);
     host.irq.bind(irq);
 }

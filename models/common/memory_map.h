@@ -14,6 +14,7 @@ constexpr uint64_t kRegsSize = 0x8000;                 // command processor regi
 constexpr uint64_t kGpuId = 0x0000;                    // r: 'GPVP'
 constexpr uint64_t kIntStatus = 0x0008;                // r, write 1 to clear: bit q = queue q news
 constexpr uint64_t kIntEnable = 0x0010;                // rw: bit q enables queue q's interrupt
+constexpr uint64_t kWriteNotice = 0x0018;              // w 64: a watched range of memory was written, its address
 constexpr uint64_t kQueueRegs = 0x1000;                // queue q at kQueueRegs + q * kQueueStride
 constexpr uint64_t kQueueStride = 0x40;
 constexpr uint64_t kQueueRingBase = 0x00;              // rw 64: ring buffer address (host memory)
@@ -24,6 +25,7 @@ constexpr uint64_t kQueueControl = 0x18;               // rw 32: bit 0 enable
 constexpr uint64_t kQueueStatus = 0x1c;                // r 32: 0 ok, else a QueueError
 constexpr uint64_t kQueueErrorPacket = 0x20;           // r 64: index of the packet in error
 constexpr uint64_t kQueueReadIndex = 0x28;             // r 64: packets consumed
+constexpr uint64_t kQueueType = 0x30;                  // rw 32: hsa_queue_type_t, 0 multi (reset), 1 single
 constexpr uint64_t kDoorbells = 0x4000;                // queue q's doorbell at kDoorbells + q * 8
 constexpr uint64_t kGpuIdValue = 0x50565047;           // "GPVP"
 // Device memory aperture (a large BAR): mmio offset kBar + x is device address kDeviceBase + x.

@@ -48,8 +48,9 @@ tlm::tlm_response_status transport(Socket&& socket, tlm::tlm_command cmd, uint64
 // b_transport calls may wait (the SM and the caches keep a single payload instead). Making a
 // payload allocates its extension array: a malloc and a free per transaction otherwise. A
 // transaction leases one for its duration; a process that waits inside b_transport keeps its
-// lease while another process of the module leases another. gpuvp sets no extensions, and
-// every lease starts with `prepare`.
+// lease while another process of the module leases another. gpuvp's one extension, the
+// WriteWatch (write_watch.h), is taken off before its lease ends, and every lease starts with
+// `prepare`.
 class PayloadPool {
 public:
     class Lease {

@@ -1,7 +1,9 @@
 #include <gpuvp/models/cp/command_processor.h>
 #include <gpuvp/models/common/memory_map.h>
 #include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/common/write_watch.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace gpuvp {
@@ -76,6 +78,11 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
         }
         return true;
     }
+    if (a == map::kWriteNotice) {  // acted on when it arrives, like a doorbell
+        if (!write || n != 8) return false;
+        write_notices_.post(v, at);
+        return true;
+    }
     if (a >= map::kDoorbells && a < map::kDoorbells + 8 * queues_.size()) {
         if ((a - map::kDoorbells) % 8 || n != 8) return false;
         if (write) {  // takes effect when the write arrives
@@ -101,6 +108,10 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
     case map::kQueueReadIndexAddr:
         if (write && !enabled && n == 8) q.read_index_addr = v;
         return reply(q.read_index_addr, 8);
+    case map::kQueueType:
+        if (write && (v != HSA_QUEUE_TYPE_MULTI && v != HSA_QUEUE_TYPE_SINGLE)) return false;  // no cooperative queues
+        if (write && !enabled && n == 4) q.type = uint32_t(v);
+        return reply(q.type, 4);
     case map::kQueueControl:
         if (write && n == 4) {
             const bool was_enabled = q.control & 1;
@@ -139,7 +150,7 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
     if (observer_) observer_->doorbell(qi, value, at);
     if (!(q.control & 1) || q.status != QueueError::none) return;
     PacketCheck why;
-    if (value + 1 < q.write_index) {
+    if (q.type == HSA_QUEUE_TYPE_SINGLE && value + 1 < q.write_index) {
         why = {QueueError::doorbell_regressed, "doorbell",
                "doorbell " + std::to_string(value) + " after " + std::to_string(q.write_index - 1)};
     } else if (value + 1 > q.read_index + q.ring_size) {
@@ -154,11 +165,26 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
         raise_interrupt(qi);
         return;
     }
-    q.write_index = value + 1;
-    q.doorbell_time = at;
+    if (value + 1 > q.write_index) {  // a multi queue's doorbell below the highest only hints
+        q.write_index = value + 1;
+        q.doorbell_time = at;
+    }
     q.not_ready = false;
     for (auto& p : pending_)  // a doorbell is also the hint to look at barrier signals again
         if (p && p->wait == Wait::signals) p->wait = Wait::none;
+}
+
+void CommandProcessor::notice_write(uint64_t address) {
+    for (uint32_t qi = 0; qi < queues_.size(); ++qi) {
+        Queue& q = queues_[qi];
+        if (q.not_ready && !pending_[qi] && slot_address(q, q.read_index) == address) q.not_ready = false;
+        auto& p = pending_[qi];
+        if (!p || p->wait != Wait::signals) continue;
+        const auto b = from_bytes<hsa_barrier_and_packet_t>(p->bytes.data());
+        if (std::any_of(std::begin(b.dep_signal), std::end(b.dep_signal),
+                        [&](const hsa_signal_t& d) { return d.handle && d.handle == address; }))
+            p->wait = Wait::none;
+    }
 }
 
 unsigned CommandProcessor::internal_dbg(int, tlm::tlm_generic_payload& gp) {
@@ -212,6 +238,7 @@ void CommandProcessor::run() {
             const Doorbell d = doorbells_.pop();
             ring_doorbell(d.queue, d.value, d.at);
         }
+        while (write_notices_.due(now)) notice_write(write_notices_.pop());
         if (done_.due(now)) {
             const KernelDone d = done_.pop();
             complete(slots_, d.kernel_slot, KernelError(d.error), d.fault_address, false);
@@ -237,6 +264,7 @@ void CommandProcessor::run() {
         if (!done_.empty()) next = done_.next();
         if (!draws_done_.empty()) next = std::min(next, draws_done_.next());
         if (!doorbells_.empty()) next = std::min(next, doorbells_.next());
+        if (!write_notices_.empty()) next = std::min(next, write_notices_.next());
         if (next != sc_core::sc_max_time()) wait(next - now, work_event_);
         else wait(work_event_);
     }
@@ -289,7 +317,7 @@ bool CommandProcessor::fetch(uint32_t qi) {
     Pending p{};
     p.index = q.read_index;
     p.doorbell = q.doorbell_time;
-    const uint64_t address = q.ring_base + (p.index % q.ring_size) * kPacketBytes;
+    const uint64_t address = slot_address(q, p.index);
     sc_time d = sc_core::SC_ZERO_TIME;
     auto status = transport(mem, payloads_, tlm::TLM_READ_COMMAND, address, p.bytes.data(), kPacketBytes, d);
     wait(d);
@@ -303,8 +331,15 @@ bool CommandProcessor::fetch(uint32_t qi) {
     std::memcpy(&header, p.bytes.data(), 2);
     p.header = decode_header(header);
     if (p.header.type == HSA_PACKET_TYPE_INVALID) {  // rung before the header was written
-        q.not_ready = true;
-        return false;
+        // Arms a watch on the header with a second look at it (docs/models/cp.md): a header
+        // written after this read sends a write notification; one written since the first
+        // read is seen now.
+        sc_time w = sc_core::SC_ZERO_TIME;
+        status = watched_transport(mem, payloads_, tlm::TLM_READ_COMMAND, address, &header, 2, w);
+        wait(w);
+        if (!current(qi, epoch)) return false;
+        q.not_ready = status != tlm::TLM_OK_RESPONSE || decode_header(header).type == HSA_PACKET_TYPE_INVALID;
+        return false;  // written meanwhile: the queue is served again and reads the whole packet
     }
     wait(clock_.cycles(cfg_.decode_cycles));
     if (!current(qi, epoch)) return false;
@@ -430,7 +465,8 @@ void CommandProcessor::barrier(uint32_t qi) {
         if (!a) continue;
         any_signal = true;
         int64_t v = 0;
-        if (transport(mem, payloads_, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
+        // Each read arms a watch on the signal: a write to it by another agent is noticed.
+        if (watched_transport(mem, payloads_, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
             wait(d);
             if (!current(qi, epoch)) return;
             pending_[qi].reset();
@@ -454,7 +490,9 @@ void CommandProcessor::barrier(uint32_t qi) {
     if (!current(qi, epoch)) return;
     const bool satisfied = is_and ? all_zero : (any_zero || !any_signal);
     if (!satisfied) {
-        pending_[qi]->wait = Wait::signals;  // looked at again when a signal or doorbell changes
+        // Looked at again after a doorbell, a kernel's completion or a write notification of
+        // one of its signals.
+        pending_[qi]->wait = Wait::signals;
         return;
     }
     wait(fence_cost(p.header.release_scope, false));
@@ -473,14 +511,19 @@ void CommandProcessor::barrier(uint32_t qi) {
     if (b.completion_signal.handle) raise_interrupt(qi);
 }
 
-// The packet has taken effect: the read index moves on and is published to the host.
+// The packet has taken effect: its slot's header becomes INVALID again (hsa.h: "processed in
+// the past, but has not been reassigned"), then the read index moves on and is published to the
+// host. Both are posted writes, in that order.
 void CommandProcessor::finish_packet(uint32_t qi) {
     Queue& q = queues_[qi];
     pending_[qi].reset();
+    uint16_t invalid = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
+    sc_time d = sc_core::SC_ZERO_TIME;
+    watched_transport(mem, payloads_, tlm::TLM_WRITE_COMMAND, slot_address(q, q.read_index), &invalid, 2, d);
     ++q.read_index;
     ++packets_;
     if (q.read_index_addr) {
-        sc_time d = sc_core::SC_ZERO_TIME;  // a posted write
+        d = sc_core::SC_ZERO_TIME;
         transport(mem, payloads_, tlm::TLM_WRITE_COMMAND, q.read_index_addr, &q.read_index, 8, d);
     }
 }
@@ -557,7 +600,8 @@ bool CommandProcessor::write_signal(uint64_t address, int64_t value, bool decrem
         value = v - 1;
     }
     sc_time ignored = sc_core::SC_ZERO_TIME;
-    bool ok = transport(mem, payloads_, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
+    // Its own write: a watch the CP armed on the signal ends without a notification.
+    bool ok = watched_transport(mem, payloads_, tlm::TLM_WRITE_COMMAND, address, &value, 8, ignored) == tlm::TLM_OK_RESPONSE;
     if (written) *written = sc_core::sc_time_stamp();
     wait(round_trip / 2);
     return ok;
@@ -580,7 +624,7 @@ std::string CommandProcessor::waiting_for(uint32_t qi) const {
     const auto& p = pending_[qi];
     if (!p) {
         if (q.not_ready)
-            return "packet " + std::to_string(q.read_index) + ": its header was still INVALID when the doorbell rang";
+            return "packet " + std::to_string(q.read_index) + ": its header is still INVALID: waits for it to be written";
         return "";
     }
     const std::string packet = "packet " + std::to_string(p->index) + ": ";

@@ -47,14 +47,17 @@ public:
         uint32_t priority = 0;
         uint64_t read_index_addr = 0;
         uint32_t control = 0;
+        uint32_t type = HSA_QUEUE_TYPE_MULTI;  // hsa_queue_type_t: multi or single
         QueueError status = QueueError::none;
         uint64_t error_packet = 0;
         // packet processor state
         uint64_t read_index = 0;   // the next packet to process
-        uint64_t write_index = 0;  // one past the last packet a doorbell announced
+        uint64_t write_index = 0;  // one past the highest packet a doorbell announced
         sc_core::sc_time doorbell_time;
         uint32_t outstanding = 0;  // kernels and draws launched from this queue and not complete
-        bool not_ready = false;    // its next packet's header was still INVALID
+        // Its next packet's header was still INVALID: it waits for a doorbell or for the write
+        // notification of that header (a watch armed by the CP's last look at it).
+        bool not_ready = false;
         // Changes each time the queue is enabled or disabled: work the packet processor began
         // for the queue before that is no longer the queue's (docs/models/cp.md).
         uint64_t epoch = 0;
@@ -101,6 +104,9 @@ private:
     // written; debug writes are refused (0 bytes): they must not complete anything.
     unsigned internal_dbg(int id, tlm::tlm_generic_payload& gp);
     void ring_doorbell(uint32_t q, uint64_t value, const sc_core::sc_time& at);
+    // A watched header or signal at `address` was written (a write notification has arrived).
+    void notice_write(uint64_t address);
+    uint64_t slot_address(const Queue& q, uint64_t index) const { return q.ring_base + (index % q.ring_size) * kPacketBytes; }
 
     void run();
     int pick_queue() const;
@@ -142,6 +148,7 @@ private:
     Inbox<KernelDone> done_{work_event_};
     Inbox<DrawDone> draws_done_{work_event_};
     Inbox<Doorbell> doorbells_{work_event_};
+    Inbox<uint64_t> write_notices_{work_event_};  // watched addresses written, when the notice arrives
     Inbox<uint64_t> pending_irqs_{irq_event_};  // INT_STATUS bits and when they rise
     uint64_t int_status_ = 0, int_enable_ = ~0ull;
     int last_served_ = -1;

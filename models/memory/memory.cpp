@@ -1,5 +1,6 @@
 #include <gpuvp/models/memory/memory.h>
 #include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/common/write_watch.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,7 +10,7 @@
 namespace gpuvp {
 
 Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, sc_core::sc_time latency)
-    : sc_module(name), socket("socket"), size_(bytes),
+    : sc_module(name), socket("socket"), notify("notify"), size_(bytes),
       data_(static_cast<unsigned char*>(std::calloc(bytes, 1))), latency_(latency) {
     if (!data_) throw std::bad_alloc();
     socket.register_b_transport(this, &Memory::b_transport);
@@ -19,15 +20,35 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, sc_core::sc_time la
 
 void Memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     if (!check_plain_access(gp, size_)) return;
-    unsigned char* p = data_.get() + gp.get_address();
+    const uint64_t a = gp.get_address(), end = a + gp.get_data_length();
+    unsigned char* p = data_.get() + a;
+    const bool watcher = gp.get_extension<WriteWatch>() != nullptr;
     if (gp.is_read()) {
         std::memcpy(gp.get_data_ptr(), p, gp.get_data_length());
         ++reads_;
+        if (watcher && notify_address_ &&
+            std::none_of(watched_.begin(), watched_.end(), [&](const Range& r) { return r.begin == a && r.end == end; }))
+            watched_.push_back({a, end});
     } else {
         std::memcpy(p, gp.get_data_ptr(), gp.get_data_length());
         ++writes_;
     }
     delay += latency_;
+    if (gp.is_write() && !watched_.empty()) {  // the write is done here now: tell the watcher
+        for (size_t i = 0; i < watched_.size();) {
+            const Range r = watched_[i];
+            if (r.begin >= end || a >= r.end) {
+                ++i;
+                continue;
+            }
+            watched_.erase(watched_.begin() + long(i));
+            if (watcher) continue;  // its own write
+            uint64_t address = r.begin;
+            sc_core::sc_time d = delay;  // posted: not the writer's to wait for
+            tlm::tlm_generic_payload notice;
+            transport(notify, notice, tlm::TLM_WRITE_COMMAND, *notify_address_, &address, 8, d);
+        }
+    }
     gp.set_dmi_allowed(true);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -682,7 +682,7 @@ const Schema<KernelSpec>& kernel_schema() {
                   [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
                       k.after_any.clear();
                       each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.after_any.push_back(get_string(c, x, l)); });
-                      if (k.after_any.size() > 5) c.fail(at, "at most 5 kernels (one barrier-OR packet)");
+                      if (k.after_any.size() > 5) c.fail(at, "at most 5 kernels or signals (one barrier-OR packet)");
                   }),
         K::flag("barrier", &KernelSpec::barrier),
         K::choice("acquire_fence", &KernelSpec::acquire_fence, fences),
@@ -697,6 +697,8 @@ const Schema<KernelSpec>& kernel_schema() {
                   },
                   true),
         K::map("packet", &KernelSpec::packet, packet_schema()),
+        K::real("publish_delay_ns", &KernelSpec::publish_delay_ns, 0, kInf),
+        K::choice("publish_doorbell", &KernelSpec::publish_doorbell, {"after", "before"}),
     })};
     return s;
 }
@@ -881,14 +883,24 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
         names.push_back(ks[i].name);
     }
     check_unique(c, v, locs, names, "kernel");
-    // `after`: known kernels, no self reference, no cycle.
+    std::vector<std::string> signals;
+    for (const HostSignalSpec& h : s.workload.signals) signals.push_back(h.name);
+    for (size_t i = 0; i < ks.size(); ++i)
+        if (contains(signals, ks[i].name))
+            c.fail(key_loc(v[i], locs[i], "name"), "'" + ks[i].name + "' is already a signal's name");
+    // `after`: known kernels (or host signals), no self reference, no cycle.
     std::vector<std::vector<std::pair<size_t, Loc>>> deps(ks.size());
     for (size_t i = 0; i < ks.size(); ++i)
         for (const char* key : {"after", "after_any"})
             each_item(c, v[i][key], key_loc(v[i], locs[i], key), [&](const YAML::Node& x, const Loc& l) {
                 const std::string& name = x.Scalar();
                 size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
-                if (j == names.size()) c.fail(l, unknown_word("kernel", name, names));
+                if (j == names.size() && contains(signals, name)) return;  // a signal the host sets
+                if (j == names.size()) {
+                    std::vector<std::string> known = names;
+                    known.insert(known.end(), signals.begin(), signals.end());
+                    c.fail(l, unknown_word(signals.empty() ? "kernel" : "kernel or signal", name, known));
+                }
                 if (j == i) c.fail(l, "a kernel cannot wait for itself");
                 if (ks[j].instances > 1)
                     c.fail(l, "'" + name + "' has " + std::to_string(ks[j].instances) +
@@ -922,8 +934,40 @@ const Schema<QueueSpec>& queue_schema() {
     using K = Keys<QueueSpec>;
     static const Schema<QueueSpec> s{{K::text("name", &QueueSpec::name, true),
                                       K::integer("priority", &QueueSpec::priority, 0, 15),
-                                      K::pow2("size", &QueueSpec::size, 4, 131072)}};
+                                      K::pow2("size", &QueueSpec::size, 4, 131072),
+                                      K::choice("type", &QueueSpec::type, {"multi", "single"})}};
     return s;
+}
+
+// A signal value: HSA's are 64-bit signed; whole numbers a double holds exactly.
+int64_t get_signal_value(const Ctx& c, const YAML::Node& v, const Loc& at) {
+    const double d = get_real(c, v, at, -9007199254740992.0, 9007199254740992.0, false);
+    if (d != std::floor(d)) c.fail(at, "expected an integer, got " + v.Scalar());
+    return int64_t(d);
+}
+
+// Signals the host sets at a time of its own; kernels wait for them by name.
+void read_signals(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+    using K = Keys<HostSignalSpec>;
+    static const Schema<HostSignalSpec> schema{{
+        K::text("name", &HostSignalSpec::name, true),
+        K::custom("initial", [](const Ctx& c, const YAML::Node& v, const Loc& at, HostSignalSpec& h) {
+            h.initial = get_signal_value(c, v, at);
+        }),
+        K::real("set_ns", &HostSignalSpec::set_ns, 0, kInf),
+        K::custom("value", [](const Ctx& c, const YAML::Node& v, const Loc& at, HostSignalSpec& h) {
+            h.value = get_signal_value(c, v, at);
+        }),
+    }};
+    std::vector<Loc> locs;
+    std::vector<HostSignalSpec> hs = read_list(c, v, at, schema, &locs);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < hs.size(); ++i) {
+        hs[i].line = locs[i].line;
+        names.push_back(hs[i].name);
+    }
+    check_unique(c, v, locs, names, "signal");
+    s.workload.signals = std::move(hs);
 }
 
 void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
@@ -1182,6 +1226,7 @@ const Schema<Scenario>& scenario_schema() {
         gpu_section("policy", "policy."),
         K::map("host", &Scenario::workload, host),
         K::custom("queues", read_queues),
+        K::custom("signals", read_signals),
         K::custom("kernels", read_kernels),
         K::custom("draws", read_draws),
         K::custom("expect", read_expect),

@@ -3,6 +3,7 @@
 // every TEST_CASE builds its own small top and runs sc_start once (ctest runs each in a
 // process of its own).
 #include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/common/write_watch.h>
 #include <gpuvp/models/memory/cache.h>
 #include <gpuvp/models/memory/link.h>
 #include <gpuvp/models/memory/memory.h>
@@ -184,6 +185,56 @@ TEST_CASE("memory: data round trip with latency annotated into delay and not wai
     };
     run_sim(init);
     CHECK(sc_core::sc_time_stamp() == t_ns(7));
+}
+
+// The write notification (models/common/write_watch.h): a read with a WriteWatch arms its
+// bytes; the next timed write touching them from anyone else sends their address, once, when
+// the write is done at the memory; the watcher's own write and debug writes notify no one.
+TEST_CASE("memory: a write to watched bytes notifies once, when it is done, and not for the watcher's own", "[memory][aql]") {
+    struct Watcher : sc_core::sc_module {
+        tlm_utils::simple_target_socket<Watcher> socket{"socket"};
+        std::vector<std::pair<sc_time, uint64_t>> notices;  // arrival, address
+        explicit Watcher(sc_core::sc_module_name n) : sc_module(n) {
+            socket.register_b_transport(this, &Watcher::b_transport);
+        }
+        void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+            uint64_t a = 0;
+            REQUIRE((gp.is_write() && gp.get_address() == 0x5000 && gp.get_data_length() == 8));
+            std::memcpy(&a, gp.get_data_ptr(), 8);
+            notices.push_back({sc_core::sc_time_stamp() + delay, a});
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        }
+    };
+    Initiator init("init");
+    Memory mem("mem", 0x1000, t_ns(10));
+    Watcher watcher("watcher");
+    init.socket.bind(mem.socket);
+    mem.notify.bind(watcher.socket);
+    mem.notify_writes_to(0x5000);
+    PayloadPool pool;
+
+    init.body = [&] {
+        uint64_t v = 1;
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(watched_transport(init.socket, pool, tlm::TLM_READ_COMMAND, 0x100, &v, 8, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(watched_transport(init.socket, pool, tlm::TLM_READ_COMMAND, 0x200, &v, 8, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(mem.watched() == 2);
+        sc_core::wait(t_ns(100));
+        d = t_ns(5);  // the writer's local time
+        CHECK(init.write(0x104, &v, 2, d) == tlm::TLM_OK_RESPONSE);  // inside 0x100's 8 bytes
+        CHECK(init.write(0x100, &v, 8, d) == tlm::TLM_OK_RESPONSE);  // disarmed: no second notice
+        CHECK(debug_transport(init.socket, tlm::TLM_WRITE_COMMAND, 0x200, &v, 8) == 8);  // debug: none
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(watched_transport(init.socket, pool, tlm::TLM_WRITE_COMMAND, 0x200, &v, 8, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(mem.watched() == 0);  // the watcher's own write disarmed 0x200 silently
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(init.write(0x200, &v, 8, d) == tlm::TLM_OK_RESPONSE);
+    };
+    run_sim(init);
+    // 100 + the writer's 5 + the memory's 10: the write is done at 115, the notice carries 0x100.
+    REQUIRE(watcher.notices.size() == 1);
+    CHECK(watcher.notices[0].first == t_ns(115));
+    CHECK(watcher.notices[0].second == 0x100);
 }
 
 TEST_CASE("memory: address errors and byte enable and burst errors touch nothing", "[memory]") {

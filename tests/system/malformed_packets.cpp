@@ -126,8 +126,8 @@ void check_doorbell_error(const gpuvp::test::Run& r, const std::string& error, c
 
 }  // namespace
 
-TEST_CASE("malformed doorbell: a doorbell going back stops the queue", "[malformed][doorbell]") {
-    const auto r = run_doorbells("{name: bad}", R"(  - {name: a, queue: bad, program: [{op: kernarg_load}]}
+TEST_CASE("malformed doorbell: a doorbell going back stops a single queue", "[malformed][doorbell]") {
+    const auto r = run_doorbells("{name: bad, type: single}", R"(  - {name: a, queue: bad, program: [{op: kernarg_load}]}
   - {name: b, queue: bad, submit_ns: 100, program: [{op: kernarg_load}]}
   - {name: c, queue: bad, submit_ns: 20000, doorbell: 0, program: [{op: kernarg_load}]}
 )");
@@ -150,14 +150,33 @@ TEST_CASE("malformed doorbell: a doorbell past the ring's room is a queue overfl
 
 TEST_CASE("malformed doorbell: a doorbell ahead of the packets written waits at the first INVALID header", "[malformed][doorbell]") {
     // Packet 0 is rung as 3: the CP runs packet 0, then finds packet 1's header INVALID and
-    // waits for it; the host then writes packet 1 and rings 1, which is a doorbell going back.
-    const auto r = run_doorbells("{name: bad, size: 16}", R"(  - {name: a, queue: bad, doorbell: 3, program: [{op: kernarg_load}]}
+    // waits for it; the host then writes packet 1 and rings 1, which on a single queue is a
+    // doorbell going back.
+    const auto r = run_doorbells("{name: bad, size: 16, type: single}", R"(  - {name: a, queue: bad, doorbell: 3, program: [{op: kernarg_load}]}
   - {name: b, queue: bad, submit_ns: 20000, program: [{op: kernarg_load}]}
 )");
     check_doorbell_error(r, "doorbell regressed", "doorbell 1 after 3");
     CHECK(r.kernel("a")["status"] == "ok");
     CHECK(r.kernel("b")["status"] == "doorbell regressed: doorbell: doorbell 1 after 3");  // its own doorbell
     CHECK(r.results["queues"][0]["packets_processed"] == 1);
+}
+
+// The same on a multi queue (the default): the lower doorbell is another producer's, no error.
+// The CP runs packet 1 when its header is written (its write notification; the doorbell 1
+// comes right after), then waits at packet 2's INVALID header, which nobody writes.
+TEST_CASE("malformed doorbell: on a multi queue a doorbell ahead waits at the first INVALID header, and a lower one is no error", "[malformed][doorbell][aql]") {
+    const auto r = run_doorbells("{name: bad, size: 16}", R"(  - {name: a, queue: bad, doorbell: 3, program: [{op: kernarg_load}]}
+  - {name: b, queue: bad, submit_ns: 20000, program: [{op: kernarg_load}]}
+)");
+    INFO(r.out.table);
+    CHECK(r.results["errors"].empty());
+    CHECK(r.kernel("a")["status"] == "ok");
+    CHECK(r.kernel("b")["status"] == "ok");
+    CHECK(r.kernel("other")["status"] == "ok");
+    CHECK(r.results["queues"][0]["packets_processed"] == 2);
+    CHECK(r.results["queues"][0]["status"] == "ok");
+    CHECK(r.results["queues"][0]["waiting_for"] == "packet 2: its header is still INVALID: waits for it to be written");
+    CHECK(r.results["hang"].is_null());
 }
 
 // platform.cp.max_blocks reaches the CP: a packet whose grid has one block more is refused.

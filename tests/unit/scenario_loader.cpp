@@ -1010,6 +1010,7 @@ TEST_CASE("docs: every key the loader accepts appears in docs/scenario.md", "[sc
         {"policy", "name: x\npolicy: {" + z + "}\n"},
         {"host", "name: x\nhost: {" + z + "}\n"},
         {"queues[]", "name: x\nqueues: [{name: q, " + z + "}]\n"},
+        {"signals[]", "name: x\nsignals: [{name: s, " + z + "}]\n"},
         {"kernels[]", "name: x\nkernels: [{name: k, program: [{op: valu}], " + z + "}]\n"},
         {"kernels[].scalars", "name: x\nkernels: [{name: k, program: [{op: valu}], scalars: {" + z + "}}]\n"},
         {"kernels[].packet", "name: x\nkernels: [{name: k, program: [{op: valu}], packet: {" + z + "}}]\n"},
@@ -1099,5 +1100,50 @@ expect:
     for (const std::string& k : keys) {
         INFO("results field " << k);
         CHECK((doc.find("`" + k + "`") != std::string::npos || doc.find("." + k + "`") != std::string::npos));
+    }
+}
+
+// AQL queues: the queue type, host signals and a late producer's packet, each checked with
+// file, line, key and the allowed values.
+TEST_CASE("scenario: queue types, host signals and late packets are checked", "[scenario][errors][aql]") {
+    SECTION("queue type") {
+        const auto e = error_of("name: x\nqueues:\n  - {name: q, type: cooperative}\n");
+        CHECK(e.line() == 3);
+        CHECK(e.key() == "queues[0].type");
+        CHECK_THAT(e.what(), Contains("multi") && Contains("single"));
+    }
+    SECTION("publish_doorbell") {
+        const auto e = error_of("name: x\nkernels:\n  - {name: k, publish_doorbell: never, program: [{op: valu}]}\n");
+        CHECK(e.key() == "kernels[0].publish_doorbell");
+        CHECK_THAT(e.what(), Contains("after") && Contains("before"));
+    }
+    SECTION("a kernel waits for a signal not defined") {
+        const auto e = error_of("name: x\nsignals: [{name: go}]\nkernels:\n  - {name: k, after: [og], program: [{op: valu}]}\n");
+        CHECK(e.line() == 4);
+        CHECK(e.key() == "kernels[0].after[0]");
+        CHECK_THAT(e.what(), Contains("unknown kernel or signal 'og' (did you mean 'go'?)"));
+    }
+    SECTION("a signal's value must be an integer") {
+        const auto e = error_of("name: x\nsignals:\n  - {name: go, value: 0.5}\n");
+        CHECK(e.key() == "signals[0].value");
+    }
+    SECTION("a kernel may not take a signal's name") {
+        const auto e = error_of("name: x\nsignals: [{name: go}]\nkernels:\n  - {name: go, program: [{op: valu}]}\n");
+        CHECK(e.key() == "kernels[0].name");
+        CHECK_THAT(e.what(), Contains("already a signal's name"));
+    }
+    SECTION("accepted") {
+        const Scenario s = parse_scenario(R"(name: x
+queues: [{name: a, type: single}, {name: b}]
+signals: [{name: go, initial: 2, set_ns: 100, value: -1}]
+kernels:
+  - {name: k, queue: b, after: [go], publish_delay_ns: 5, publish_doorbell: before, program: [{op: valu}]}
+)", "s.yaml");
+        CHECK(s.workload.queues[0].type == QueueSpec::Type::single);
+        CHECK(s.workload.queues[1].type == QueueSpec::Type::multi);
+        REQUIRE(s.workload.signals.size() == 1);
+        CHECK((s.workload.signals[0].initial == 2 && s.workload.signals[0].set_ns == 100 && s.workload.signals[0].value == -1));
+        CHECK(s.workload.kernels[0].publish_delay_ns == 5);
+        CHECK(s.workload.kernels[0].publish_doorbell == KernelSpec::PublishDoorbell::before);
     }
 }

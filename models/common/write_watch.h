@@ -1,0 +1,35 @@
+// Write notification: how the command processor learns that the host wrote a packet header or
+// a signal it waits on, without polling (docs/models/memory.md, "Write notification").
+//
+// A timed read that carries a WriteWatch arms a watch on the bytes it reads in a Memory that
+// notifies (Memory::notify_writes_to); the next timed write that touches them disarms it and
+// sends one 8-byte write of the watched range's address to the notification address. A write
+// that carries a WriteWatch is the watcher's own: it disarms what it touches and notifies no
+// one (the watcher knows). Debug accesses neither arm nor notify.
+#pragma once
+#include <gpuvp/models/common/tlm_util.h>
+
+#include <tlm>
+
+namespace gpuvp {
+
+struct WriteWatch : tlm::tlm_extension<WriteWatch> {
+    tlm::tlm_extension_base* clone() const override { return new WriteWatch(*this); }
+    void copy_from(const tlm::tlm_extension_base&) override {}
+};
+
+// One b_transport with a WriteWatch on the payload (taken off again before it returns).
+template <class Socket>
+tlm::tlm_response_status watched_transport(Socket&& socket, PayloadPool& pool, tlm::tlm_command cmd,
+                                           uint64_t address, void* data, unsigned length, sc_core::sc_time& delay) {
+    PayloadPool::Lease lease(pool);
+    tlm::tlm_generic_payload& gp = *lease;
+    prepare(gp, cmd, address, data, length);
+    WriteWatch watch;
+    gp.set_extension(&watch);
+    socket->b_transport(gp, delay);
+    gp.clear_extension(&watch);
+    return gp.get_response_status();
+}
+
+}  // namespace gpuvp
