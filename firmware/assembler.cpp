@@ -111,6 +111,11 @@ bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level) {
     return false;
 }
 
+bool has_barrier(const std::vector<ProgramStep>& program) {
+    return std::any_of(program.begin(), program.end(),
+                       [](const ProgramStep& s) { return s.insn.op == Opcode::barrier || has_barrier(s.body); });
+}
+
 uint32_t vector_registers(const KernelSpec& k, bool multilevel) {
     uint32_t v = k.vregs;
     if (multilevel) return v;
@@ -143,6 +148,7 @@ std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_
     DescriptorExtension x{};
     x.magic = kExtensionMagic;
     x.version = 1;
+    x.barrier = has_barrier(k.program);
     for (int i = 0; i < 4; ++i) x.scalars[i] = k.scalars[i];
     x.global_bytes = k.global_bytes;
     x.warp_priority_count = uint16_t(std::min<size_t>(k.warp_priorities.size(), kMaxWarpPriorities));

@@ -33,6 +33,9 @@ std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_
 uint32_t vector_registers(const KernelSpec& k, bool multilevel);
 // Whether the program writes a scalar of `level` (a salu with write at that level).
 bool writes_level(const std::vector<ProgramStep>& program, ScalarLevel level);
+// M1: whether the program has a block barrier (its blocks' warps may wait for warps of their
+// block not started yet; the descriptor extension's `barrier`).
+bool has_barrier(const std::vector<ProgramStep>& program);
 
 // Work-items -> blocks and warps, as the hardware counts them.
 uint64_t block_count(const KernelSpec& k);  // saturates at UINT64_MAX

@@ -23,7 +23,8 @@ constexpr unsigned kMaxWarpPriorities = 232;
 
 struct DescriptorExtension {
     uint32_t magic;
-    uint16_t version;                 // 1
+    uint8_t version;                  // 1
+    uint8_t barrier;                  // 1 if the program has a block barrier (M1: the SM's deadlock avoidance)
     uint16_t warp_priority_count;     // CPR values given (M2); warps past the list get the last
     uint16_t scalars[4];              // scalar registers per level: kernel, workgroup, warp, slice (M3)
     uint64_t global_bytes;            // size of the kernel's global buffer

@@ -59,7 +59,8 @@ struct IsuContext {
     uint64_t pc;              // code entry address
     uint64_t kernarg_ptr;
     uint32_t kernarg_size;
-    uint32_t valid;
+    uint16_t valid;
+    uint16_t barrier;         // M1: 1 if the kernel's program has a block barrier (its blocks may wait for slots)
     uint16_t scalars[4];      // M3: scalar registers per instance of each level (kernel, workgroup, warp, slice)
 };
 static_assert(sizeof(IsuContext) == 32);

@@ -156,6 +156,7 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         b = Block{};
         b.desc = d;
         b.arrival = arrivals_seen_++;
+        b.has_barrier = contexts_[d.kernel_slot % contexts_.size()].regs.barrier != 0;
         locks_.block_arrived(uint32_t(i), contexts_[d.kernel_slot % contexts_.size()].cpr, d.warps);
         unstarted_warps_ += d.warps;
         if (multilevel_) scalars_.block_arrived(uint32_t(i));

@@ -140,6 +140,7 @@ private:
         std::vector<uint32_t> barrier_waiters;  // warp slots
         bool holds_shared = false;
         uint64_t arrival = 0;        // order of arrival
+        bool has_barrier = false;    // M1: its kernel's program has a block barrier (IsuContext::barrier)
         KernelError error = KernelError::none;
         uint32_t shared_base = 0;    // its range of shared memory, once it holds it
     };

@@ -30,34 +30,41 @@ constexpr const char* warp_start_order_name(WarpStartOrder o) { return o == Warp
 // among blocks already partly started (some warps started, some not).
 //
 // Deadlock avoidance (not in the seed, which starts a block's warps one by one without regard
-// to block barriers): a block that has not started yet may start only if it and every block
-// already partly started fit in the SM together, in `warp_slots` and `registers`. Partly
-// started blocks wait at barriers for their unstarted warps; if they could not all be resident
-// at once, they could wait for each other for ever. When the chosen block may not start yet,
-// the partly started blocks go on, first in the order, and no other block starts.
+// to block barriers): a partly started block whose program has a barrier can hold its warp
+// slots while its started warps wait there for its unstarted ones. If such blocks could not all
+// be resident at once, they could wait for each other for ever. So a block with a barrier that
+// has not started yet may start only if it and every partly started block with a barrier fit
+// in the SM together, in `warp_slots` and `registers`; when it may not, the partly started
+// blocks go on, first in the order, and no other block starts. A block without a barrier is
+// never held back by this rule: its warps end without waiting for slots, so it starts as soon
+// as it comes first in the order, ahead of lower-priority blocks partly started (M1: a waiting
+// higher-priority block takes the next free slot).
 //
 // `Block` has `desc.priority`, `desc.warps`, `desc.regs_per_warp`, `arrival` (its order of
-// arrival) and `next_warp` (warps started); `Order::before(a, b)` says whether a goes first.
+// arrival), `next_warp` (warps started) and `has_barrier`; `Order::before(a, b)` says whether a
+// goes first.
 template <class Order, class Block, class Open>
 Block* choose_block(Block* blocks, size_t n, Open open, bool started_only, uint64_t warp_slots, uint64_t registers) {
     Block* best = nullptr;          // any block with warps to start
     Block* best_partial = nullptr;  // a block already partly started
-    uint64_t partial_warps = 0, partial_regs = 0;
+    uint64_t waiting_warps = 0, waiting_regs = 0;  // of the partly started blocks with a barrier
     for (size_t i = 0; i < n; ++i) {
         if (!open(i)) continue;
         Block& b = blocks[i];
         if (!best || Order::before(b, *best)) best = &b;
         if (b.next_warp > 0) {
-            partial_warps += b.desc.warps;
-            partial_regs += uint64_t(b.desc.warps) * b.desc.regs_per_warp;
+            if (b.has_barrier) {
+                waiting_warps += b.desc.warps;
+                waiting_regs += uint64_t(b.desc.warps) * b.desc.regs_per_warp;
+            }
             if (!best_partial || Order::before(b, *best_partial)) best_partial = &b;
         }
     }
     if (started_only) return best_partial;
-    if (!best || best->next_warp > 0) return best;
-    const bool fits_with_partials = partial_warps + best->desc.warps <= warp_slots &&
-                                    partial_regs + uint64_t(best->desc.warps) * best->desc.regs_per_warp <= registers;
-    return fits_with_partials ? best : best_partial;
+    if (!best || best->next_warp > 0 || !best->has_barrier) return best;
+    const bool fits_with_waiting = waiting_warps + best->desc.warps <= warp_slots &&
+                                   waiting_regs + uint64_t(best->desc.warps) * best->desc.regs_per_warp <= registers;
+    return fits_with_waiting ? best : best_partial;
 }
 
 // The same with the order chosen at run time: one switch per choice, none per block.

@@ -101,10 +101,12 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     // (M2) from the descriptor's extension: warp
     // i of every block gets entry i, warps past the list the last entry. No extension, or an
     // empty list: every warp equal (the SM clears the table with the context).
-    IsuContext ctx{res.code_entry, l.kernarg_address, uint32_t(res.kernarg_size), 1, {0, 0, 0, 0}};
+    IsuContext ctx{res.code_entry, l.kernarg_address, uint32_t(res.kernarg_size), 1, 0, {0, 0, 0, 0}};
     const auto ext = from_bytes<DescriptorExtension>(image + kExtensionOffset);
-    if (ext.magic == kExtensionMagic)  // M3: scalar registers per level
-        for (int i = 0; i < 4; ++i) ctx.scalars[i] = ext.scalars[i];
+    if (ext.magic == kExtensionMagic) {
+        ctx.barrier = ext.barrier;  // M1: whether its blocks may wait at a barrier
+        for (int i = 0; i < 4; ++i) ctx.scalars[i] = ext.scalars[i];  // M3: scalar registers per level
+    }
     const bool has_cprs = ext.magic == kExtensionMagic && ext.warp_priority_count > 0;
     std::array<uint8_t, map::kCprBytes> cprs{};
     if (has_cprs) {

@@ -18,6 +18,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -242,6 +243,7 @@ struct SmBench {
         c.kernarg_ptr = kKernargs;
         c.kernarg_size = kernarg_bytes;
         c.valid = 1;
+        c.barrier = std::any_of(program.begin(), program.end(), [](const Instruction& i) { return i.op == Opcode::barrier; });
         for (size_t l = 0; l < 4; ++l) c.scalars[l] = scalars[l];
         driver.contexts.push_back({slot, c});
     }

@@ -90,8 +90,8 @@ struct WlmBench {
         return c;
     }
     // A kernel of 2 blocks of 128 work-items, 16 vregs, 64 bytes of arguments, scalars per
-    // level {1, 2, 3, 4} and warp priorities {2, 0}.
-    void kernel() {
+    // level {1, 2, 3, 4} and warp priorities {2, 0}; with `barrier`, a program of one barrier.
+    void kernel(bool barrier = false) {
         KernelSpec k;
         k.grid = {256, 1, 1};
         k.block = {128, 1, 1};
@@ -99,7 +99,7 @@ struct WlmBench {
         k.kernarg_bytes = 64;
         k.scalars = {1, 2, 3, 4};
         k.warp_priorities = {2, 0};
-        k.program = {};
+        if (barrier) k.program = {ProgramStep{Instruction{Opcode::barrier, 0, 0, 0}, 1, {}}};
         const std::vector<unsigned char> image = build_code_object(k, 32, true);
         std::memcpy(&memory.memory[kObject], image.data(), image.size());
         LaunchDescriptor& l = driver.launch;
@@ -136,6 +136,7 @@ TEST_CASE("wlm module: descriptor fetch then setup then ISU contexts and CPRs to
         CHECK(c.kernarg_ptr == kArgs);
         CHECK(c.kernarg_size == 64);
         CHECK(c.valid == 1);
+        CHECK(c.barrier == 0);  // M1: the program has no barrier
         CHECK((c.scalars[0] == 1 && c.scalars[1] == 2 && c.scalars[2] == 3 && c.scalars[3] == 4));
         CHECK(sm->writes[1].address == map::kSmCprTable + 3 * map::kCprBytes);
         CHECK(sm->writes[1].t == 406);
@@ -154,6 +155,16 @@ TEST_CASE("wlm module: descriptor fetch then setup then ISU contexts and CPRs to
     CHECK(r.threads_per_block == 128);
     CHECK(r.blocks == 2);
     CHECK(b.cp.writes.empty());
+}
+
+TEST_CASE("wlm module: a program with a barrier marks every SM's ISU context (M1)", "[module][wlm][m1]") {
+    WlmBench b;
+    b.kernel(true);
+    sc_core::sc_start(ns(10000));
+    for (Target* sm : {&b.sm0, &b.sm1}) {
+        REQUIRE(!sm->writes.empty());
+        CHECK(sm->as<IsuContext>(0).barrier == 1);
+    }
 }
 
 TEST_CASE("wlm module: a kernel whose block fits no SM is refused to the CP after the descriptor fetch",

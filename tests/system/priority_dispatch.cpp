@@ -11,6 +11,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -67,6 +69,60 @@ TEST_CASE("M1 worked example: exactly two of the high-priority block's warps sta
     CHECK(high[4] >= high[2]);
     for (int i = 2; i < 6; ++i) CHECK(std::count(high.begin(), high.end(), high[i]) <= 2);
     CHECK(r.kernel("high")["end_ns"].get<double>() < r.kernel("low")["end_ns"].get<double>());
+}
+
+namespace {
+
+// Issue 24's case: one SM of 24 warp slots, two low-priority kernels, a priority-2 kernel at
+// 10 us, a priority-0 kernel at 40 us whose 22-warp blocks do not fit beside the blocks that
+// are partly started when it arrives. No kernel has a barrier, so nothing may hold the
+// priority-0 block back: it takes the first warp slot freed after its block arrives.
+const char* kIssueExample = R"(
+name: m1-issue-example
+platform:
+  sms: 1
+  sm: {warp_slots: 24}
+policy: {dispatch: priority-warp}
+queues: [{name: low0, priority: 3}, {name: low1, priority: 3}, {name: mid, priority: 2}, {name: high, priority: 0}]
+kernels:
+  - {name: low0, queue: low0, grid: [7744], block: [352], program: [{op: kernarg_load}, {op: valu, cycles: 8, repeat: 1142}]}
+  - {name: low1, queue: low1, grid: [7360], block: [320], program: [{op: kernarg_load}, {op: valu, cycles: 40, repeat: 1029}]}
+  - {name: mid, queue: mid, submit_ns: 10000, grid: [64], block: [64], program: [{op: valu, cycles: 40, repeat: 180}]}
+  - {name: high, queue: high, submit_ns: 40000, grid: [1408], block: [704], program: [{op: valu, cycles: 4, repeat: 10}]}
+)";
+
+int64_t ps(double trace_us) { return std::llround(trace_us * 1e6); }
+
+}  // namespace
+
+TEST_CASE("M1 issue example: a priority-0 block without a barrier takes the first warp slot freed after it arrives",
+          "[m1]") {
+    // The baseline first (in a child, before this process elaborates): it places the block
+    // whole once the SM has room for it.
+    const double block_response = std::stod(gpuvp::test::in_child([] {
+        return gpuvp::test::run_yaml(kIssueExample, {{"policy.dispatch", "priority-block"}})
+            .kernel("high")["response_ns"]
+            .dump();
+    }));
+    auto r = gpuvp::test::run_yaml(kIssueExample, {}, true);
+    REQUIRE(r.results["status"] == "ok");
+    // When its first block's row appeared in the SM's block status table.
+    int64_t arrival = INT64_MAX;
+    for (const auto& e : r.trace["traceEvents"])
+        if (e.value("cat", "") == "table" && e["name"].get<std::string>().rfind("block_status", 0) == 0 &&
+            e["args"]["values"].get<std::string>().find(" prio 0 ") != std::string::npos)
+            arrival = std::min(arrival, ps(e["ts"].get<double>()));
+    REQUIRE(arrival < INT64_MAX);
+    int64_t first_free = INT64_MAX, high_start = INT64_MAX;
+    for (const auto& e : r.trace["traceEvents"]) {
+        if (e.value("cat", "") != "warp") continue;
+        const int64_t start = ps(e["ts"].get<double>()), end = ps(e["ts"].get<double>() + e["dur"].get<double>());
+        if (end >= arrival) first_free = std::min(first_free, end);
+        if (e["args"]["kernel"] == "high") high_start = std::min(high_start, start);
+    }
+    CHECK(first_free > arrival);  // the SM was full when the block arrived
+    CHECK(high_start == first_free);
+    CHECK(r.kernel("high")["response_ns"].get<double>() < block_response);  // 12533.1 against 33741.5 ns
 }
 
 TEST_CASE("M1: the status notices keep the GLC's SM row and the SM's block table exact", "[m1][tables]") {

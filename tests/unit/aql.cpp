@@ -750,3 +750,19 @@ TEST_CASE("assembler: build_code_object lays out descriptor and GPVX extension a
     CHECK(d64.wavefront_size == AMD_POWERTWO_64);
     CHECK(check_descriptor(d64, p, 64, 65536, r));
 }
+
+TEST_CASE("assembler: the GPVX extension says whether the program has a block barrier, in a loop too", "[aql][m1]") {
+    KernelSpec k;
+    auto barrier_byte = [&] {
+        DescriptorExtension x;
+        std::memcpy(&x, build_code_object(k, 32).data() + kExtensionOffset, sizeof x);
+        CHECK(x.version == 1);
+        return x.barrier;
+    };
+    k.program = {step(Opcode::kernarg_load), step(Opcode::valu, 4, 0, 2)};
+    CHECK(barrier_byte() == 0);
+    k.program = {step(Opcode::barrier), step(Opcode::valu, 4)};
+    CHECK(barrier_byte() == 1);
+    k.program = {step(Opcode::valu, 4), loop(3, {step(Opcode::valu, 1), step(Opcode::barrier)})};
+    CHECK(barrier_byte() == 1);
+}
