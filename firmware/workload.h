@@ -30,6 +30,11 @@ struct QueueSpec {
     // single (one producer: a doorbell below the last is an error).
     enum class Type { multi, single } type = Type::multi;
 };
+// The names of `queues[].type`, in the enum's order; the first is the default.
+inline const std::vector<std::string>& queue_type_names() {
+    static const std::vector<std::string> names{"multi", "single"};
+    return names;
+}
 
 // A signal the host owns and sets (HSA's hsa_signal_store): kernels may wait for it by name
 // (`after`, `after_any`). It holds `initial` from before time 0; at `set_ns` the host stores

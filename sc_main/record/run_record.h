@@ -426,6 +426,7 @@ struct QueueRecord {
     STATS_RECORD;
     std::string name;
     uint32_t priority = 0;
+    std::string type;
     std::string status;
     uint64_t packets_processed = 0;
     std::string waiting_for;
@@ -433,6 +434,7 @@ struct QueueRecord {
     static void fields(S& s, V& v) {
         v("name", s.name, {"", "the queue's name"});
         v("priority", s.priority, {"", "its priority (0 is the highest)"});
+        v("type", s.type, {"", "HSA's queue type: multi or single"});
         v("status", s.status, {"", "ok, or the error that stopped it"});
         v("packets_processed", s.packets_processed, {"count", "packets the CP took from it"});
         v("waiting_for", s.waiting_for, {"", "what its next packet waits for at the end"});

@@ -375,6 +375,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     const auto& queues = s.workload.queues;
     auto queue_name = [&](uint32_t q) { return q < queues.size() ? queues[q].name : std::string("q0"); };
     auto queue_priority = [&](uint32_t q) { return q < queues.size() ? queues[q].priority : 0u; };
+    auto queue_type = [&](uint32_t q) { return q < queues.size() ? queues[q].type : QueueSpec::Type::multi; };
 
     auto record = std::make_shared<RunRecord>();
     RunRecord& r = *record;
@@ -491,7 +492,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     // Queues and rejected packets.
     for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) {
         const auto& cq = sys.gpu.cp().queue(q);
-        r.queues.push_back({queue_name(q), queue_priority(q), queue_status_name(cq.status), cq.read_index,
+        r.queues.push_back({queue_name(q), queue_priority(q), queue_type_names()[size_t(queue_type(q))],
+                            queue_status_name(cq.status), cq.read_index,
                             sys.gpu.cp().waiting_for(q)});
     }
     for (const auto& x : rec.rejections())

@@ -935,7 +935,7 @@ const Schema<QueueSpec>& queue_schema() {
     static const Schema<QueueSpec> s{{K::text("name", &QueueSpec::name, true),
                                       K::integer("priority", &QueueSpec::priority, 0, 15),
                                       K::pow2("size", &QueueSpec::size, 4, 131072),
-                                      K::choice("type", &QueueSpec::type, {"multi", "single"})}};
+                                      K::choice("type", &QueueSpec::type, queue_type_names())}};
     return s;
 }
 

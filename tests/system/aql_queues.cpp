@@ -39,6 +39,7 @@ TEST_CASE("aql: after a wrap a second producer's doorbell does not rerun the sta
         INFO(k);
         CHECK(r.kernel(k)["status"] == "ok");
     }
+    CHECK(r.results["queues"][0]["type"] == "multi");  // the default
     CHECK(r.results["queues"][0]["packets_processed"] == 6);
     CHECK(r.results["totals"]["packets_processed"] == 6);
     // Packet 5 waited behind packet 4's INVALID header: it starts after packet 4 was written.
@@ -54,6 +55,7 @@ TEST_CASE("aql: on a single queue a late producer's doorbell going down is doorb
     REQUIRE(r.results["errors"].size() == 1);
     CHECK(r.results["errors"][0]["error"] == "doorbell regressed");
     CHECK(r.results["errors"][0]["detail"] == "doorbell 4 after 5");
+    CHECK(r.results["queues"][0]["type"] == "single");
     CHECK(r.results["queues"][0]["status"] == "doorbell regressed");
     for (const char* k : {"k0", "k1", "k2", "k3"}) CHECK(r.kernel(k)["status"] == "ok");
 }
