@@ -2,6 +2,7 @@
 // (or by hand in an SoC's own code). No YAML here.
 #pragma once
 #include <gpuvp/models/common/isa.h>
+#include <gpuvp/models/common/policies.h>
 
 #include <array>
 #include <cstdint>
@@ -30,11 +31,10 @@ struct QueueSpec {
     // single (one producer: a doorbell below the last is an error).
     enum class Type { multi, single } type = Type::multi;
 };
-// The names of `queues[].type`, in the enum's order; the first is the default.
-inline const std::vector<std::string>& queue_type_names() {
-    static const std::vector<std::string> names{"multi", "single"};
-    return names;
-}
+template <>
+struct PolicyNameTable<QueueSpec::Type> {
+    static constexpr std::array<const char*, 2> names{"multi", "single"};
+};
 
 // A signal the host owns and sets (HSA's hsa_signal_store): kernels may wait for it by name
 // (`after`, `after_any`). It holds `initial` from before time 0; at `set_ns` the host stores
@@ -111,11 +111,10 @@ enum class CodeLoad : uint8_t {
     per_launch,  // the host copies it through the BAR at every launch, before the doorbell (seed 004's cold start)
     once,        // loaded before time 0, never copied at a launch (warm launches)
 };
-// The names of `host.code`, in the enum's order; the first is the default.
-inline const std::vector<std::string>& code_load_names() {
-    static const std::vector<std::string> names{"per-launch", "once"};
-    return names;
-}
+template <>
+struct PolicyNameTable<CodeLoad> {
+    static constexpr std::array<const char*, 2> names{"per-launch", "once"};
+};
 
 struct Workload {
     std::vector<QueueSpec> queues;

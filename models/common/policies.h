@@ -1,7 +1,9 @@
 // The five mechanisms' policies (a scenario's `policy.*`), one enum each, parsed once when the
 // configuration is loaded. Each enum's names are written in one table, PolicyNameTable<E>: its
 // index is the enum's value; the first name is the baseline (the default). The parameter
-// table, the loader, the GPU's builder and the results all go through it.
+// table, the loader, the GPU's builder and the results all go through it. Other settings
+// named by an enum (models/common/sm_config.h, firmware/workload.h) have their table beside
+// the enum.
 #pragma once
 #include <array>
 #include <cstddef>

@@ -1,4 +1,6 @@
 #pragma once
+#include <gpuvp/models/common/policies.h>
+
 #include <array>
 #include <cstdint>
 
@@ -10,6 +12,10 @@ enum class ScalarSplit : uint8_t {
     dynamic,  // quotas start preset; the controller moves unused capacity to a level that needs it
     kernel,   // quotas set from the kernel's needs per level when its first block arrives
 };
+template <>
+struct PolicyNameTable<ScalarSplit> {
+    static constexpr std::array<const char*, 3> names{"preset", "dynamic", "kernel"};
+};
 
 // M2, `policy.lock: priority`: what a requester told to wait does when the holder has its
 // priority (CPR).
@@ -17,12 +23,20 @@ enum class LockEqualPriority : uint8_t {
     wait,      // seed 001: it waits, releasing every lock it holds (a synchronization failure)
     wait_die,  // the older critical section waits keeping its locks; only the younger releases
 };
+template <>
+struct PolicyNameTable<LockEqualPriority> {
+    static constexpr std::array<const char*, 2> names{"wait", "wait-die"};
+};
 
 // M2, `policy.lock: priority`: what the counter thread's limit does to a warp holding locks.
 enum class LockHoldLimitAction : uint8_t {
     release,  // seed 001: it releases all its locks and takes them again like any other requester
               // (its critical section's age starts again at its next try)
     yield,    // it releases them and takes them back keeping its critical section's age
+};
+template <>
+struct PolicyNameTable<LockHoldLimitAction> {
+    static constexpr std::array<const char*, 2> names{"release", "yield"};
 };
 
 // One streaming multiprocessor: the class every SM of a platform takes; an SM instance may set

@@ -492,7 +492,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     // Queues and rejected packets.
     for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) {
         const auto& cq = sys.gpu.cp().queue(q);
-        r.queues.push_back({queue_name(q), queue_priority(q), queue_type_names()[size_t(queue_type(q))],
+        r.queues.push_back({queue_name(q), queue_priority(q), policy_name(queue_type(q)),
                             queue_status_name(cq.status), cq.read_index,
                             sys.gpu.cp().waiting_for(q)});
     }
@@ -558,10 +558,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         sr.quota_moves += sm.scalar_pool().moves();
         sr.resident_warps_max.push_back(sm.stats().resident_warps_max);
     }
-    static const char* kSplits[] = {"preset", "dynamic", "kernel"};
     const SmConfig& smc = s.platform.sm;
     sr.policy = policy_name(s.policy.scalar);
-    if (multilevel) sr.split = kSplits[size_t(smc.scalar_split)];
+    if (multilevel) sr.split = policy_name(smc.scalar_split);
     sr.pool = smc.scalar_pool;
     sr.slice_threshold = smc.slice_threshold;
 
@@ -668,7 +667,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     r.totals = {instructions, rec.warps_finished(), sys.gpu.glc().blocks_dispatched(), sys.gpu.cp().packets_processed(),
                 sys.host.interrupts()};
-    r.host = {s.workload.quantum_ns, sys.host.syncs(), code_load_names()[size_t(s.workload.code)]};
+    r.host = {s.workload.quantum_ns, sys.host.syncs(), policy_name(s.workload.code)};
 
     // Expectations, on everything above.
     std::vector<ExpectationRecord> expectations;

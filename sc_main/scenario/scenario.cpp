@@ -935,7 +935,7 @@ const Schema<QueueSpec>& queue_schema() {
     static const Schema<QueueSpec> s{{K::text("name", &QueueSpec::name, true),
                                       K::integer("priority", &QueueSpec::priority, 0, 15),
                                       K::pow2("size", &QueueSpec::size, 4, 131072),
-                                      K::choice("type", &QueueSpec::type, queue_type_names())}};
+                                      K::choice("type", &QueueSpec::type, policy_names<QueueSpec::Type>())}};
     return s;
 }
 
@@ -1215,7 +1215,7 @@ const Schema<Scenario>& scenario_schema() {
     static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9),
                                         Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6),
                                         Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6),
-                                        Keys<Workload>::choice("code", &Workload::code, code_load_names())}};
+                                        Keys<Workload>::choice("code", &Workload::code, policy_names<CodeLoad>())}};
     // Order matters: kernels are checked against the platform and the queues, expectations
     // against the kernels.
     static const Schema<Scenario> s{{
