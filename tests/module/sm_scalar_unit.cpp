@@ -31,6 +31,14 @@ void run_block(SmBench& bench) {
     bench.run();
 }
 
+// The kernel level's registers in use, (time, count) at each change of that count.
+std::vector<std::pair<double, uint32_t>> kernel_level_changes(const PoolLog& pool) {
+    std::vector<std::pair<double, uint32_t>> v;
+    for (const auto& [t, used] : pool)
+        if (v.empty() || v.back().second != used[0]) v.push_back({t, used[0]});
+    return v;
+}
+
 const SmPolicy kMultilevel{WarpStartOrder::arrival, LaunchPolicy::serial, LockPolicy::spin, ScalarPolicy::multilevel};
 
 }  // namespace
@@ -112,10 +120,7 @@ TEST_CASE("sm scalar unit: kernel-level registers stay for a block that arrives 
     // arrives at 352, while block 1 runs: the set goes back when block 1 ends.
     CHECK(at_ns(bench.log.warp(0, 0).end) == 127);
     CHECK(at_ns(bench.log.warp(1, 0).end) == 427);
-    std::vector<std::pair<double, uint32_t>> kernel_level;  // (time, in use) at each change
-    for (const auto& [t, used] : bench.log.pool)
-        if (kernel_level.empty() || kernel_level.back().second != used[0]) kernel_level.push_back({t, used[0]});
-    CHECK(kernel_level == std::vector<std::pair<double, uint32_t>>{{26, 2}, {427, 0}});
+    CHECK(kernel_level_changes(bench.log.pool) == std::vector<std::pair<double, uint32_t>>{{26, 2}, {427, 0}});
     CHECK(bench.sm.scalar_pool().total_held() == 0);
 }
 
@@ -128,10 +133,7 @@ TEST_CASE("sm scalar unit: the GLC's word after the kernel's last block here has
     bench.drained(200, 0);
     bench.run();
     // The warp ends at 127, the kernel set stays; the word arrives at 202 and frees it then.
-    std::vector<std::pair<double, uint32_t>> kernel_level;
-    for (const auto& [t, used] : bench.log.pool)
-        if (kernel_level.empty() || kernel_level.back().second != used[0]) kernel_level.push_back({t, used[0]});
-    CHECK(kernel_level == std::vector<std::pair<double, uint32_t>>{{26, 2}, {202, 0}});
+    CHECK(kernel_level_changes(bench.log.pool) == std::vector<std::pair<double, uint32_t>>{{26, 2}, {202, 0}});
     CHECK(bench.sm.scalar_pool().total_held() == 0);
 }
 
