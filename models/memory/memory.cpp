@@ -22,11 +22,13 @@ void Memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) 
     if (!check_plain_access(gp, size_)) return;
     const uint64_t a = gp.get_address(), end = a + gp.get_data_length();
     unsigned char* p = data_.get() + a;
-    const bool watcher = gp.get_extension<WriteWatch>() != nullptr;
+    // Only a memory that notifies looks for the watcher's mark (device memory, on every warp's
+    // access path, does not).
+    const bool watcher = notify_address_ && gp.get_extension<WriteWatch>() != nullptr;
     if (gp.is_read()) {
         std::memcpy(gp.get_data_ptr(), p, gp.get_data_length());
         ++reads_;
-        if (watcher && notify_address_ &&
+        if (watcher &&
             std::none_of(watched_.begin(), watched_.end(), [&](const Range& r) { return r.begin == a && r.end == end; }))
             watched_.push_back({a, end});
     } else {
