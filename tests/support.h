@@ -15,9 +15,21 @@
 
 #include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 namespace gpuvp::test {
+
+// The error loading `yaml` (as file t.yaml) gives; a test failure if it loads.
+inline ScenarioError error_of(const std::string& yaml, const Overrides& overrides = {}) {
+    try {
+        parse_scenario(yaml, "t.yaml", overrides);
+    } catch (const ScenarioError& e) {
+        return e;
+    }
+    FAIL("no ScenarioError for:\n" << yaml);
+    throw std::logic_error("unreachable");
+}
 
 struct Run {
     RunOutput out;

@@ -13,20 +13,11 @@
 #include <sstream>
 
 using namespace gpuvp;
+using gpuvp::test::error_of;
 using Catch::Matchers::Contains;
 using Catch::Matchers::Equals;
 
 namespace {
-
-ScenarioError error_of(const std::string& yaml, const Overrides& overrides = {}) {
-    try {
-        parse_scenario(yaml, "t.yaml", overrides);
-    } catch (const ScenarioError& e) {
-        return e;
-    }
-    FAIL("no ScenarioError for:\n" << yaml);
-    throw std::logic_error("unreachable");
-}
 
 // name + one kernel: everything else is default.
 const char* kMinimal = R"(name: minimal
