@@ -1,0 +1,152 @@
+// A GPU profiler trace as read from its file, before it becomes a scenario: the devices, the
+// host's runtime calls, the GPU's kernels, copies and fills, and the synchronisation records.
+// Filled by the readers of sc_main/replay/ (Kineto Chrome-trace JSON from CUDA or ROCm,
+// rocprofv3 CSV); read by the converter to a scenario (replay.h). No SystemC here.
+//
+// Times are integer nanoseconds on the trace's own clock, read exactly from the file's
+// decimal text (never through a double).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+// The GPU a trace was recorded on, from Kineto's `deviceProperties` (its key names differ
+// between CUDA and ROCm traces); what the trace does not say is unset.
+struct TraceDevice {
+    int64_t id = 0;
+    std::string name;                   // "NVIDIA A100-PG509-200", "AMD Radeon Graphics"
+    std::optional<uint32_t> sms;        // numSms (CUs on AMD)
+    std::optional<uint32_t> warp_size;  // warpSize
+    std::optional<uint32_t> max_threads_per_block, max_threads_per_sm;
+    std::optional<uint32_t> registers_per_sm, registers_per_block;
+    std::optional<uint32_t> shared_per_sm, shared_per_block;  // bytes
+    std::optional<uint64_t> global_memory;                    // totalGlobalMem, bytes
+    std::optional<uint32_t> compute_major, compute_minor;
+    bool amd = false;  // a ROCm trace (warpSize 64, maxSharedMemoryPerMultiProcessor, ...)
+};
+
+// What the GPU ran: a kernel, a copy or a fill, with what the hardware measured.
+struct TraceGpuOp {
+    enum class Kind : uint8_t { kernel, copy, fill };
+    Kind kind = Kind::kernel;
+    std::string name;
+    int64_t device = 0;
+    int64_t stream = 0;
+    int64_t correlation = -1;   // joins it to its host call; -1: none in the trace
+    int64_t start_ns = 0, end_ns = 0;
+    // Kernels: the grid in blocks and the block in work-items, as CUDA counts them.
+    std::array<uint32_t, 3> grid{1, 1, 1};
+    std::array<uint32_t, 3> block{1, 1, 1};
+    bool shape_defaulted = false;  // the trace had no grid or block (ROCm): defaults were used
+    uint32_t registers = 0;        // per thread (VGPRs on AMD)
+    uint32_t scalar_registers = 0; // SGPRs (rocprofv3), 0 if not given
+    uint32_t shared_bytes = 0;     // static + dynamic shared memory (LDS) per block
+    uint64_t bytes = 0;            // copies and fills: bytes moved
+    uint64_t offset = 0;           // where the event starts in the file (byte offset; CSV: line)
+};
+
+// One call of the host's runtime (cudaLaunchKernel, hipMemcpyWithStream, cudaDeviceSynchronize,
+// ...), in the order the thread made them.
+struct TraceHostCall {
+    enum class Kind : uint8_t {
+        launch,             // cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, hipExtModuleLaunchKernel
+        graph_launch,       // cudaGraphLaunch: several kernels, one call
+        copy,               // cudaMemcpyAsync, cudaMemcpy, hipMemcpyWithStream, hipMemcpyAsync, ...
+        fill,               // cudaMemsetAsync, hipMemsetAsync, ...
+        device_sync,        // cudaDeviceSynchronize, hipDeviceSynchronize
+        stream_sync,        // cudaStreamSynchronize, hipStreamSynchronize
+        event_sync,         // cudaEventSynchronize, hipEventSynchronize
+        event_record,       // cudaEventRecord: marks the stream's last work so far
+        stream_wait_event,  // cudaStreamWaitEvent: a stream waits for a recorded event
+        other,              // anything else (cudaMalloc, cudaStreamIsCapturing, ...): CPU time only
+    };
+    Kind kind = Kind::other;
+    std::string name;
+    int64_t thread = 0;        // the host thread (Kineto tid)
+    int64_t start_ns = 0, end_ns = 0;
+    int64_t correlation = -1;
+    std::optional<int64_t> stream;  // where the call says (HIP's `stream` arg, or from its sync record)
+    uint64_t offset = 0;
+};
+
+// Kineto's `cuda_sync` records: what a synchronising call waited for.
+struct TraceSync {
+    enum class Kind : uint8_t { stream_sync, event_sync, context_sync, stream_wait_event };
+    Kind kind = Kind::stream_sync;
+    int64_t correlation = -1;  // of the host call it belongs to
+    int64_t device = 0;
+    int64_t stream = -1;       // the stream that waits (stream_wait_event) or is waited on
+    int64_t start_ns = 0, end_ns = 0;
+    // stream_wait_event and event_sync: the stream the event was recorded on and the
+    // correlation of its cudaEventRecord call (-1 when the trace does not say).
+    int64_t wait_on_stream = -1;
+    int64_t wait_on_event_record = -1;
+    uint64_t offset = 0;
+};
+
+struct ProfilerTrace {
+    enum class Format : uint8_t { kineto, rocprofv3 };
+    Format format = Format::kineto;
+    std::string file;
+    std::vector<TraceDevice> devices;
+    std::vector<TraceGpuOp> ops;       // in start order (ties: file order)
+    std::vector<TraceHostCall> calls;  // in start order (ties: file order), every thread
+    std::vector<TraceSync> syncs;      // in start order
+    uint64_t shapes_defaulted = 0;     // kernels whose grid or block the trace lacked
+};
+
+// Bad input in a trace: the file and where (a byte offset for JSON, a line for CSV) and why.
+// Exit code 2.
+class TraceError : public std::runtime_error {
+public:
+    enum class Where : uint8_t { none, byte, line };
+    TraceError(const std::string& file, Where where, uint64_t at, const std::string& why)
+        : std::runtime_error(format(file, where, at, why)), file_(file), where_(where), at_(at) {}
+    const std::string& file() const { return file_; }
+    Where where() const { return where_; }
+    uint64_t at() const { return at_; }
+
+private:
+    static std::string format(const std::string& f, Where w, uint64_t at, const std::string& why) {
+        std::string s = f;
+        if (w == Where::byte) s += ": byte " + std::to_string(at);
+        if (w == Where::line) s += ":" + std::to_string(at);
+        return s + ": " + why;
+    }
+    std::string file_;
+    Where where_;
+    uint64_t at_;
+};
+
+// The file's text, gunzipped if it is gzip (by its magic bytes, whatever its name). Throws
+// TraceError if it cannot be read or is a broken gzip stream.
+std::string read_trace_text(const std::string& path);
+
+// Whether the text is a profiler trace: Kineto JSON (an object with a `traceEvents` array) or a
+// rocprofv3 CSV (its kernel_trace header). Anything else is read as a scenario.
+enum class TraceFormat : uint8_t { none, kineto, rocprofv3 };
+TraceFormat trace_format(const std::string& text);
+
+// The readers. Throw TraceError on bad input (truncated or invalid JSON or CSV, a kernel event
+// without the fields a kernel needs, no kernels at all).
+ProfilerTrace parse_kineto(const std::string& text, const std::string& file);
+// rocprofv3's kernel_trace.csv, and optionally the hip_api_trace.csv of the same run (empty:
+// none; the host's calls are then the kernels' own launches, one per kernel, 0 ns long).
+ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& file,
+                              const std::string& hip_api_csv = {}, const std::string& hip_api_file = {});
+// read_trace_text, then the reader its format names; for a rocprofv3 kernel_trace.csv, the
+// hip_api_trace.csv beside it (same folder, same prefix) is read too when it is there.
+ProfilerTrace read_profiler_trace(const std::string& path);
+
+// A decimal number as a trace writes a time ("1712195495505583.0", "2413669097444.592", "12",
+// "1.5e3") in units of 10^-scale of the result's unit, exactly: parse_decimal("1.5", 3) is
+// 1500. Nothing if the text is not a number or does not fit in int64 (fractions beyond the
+// scale are rounded half away from zero).
+std::optional<int64_t> parse_decimal(const std::string& text, int scale);
+
+}  // namespace gpuvp
