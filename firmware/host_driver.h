@@ -61,6 +61,9 @@ struct LaunchRecord {
     // Instance 0.
     uint64_t packet = ~0ull;  // its index in the queue
     sc_core::sc_time doorbell, seen_complete;
+    // A replayed trace's launch (closed loop): when the host call that submitted it started
+    // and returned (the first instance's; unset otherwise).
+    std::optional<sc_core::sc_time> call_start, call_end;
     bool rung = false, first_done = false;
     std::string error;  // empty: ok
     // Every instance.

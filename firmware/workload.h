@@ -47,6 +47,15 @@ struct HostSignalSpec {
     int line = 0;
 };
 
+// What the hardware measured for a kernel or a copy of a replayed profiler trace, in ns on the
+// replay's time base (0 is the start of the first replayed launch call).
+struct MeasuredTimes {
+    int64_t launch_ns = 0;      // its launch call started
+    int64_t launch_end_ns = 0;  // its launch call returned
+    int64_t start_ns = 0;       // it began to run on the GPU
+    int64_t end_ns = 0;         // it ended
+};
+
 struct KernelSpec {
     std::string name;
     std::string queue;
@@ -85,7 +94,56 @@ struct KernelSpec {
     uint32_t instances = 1;
     double interval_ns = 0;
     bool instances_key = false;
+    std::optional<MeasuredTimes> measured;  // a replayed trace's kernel: what the hardware measured
     int line = 0;
+};
+
+// A copy or a fill of a replayed trace: it occupies its queue (a stream) for `duration_ns`
+// without using the SMs, as a copy engine's work does. Posted as a vendor-specific copy packet.
+struct CopySpec {
+    std::string name;
+    std::string queue;
+    double submit_ns = 0;
+    double duration_ns = 0;
+    uint64_t bytes = 0;
+    bool fill = false;                   // a memset, not a memcpy
+    std::vector<std::string> after;      // kernels or copies it waits for (barrier-AND)
+    std::optional<MeasuredTimes> measured;
+    int line = 0;
+};
+
+// One call of the host's runtime in a replayed trace (`host.calls`, closed loop): each host
+// thread makes its calls in order; a call starts `gap_ns` of CPU time after its thread's previous
+// call returned.
+struct HostCall {
+    enum class Kind : uint8_t {
+        launch,       // submits `work` (kernels or copies; a graph launch, several), then returns
+                      // when `duration_ns` has passed since it started, or when the packets are written
+        cpu,          // any other runtime call: `duration_ns` of CPU time
+        sync_device,  // waits for everything submitted so far to end
+        sync_queue,   // waits for everything submitted so far to `queue` to end
+        sync_work,    // waits for `work` to end (an event's synchronize: the work the event recorded)
+    };
+    Kind kind = Kind::cpu;
+    uint32_t thread = 0;
+    double gap_ns = 0;
+    double duration_ns = 0;
+    std::vector<std::string> work;
+    std::string queue;
+    int line = 0;
+};
+template <>
+struct PolicyNameTable<HostCall::Kind> {
+    static constexpr std::array<const char*, 5> names{"launch", "cpu", "sync-device", "sync-queue", "sync-work"};
+};
+
+// How the host replays a trace's work: `closed`, its calls (`host.calls`) in order, each waiting
+// for what it waits for, so the GPU's speed moves the calls after a sync; `open`, each kernel and
+// copy at its `submit_ns` (the measured launch time), whatever the GPU does.
+enum class ReplayMode : uint8_t { closed, open };
+template <>
+struct PolicyNameTable<ReplayMode> {
+    static constexpr std::array<const char*, 2> names{"closed", "open"};
 };
 
 // M4: graphics work for the unified shading array, sent as a vendor-specific draw packet.
@@ -121,6 +179,11 @@ struct Workload {
     std::vector<KernelSpec> kernels;
     std::vector<DrawSpec> draws;  // M4
     std::vector<HostSignalSpec> signals;  // signals the host sets
+    std::vector<CopySpec> copies;         // a replayed trace's copies and fills
+    // A replayed trace's host calls; empty: every kernel, draw and copy is submitted at its
+    // submit_ns by its queue's thread.
+    std::vector<HostCall> calls;
+    ReplayMode replay = ReplayMode::closed;  // with calls
     double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
     double store_ns = 200;       // one store of the host CPU into host memory (kernargs, packet, signal)
     // Temporal decoupling of the host model (`host.quantum_ns`): how far each host thread may
