@@ -5,6 +5,7 @@
 #include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <queue>
@@ -25,10 +26,11 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
     if (work_.queues.empty()) work_.queues.push_back(QueueSpec{"q0", 0, 256});
     for (const QueueSpec& q : work_.queues) queues_.push_back(QueueState{q, 0, 0, 0, {}, HostQuantum(quantum_of(work_)), {}, 0, 0, false});
     auto add = [&](const std::string& name, bool draw, const std::string& queue, double submit_ns, uint32_t instances,
-                   double interval_ns) {
+                   double interval_ns, bool copy = false) {
         LaunchRecord r;
         r.name = name;
         r.draw = draw;
+        r.copy = copy;
         r.queue = queue_index(queue.empty() ? work_.queues.front().name : queue);
         r.submit = sc_time(submit_ns, sc_core::SC_NS);
         r.instances = std::max<uint32_t>(instances, 1);
@@ -39,10 +41,19 @@ HostDriver::HostDriver(sc_core::sc_module_name name, const Workload& work, const
     };
     for (const KernelSpec& k : work_.kernels) add(k.name, false, k.queue, k.submit_ns, k.instances, k.interval_ns);
     for (const DrawSpec& d : work_.draws) add(d.name, true, d.queue, d.submit_ns, d.instances, d.interval_ns);
+    for (const CopySpec& c : work_.copies) add(c.name, false, c.queue, c.submit_ns, 1, 0, true);
     for (size_t i = 0; i < launches_.size(); ++i) {
         queues_[launches_[i].queue].kernels.push_back(i);
         queues_[launches_[i].queue].instances += launches_[i].instances;
+        by_name_.emplace(launches_[i].name, i);
     }
+    if (work_.replay == ReplayMode::closed)
+        for (size_t c = 0; c < work_.calls.size(); ++c) {
+            const uint32_t t = work_.calls[c].thread;
+            if (t >= thread_calls_.size()) thread_calls_.resize(t + 1);
+            thread_calls_[t].push_back(c);
+        }
+    for (size_t t = 0; t < thread_calls_.size(); ++t) call_quanta_.emplace_back(quantum_of(work_));
     SC_HAS_PROCESS(HostDriver);
     SC_THREAD(create_queues);
     SC_THREAD(interrupt_handler);
@@ -57,6 +68,7 @@ uint32_t HostDriver::queue_index(const std::string& name) const {
 uint64_t HostDriver::syncs() const {
     uint64_t n = setup_quantum_.syncs() + irq_quantum_.syncs() + other_syncs_;
     for (const QueueState& q : queues_) n += q.qk.syncs();
+    for (const HostQuantum& qk : call_quanta_) n += qk.syncs();
     return n;
 }
 
@@ -138,7 +150,7 @@ void HostDriver::end_of_elaboration() {
         r.global = k.global_bytes ? alloc_device(k.global_bytes, 4096) : 0;
         signals(r);
     }
-    for (size_t i = work_.kernels.size(); i < launches_.size(); ++i) signals(launches_[i]);  // draws: signals only
+    for (size_t i = work_.kernels.size(); i < launches_.size(); ++i) signals(launches_[i]);  // draws, copies: signals only
     for (const HostSignalSpec& h : work_.signals) {
         host_signals_.push_back(alloc_host(8, 64));
         if (debug_transport(bus, tlm::TLM_WRITE_COMMAND, host_signals_.back(), const_cast<int64_t*>(&h.initial), 8) != 8)
@@ -173,8 +185,12 @@ void HostDriver::create_queues() {
             mmio_write(qk, r + map::kQueueType, &type, 4, true);
         }
         mmio_write(qk, r + map::kQueueControl, &enable, 4, true);
-        if (!q.kernels.empty()) sc_core::sc_spawn([this, i] { submit_queue(i); }, ("submit_" + q.spec.name).c_str());
+        if (!q.kernels.empty() && thread_calls_.empty())
+            sc_core::sc_spawn([this, i] { submit_queue(i); }, ("submit_" + q.spec.name).c_str());
     }
+    for (uint32_t t = 0; t < thread_calls_.size(); ++t)
+        if (!thread_calls_[t].empty())
+            sc_core::sc_spawn([this, t] { replay_calls(t); }, ("host_thread_" + std::to_string(t)).c_str());
     for (size_t s = 0; s < work_.signals.size(); ++s)
         sc_core::sc_spawn([this, s] { set_signal(s); }, ("set_" + work_.signals[s].name).c_str());
 }
@@ -243,21 +259,21 @@ void HostDriver::submit_queue(uint32_t q) {
         const auto [at, k, i] = next.top();
         next.pop();
         qk.wait_until(at);
-        if (!(launches_[k].draw ? submit_draw(q, k, i) : submit(q, k, i))) return;  // the queue takes no more
+        if (!submit_launch(qk, q, k, i)) return;  // the queue takes no more
         if (i + 1 < launches_[k].instances) next.emplace(submit_time(launches_[k], i + 1), k, i + 1);
     }
 }
 
 // Waits until the ring has room for one more packet (the CP publishes its read index). None
 // if the queue has stopped with its ring full: the CP will not consume it again.
-std::optional<uint64_t> HostDriver::reserve_packet(uint32_t q) {
+std::optional<uint64_t> HostDriver::reserve_packet(HostQuantum& qk, uint32_t q) {
     QueueState& s = queues_[q];
     for (;;) {
         uint64_t read = 0;
-        mem_read(s.qk, s.read_index_addr, &read, 8);
+        mem_read(qk, s.read_index_addr, &read, 8);
         if (s.write_index - read < s.spec.size) return s.write_index++;
         if (s.stopped) return std::nullopt;
-        s.qk.wait_for(sc_time(1, sc_core::SC_US));  // the ring is full: poll as a runtime would
+        qk.wait_for(sc_time(1, sc_core::SC_US));  // the ring is full: poll as a runtime would
     }
 }
 
@@ -265,8 +281,7 @@ std::optional<uint64_t> HostDriver::reserve_packet(uint32_t q) {
 // that last used it end (a runtime reusing its signals and kernarg segments). The flag is the
 // interrupt handler's too: in step first, and not before the handler (with its local time)
 // freed it.
-void HostDriver::take_slot(uint32_t q, size_t k, uint64_t instance) {
-    HostQuantum& qk = queues_[q].qk;
+void HostDriver::take_slot(HostQuantum& qk, size_t k, uint64_t instance) {
     Slot& slot = slots_[k][size_t(instance % launches_[k].slots)];
     qk.flush();
     while (slot.busy) {
@@ -291,38 +306,45 @@ void HostDriver::ring(HostQuantum& qk, uint32_t q, uint64_t value) {
     mmio_write(qk, map::kDoorbells + 8 * q, &value, 8, true);
 }
 
-bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
-    const KernelSpec& spec = work_.kernels[k];
-    LaunchRecord& r = launches_[k];
-    HostQuantum& qk = queues_[q].qk;
-    if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
+bool HostDriver::submit_launch(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance) {
+    const LaunchRecord& r = launches_[k];
+    if (r.copy) return submit_copy(qk, q, k);
+    return r.draw ? submit_draw(qk, q, k, instance) : submit(qk, q, k, instance);
+}
 
-    // Dependencies: barrier-AND packets (all of `after`, five signals a packet) and one
-    // barrier-OR packet (any of `after_any`) on the kernels' completion signals; before the
-    // first instance only (the queue is in order: the later ones come after them).
+// On the completion signals of kernels, draws or copies, or on signals the host sets.
+bool HostDriver::post_dependencies(HostQuantum& qk, uint32_t q, const std::vector<std::string>& after,
+                                   const std::vector<std::string>& after_any, bool barrier_bit) {
     auto barrier = [&](const std::vector<std::string>& names, size_t first, hsa_packet_type_t type) {
         hsa_barrier_and_packet_t b{};
         for (size_t i = first; i < std::min(first + 5, names.size()); ++i) {
-            auto it = std::find_if(launches_.begin(), launches_.end(),
-                                   [&](const LaunchRecord& o) { return o.name == names[i]; });
-            if (it != launches_.end()) b.dep_signal[i - first].handle = it->signal;
+            if (auto it = by_name_.find(names[i]); it != by_name_.end())
+                b.dep_signal[i - first].handle = launches_[it->second].signal;
             for (size_t s = 0; s < work_.signals.size(); ++s)  // or a signal the host sets
                 if (work_.signals[s].name == names[i]) b.dep_signal[i - first].handle = host_signals_[s];
         }
-        b.header = make_header(type, spec.barrier, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
-        const auto index = reserve_packet(q);
+        b.header = make_header(type, barrier_bit, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+        const auto index = reserve_packet(qk, q);
         if (!index) return false;
         write_slot(qk, q, *index, &b);
         ring(qk, q, *index);
         return true;
     };
-    if (instance == 0) {
-        for (size_t first = 0; first < spec.after.size(); first += 5)
-            if (!barrier(spec.after, first, HSA_PACKET_TYPE_BARRIER_AND)) return false;
-        if (!spec.after_any.empty() && !barrier(spec.after_any, 0, HSA_PACKET_TYPE_BARRIER_OR)) return false;
-    }
+    for (size_t first = 0; first < after.size(); first += 5)
+        if (!barrier(after, first, HSA_PACKET_TYPE_BARRIER_AND)) return false;
+    return after_any.empty() || barrier(after_any, 0, HSA_PACKET_TYPE_BARRIER_OR);
+}
 
-    take_slot(q, k, instance);
+bool HostDriver::submit(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance) {
+    const KernelSpec& spec = work_.kernels[k];
+    LaunchRecord& r = launches_[k];
+    if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
+
+    // Dependencies, before the first instance only (the queue is in order: the later ones come
+    // after them).
+    if (instance == 0 && !post_dependencies(qk, q, spec.after, spec.after_any, spec.barrier)) return false;
+
+    take_slot(qk, k, instance);
     const uint32_t slot = uint32_t(instance % r.slots);
     // Kernel arguments: the global buffer's address and size, then a recognisable pattern.
     if (r.kernarg) {
@@ -361,25 +383,25 @@ bool HostDriver::submit(uint32_t q, size_t k, uint64_t instance) {
         how.delay = sc_time(spec.publish_delay_ns, sc_core::SC_NS);
         how.doorbell_first = spec.publish_doorbell == KernelSpec::PublishDoorbell::before;
     }
-    return post(q, k, instance, p, spec.packet, how);
+    return post(qk, q, k, instance, p, spec.packet, how);
 }
 
 // The scenario's raw field overrides, then the packet into its slot and the doorbell; a late
 // packet (`how.delay`) only reserves its slot here (and rings first if so asked).
 template <class Packet>
-bool HostDriver::post(uint32_t q, size_t k, uint64_t instance, Packet& p, const std::map<std::string, uint64_t>& overrides,
-                      const Publish& how) {
+bool HostDriver::post(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance, Packet& p,
+                      const std::map<std::string, uint64_t>& overrides, const Publish& how) {
     LaunchRecord& r = launches_[k];
     QueueState& s = queues_[q];
     apply_packet_overrides(p, overrides);
     const uint64_t signal = p.completion_signal.handle;  // an override may point it elsewhere
     if (instance == 0) r.signal = signal;
-    const auto index = reserve_packet(q);
+    const auto index = reserve_packet(qk, q);
     if (!index) return false;
     const bool late = how.delay > sc_core::SC_ZERO_TIME;
-    if (!late) write_slot(s.qk, q, *index, &p);
-    if (!late || how.doorbell_first) ring(s.qk, q, how.doorbell.value_or(*index));
-    const sc_time doorbell = s.qk.get_current_time();
+    if (!late) write_slot(qk, q, *index, &p);
+    if (!late || how.doorbell_first) ring(qk, q, how.doorbell.value_or(*index));
+    const sc_time doorbell = qk.get_current_time();
     s.in_flight[*index] =
         PostedPacket{k, instance, uint32_t(instance % r.slots), *index, signal, submit_time(r, instance), doorbell, s.posted++};
     ++r.posted;
@@ -417,12 +439,11 @@ void HostDriver::publish_late(uint32_t q, size_t k, uint64_t index, std::array<u
 
 // M4: a draw is one vendor-specific packet; the runtime's overhead and the signal reset come
 // first, as for a kernel.
-bool HostDriver::submit_draw(uint32_t q, size_t k, uint64_t instance) {
+bool HostDriver::submit_draw(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance) {
     const DrawSpec& spec = work_.draws[k - work_.kernels.size()];
     LaunchRecord& r = launches_[k];
-    HostQuantum& qk = queues_[q].qk;
     if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
-    take_slot(q, k, instance);
+    take_slot(qk, k, instance);
     const uint32_t slot = uint32_t(instance % r.slots);
     int64_t one = 1;
     mem_write(qk, slot_signal(r, slot), &one, 8);
@@ -436,7 +457,78 @@ bool HostDriver::submit_draw(uint32_t q, size_t k, uint64_t instance) {
     p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, false, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
     Publish how;
     if (instance == 0) how.doorbell = spec.doorbell;
-    return post(q, k, instance, p, spec.packet, how);
+    return post(qk, q, k, instance, p, spec.packet, how);
+}
+
+// A replayed trace's copy or fill: its dependencies, then one copy packet (the runtime's
+// overhead and the signal reset first, as for a kernel).
+bool HostDriver::submit_copy(HostQuantum& qk, uint32_t q, size_t k) {
+    const CopySpec& spec = work_.copies[k - work_.kernels.size() - work_.draws.size()];
+    LaunchRecord& r = launches_[k];
+    if (work_.api_overhead_ns > 0) qk.annotate(sc_time(work_.api_overhead_ns, sc_core::SC_NS));  // the CPU's own work
+    if (!post_dependencies(qk, q, spec.after, {}, true)) return false;
+    take_slot(qk, k, 0);
+    int64_t one = 1;
+    mem_write(qk, slot_signal(r, 0), &one, 8);
+    CopyPacket p{};
+    p.fill = spec.fill ? 1 : 0;
+    p.bytes = spec.bytes;
+    p.duration_ns = uint64_t(std::llround(std::max(0.0, spec.duration_ns)));
+    p.completion_signal.handle = slot_signal(r, 0);
+    p.header.AmdFormat = kCopyPacketFormat;
+    p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, true, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+    return post(qk, q, k, 0, p, {}, Publish{});
+}
+
+// A replayed trace's host thread: each call `gap_ns` of CPU time after the previous returned.
+// A launch submits its work and returns once its measured duration has passed (or when its
+// packets are written, if later); a cpu call takes its measured duration; a sync call returns
+// when the host has seen the work it names end (at once if it has already).
+void HostDriver::replay_calls(uint32_t thread) {
+    HostQuantum& qk = call_quanta_[thread];
+    qk.reset();
+    auto ns = [](double v) { return sc_time(std::max(0.0, v), sc_core::SC_NS); };
+    auto wait_until_ended = [&](const std::function<bool()>& ended) {
+        qk.flush();
+        while (!ended()) qk.wait(work_ended_);
+    };
+    for (size_t c : thread_calls_[thread]) {
+        const HostCall& call = work_.calls[c];
+        qk.annotate(ns(call.gap_ns));
+        const sc_time start = qk.get_current_time();
+        switch (call.kind) {
+        case HostCall::Kind::launch: {
+            std::vector<size_t> posted;
+            for (const std::string& name : call.work) {
+                const size_t k = by_name_.at(name);
+                LaunchRecord& r = launches_[k];
+                r.submit = start;
+                r.call_start = start;
+                if (!submit_launch(qk, r.queue, k, 0)) break;  // the queue takes no more
+                posted.push_back(k);
+            }
+            qk.wait_until(std::max(start + ns(call.duration_ns), qk.get_current_time()));
+            for (size_t k : posted) launches_[k].call_end = qk.get_current_time();
+            break;
+        }
+        case HostCall::Kind::cpu: qk.annotate(ns(call.duration_ns)); break;
+        case HostCall::Kind::sync_device: wait_until_ended([this] { return in_flight() == 0; }); break;
+        case HostCall::Kind::sync_queue: {
+            const QueueState& s = queues_[queue_index(call.queue)];
+            wait_until_ended([&s] { return s.in_flight.empty(); });
+            break;
+        }
+        case HostCall::Kind::sync_work:
+            wait_until_ended([&] {
+                return std::all_of(call.work.begin(), call.work.end(), [&](const std::string& name) {
+                    const LaunchRecord& r = launches_[by_name_.at(name)];
+                    return r.done || r.posted == 0;  // never posted: nothing to wait for
+                });
+            });
+            break;
+        }
+    }
+    qk.flush();
 }
 
 // A host copy into device memory (M5: `serial`'s kernel arguments; the code object under
@@ -528,6 +620,7 @@ std::map<uint64_t, PostedPacket>::iterator HostDriver::ended(HostQuantum& qk, ui
     }
     r.done = r.ended == r.instances;
     slots_[p.launch][p.slot] = Slot{false, qk.get_current_time()};
+    work_ended_.notify(qk.get_local_time());
     if (slot_waiter_) {
         slot_waiter_ = false;
         instance_ended_.notify(qk.get_local_time());  // when the handler, in its own time, saw it
@@ -571,6 +664,12 @@ void apply_packet_overrides(hsa_kernel_dispatch_packet_t& p, const std::map<std:
         else if (name == "completion_signal") p.completion_signal.handle = v;
         else throw std::invalid_argument("'" + name + "' is not a field of the kernel dispatch packet");
     }
+}
+
+void apply_packet_overrides(CopyPacket& p, const std::map<std::string, uint64_t>& fields) {
+    for (const auto& [name, v] : fields)
+        if (!set_header_field(p.header.header, name, v))
+            throw std::invalid_argument("'" + name + "' is not a field the copy packet may override");
 }
 
 void apply_packet_overrides(DrawPacket& p, const std::map<std::string, uint64_t>& fields) {

@@ -46,6 +46,7 @@ struct HostLayout {
 struct LaunchRecord {
     std::string name;
     bool draw = false;  // M4: a draw packet, not a kernel
+    bool copy = false;  // a replayed trace's copy or fill (a copy packet)
     uint32_t queue = 0;
     uint64_t instances = 1;            // packets it posts
     sc_core::sc_time submit, interval;  // instance i is submitted at submit + i * interval
@@ -95,7 +96,7 @@ public:
 
     HostDriver(sc_core::sc_module_name name, const Workload& work, const HostLayout& layout);
 
-    // The kernels in the workload's order, then the draws in theirs.
+    // The kernels in the workload's order, then the draws in theirs, then the copies.
     const std::vector<LaunchRecord>& launches() const { return launches_; }
     // The packet `packet` of queue `q` if the host posted it for a kernel or a draw and has not
     // seen it end; nullptr otherwise (a barrier packet, or one already ended).
@@ -133,9 +134,19 @@ private:
     void end_of_elaboration() override;
     void create_queues();
     void submit_queue(uint32_t q);
-    bool submit(uint32_t q, size_t k, uint64_t instance);  // false: the queue took no more packets
-    bool submit_draw(uint32_t q, size_t k, uint64_t instance);
-    void take_slot(uint32_t q, size_t k, uint64_t instance);
+    // A replayed trace's host thread (Workload::calls, closed loop): its calls in order.
+    void replay_calls(uint32_t thread);
+    // Submits instance `instance` of launch k (a kernel, a draw or a copy) to queue q from the
+    // thread whose keeper is qk. False: the queue took no more packets.
+    bool submit_launch(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance);
+    bool submit(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance);
+    bool submit_draw(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance);
+    bool submit_copy(HostQuantum& qk, uint32_t q, size_t k);
+    // Barrier packets for what a launch waits for: barrier-AND packets on every one of `after`
+    // (five signals a packet), then one barrier-OR packet on `after_any` (if any).
+    bool post_dependencies(HostQuantum& qk, uint32_t q, const std::vector<std::string>& after,
+                           const std::vector<std::string>& after_any, bool barrier_bit);
+    void take_slot(HostQuantum& qk, size_t k, uint64_t instance);
     sc_core::sc_time submit_time(const LaunchRecord& r, uint64_t instance) const {
         return r.submit + r.interval * double(instance);
     }
@@ -152,9 +163,9 @@ private:
         bool doorbell_first = false;
     };
     template <class Packet>
-    bool post(uint32_t q, size_t k, uint64_t instance, Packet& p, const std::map<std::string, uint64_t>& overrides,
-              const Publish& how);
-    std::optional<uint64_t> reserve_packet(uint32_t q);
+    bool post(HostQuantum& qk, uint32_t q, size_t k, uint64_t instance, Packet& p,
+              const std::map<std::string, uint64_t>& overrides, const Publish& how);
+    std::optional<uint64_t> reserve_packet(HostQuantum& qk, uint32_t q);
     // The packet into its ring slot: the body, then the header.
     void write_slot(HostQuantum& qk, uint32_t q, uint64_t index, const void* packet);
     void ring(HostQuantum& qk, uint32_t q, uint64_t value);
@@ -189,6 +200,10 @@ private:
     std::vector<std::vector<Slot>> slots_;  // per launch, per slot
     sc_core::sc_event instance_ended_;      // a slot may have come free
     bool slot_waiter_ = false;              // a submitting thread waits for one
+    sc_core::sc_event work_ended_;          // the host saw an instance end (a replayed sync call waits for it)
+    std::map<std::string, size_t> by_name_;  // launches_ by name
+    std::vector<std::vector<size_t>> thread_calls_;  // Workload::calls by host thread, in order
+    std::vector<HostQuantum> call_quanta_;           // each replayed host thread's keeper
     uint64_t host_next_, device_next_;
     uint64_t interrupts_ = 0;
     HostQuantum setup_quantum_, irq_quantum_;  // create_queues' and interrupt_handler's
@@ -200,5 +215,7 @@ private:
 void apply_packet_overrides(hsa_kernel_dispatch_packet_t& p, const std::map<std::string, uint64_t>& fields);
 // The same for a draw packet (M4).
 void apply_packet_overrides(DrawPacket& p, const std::map<std::string, uint64_t>& fields);
+// A replayed trace's copy packet: the header's fields only.
+void apply_packet_overrides(CopyPacket& p, const std::map<std::string, uint64_t>& fields);
 
 }  // namespace gpuvp

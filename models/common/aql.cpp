@@ -24,6 +24,7 @@ const char* queue_error_name(QueueError e) {
     case QueueError::kernel_fault: return "kernel fault";
     case QueueError::dependency_failed: return "dependency failed";
     case QueueError::invalid_draw: return "invalid draw";
+    case QueueError::invalid_copy: return "invalid copy";
     }
     return "?";
 }
@@ -134,7 +135,7 @@ PacketCheck check_draw(const DrawPacket& p, const DrawLimits& limits) {
     if (p.header.AmdFormat != kDrawPacketFormat)
         return fail(QueueError::unsupported_packet, "format",
                     "vendor-specific format " + std::to_string(p.header.AmdFormat) + " is not served (draws are format " +
-                        std::to_string(kDrawPacketFormat) + ")");
+                        std::to_string(kDrawPacketFormat) + ", copies " + std::to_string(kCopyPacketFormat) + ")");
     if (p.header.reserved) return fail(QueueError::invalid_reserved, "reserved", "reserved field is not 0");
     for (uint32_t r : p.reserved0)
         if (r) return fail(QueueError::invalid_reserved, "reserved0", "reserved field is not 0");
@@ -151,6 +152,20 @@ PacketCheck check_draw(const DrawPacket& p, const DrawLimits& limits) {
         return c;
     if (p.pixel_tasks_per_vertex_task)
         if (auto c = range(p.pixel_cycles, 1, limits.max_task_cycles, "pixel_cycles"); !c) return c;
+    if (p.completion_signal.handle % 8)
+        return fail(QueueError::unaligned_address, "completion_signal", hex(p.completion_signal.handle) + " is not 8-byte aligned");
+    return {};
+}
+
+PacketCheck check_copy(const CopyPacket& p) {
+    if (auto c = check_header(p.header.header); !c) return c;
+    if (p.header.reserved) return fail(QueueError::invalid_reserved, "reserved", "reserved field is not 0");
+    for (uint64_t r : p.reserved0)
+        if (r) return fail(QueueError::invalid_reserved, "reserved0", "reserved field is not 0");
+    if (p.fill > 1) return fail(QueueError::invalid_copy, "fill", std::to_string(p.fill) + " is neither 0 nor 1");
+    if (p.duration_ns > kMaxCopyNs)
+        return fail(QueueError::invalid_copy, "duration_ns",
+                    std::to_string(p.duration_ns) + " is above " + std::to_string(kMaxCopyNs));
     if (p.completion_signal.handle % 8)
         return fail(QueueError::unaligned_address, "completion_signal", hex(p.completion_signal.handle) + " is not 8-byte aligned");
     return {};

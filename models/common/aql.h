@@ -37,6 +37,7 @@ enum class QueueError : uint32_t {
     kernel_fault,          // a kernel of the queue failed while it ran
     dependency_failed,     // a barrier packet's dependency signal went negative (its kernel failed)
     invalid_draw,          // M4: a draw packet's task counts or cycles are out of range
+    invalid_copy,          // a copy packet's fill flag or duration is out of range
 };
 const char* queue_error_name(QueueError e);
 // A queue's status in words: "ok", or what stopped it (results.json `queues[].status`, the
@@ -91,7 +92,7 @@ uint64_t grid_blocks(const uint32_t grid[3], const uint16_t workgroup[3]);
 
 // M4: gpuvp's draw packet, an AQL vendor-specific packet (type 0) that starts with ROCm's AMD
 // vendor packet header (header, format byte, reserved byte). The command processor serves the
-// format kDrawPacketFormat and rejects any other as unsupported.
+// formats kDrawPacketFormat and kCopyPacketFormat and rejects any other as unsupported.
 constexpr uint8_t kDrawPacketFormat = 0x80;
 struct DrawPacket {
     hsa_amd_vendor_packet_header_t header;
@@ -104,6 +105,23 @@ struct DrawPacket {
 };
 static_assert(sizeof(DrawPacket) == kPacketBytes);
 static_assert(offsetof(DrawPacket, completion_signal) == 56);
+
+// A replayed trace's copy or fill (CUDA runs them on copy engines): an AQL vendor-specific
+// packet of format kCopyPacketFormat. The command processor hands it to its copy engine, which
+// holds the queue's place for `duration_ns` without using the SMs, then writes the completion
+// signal.
+constexpr uint8_t kCopyPacketFormat = 0x81;
+struct CopyPacket {
+    hsa_amd_vendor_packet_header_t header;
+    uint32_t fill;         // 1: a fill (memset), 0: a copy
+    uint64_t bytes;        // what it moves (for the record; the time is duration_ns)
+    uint64_t duration_ns;  // how long the copy engine works on it
+    uint64_t reserved0[4];
+    hsa_signal_t completion_signal;
+};
+static_assert(sizeof(CopyPacket) == kPacketBytes);
+static_assert(offsetof(CopyPacket, completion_signal) == 56);
+constexpr uint64_t kMaxCopyNs = 1'000'000'000'000ull;  // 1000 s: a copy's duration at most
 
 struct DrawLimits {
     uint32_t max_vertex_tasks = 1u << 20;
@@ -123,5 +141,8 @@ PacketCheck check_grid(const uint32_t grid[3], const uint16_t workgroup[3], unsi
 unsigned dispatch_dimensions(const uint32_t grid[3], const uint16_t workgroup[3]);
 PacketCheck check_barrier(const hsa_barrier_and_packet_t& p);  // AND and OR share the layout
 PacketCheck check_draw(const DrawPacket& p, const DrawLimits& limits);
+PacketCheck check_copy(const CopyPacket& p);
+// A vendor-specific packet's format byte (the AMD vendor header's AmdFormat).
+inline uint8_t vendor_format(const unsigned char* packet) { return packet[2]; }
 
 }  // namespace gpuvp

@@ -157,6 +157,10 @@ public:
     virtual void shading_state(const ShadingState& s, const sc_core::sc_time& t) {}
     virtual void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on,
                                     const sc_core::sc_time& t) {}
+    // A replayed trace's copy or fill: the CP's copy engine took it (start), and its completion
+    // signal is written (end).
+    virtual void copy_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
+                           const sc_core::sc_time& end) {}
 };
 
 }  // namespace gpuvp

@@ -241,12 +241,16 @@ void CommandProcessor::run() {
         while (write_notices_.due(now)) notice_write(write_notices_.pop());
         if (done_.due(now)) {
             const KernelDone d = done_.pop();
-            complete(slots_, d.kernel_slot, KernelError(d.error), d.fault_address, false);
+            complete(slots_, d.kernel_slot, KernelError(d.error), d.fault_address, Work::kernel);
             continue;
         }
         if (draws_done_.due(now)) {
             const DrawDone d = draws_done_.pop();
-            complete(draw_slots_, d.draw_slot, KernelError(d.error), 0, true);
+            complete(draw_slots_, d.draw_slot, KernelError(d.error), 0, Work::draw);
+            continue;
+        }
+        if (copies_done_.due(now)) {
+            complete(copy_slots_, copies_done_.pop(), KernelError::none, 0, Work::copy);
             continue;
         }
         int q = pick_queue();
@@ -263,6 +267,7 @@ void CommandProcessor::run() {
         sc_time next = sc_core::sc_max_time();
         if (!done_.empty()) next = done_.next();
         if (!draws_done_.empty()) next = std::min(next, draws_done_.next());
+        if (!copies_done_.empty()) next = std::min(next, copies_done_.next());
         if (!doorbells_.empty()) next = std::min(next, doorbells_.next());
         if (!write_notices_.empty()) next = std::min(next, write_notices_.next());
         if (next != sc_core::sc_max_time()) wait(next - now, work_event_);
@@ -306,6 +311,7 @@ void CommandProcessor::serve(uint32_t qi) {
         return;
     }
     if (p.header.type == HSA_PACKET_TYPE_KERNEL_DISPATCH) launch(qi);
+    else if (p.header.type == HSA_PACKET_TYPE_VENDOR_SPECIFIC && vendor_format(p.bytes.data()) == kCopyPacketFormat) copy(qi);
     else if (p.header.type == HSA_PACKET_TYPE_VENDOR_SPECIFIC) draw(qi);
     else barrier(qi);
 }
@@ -359,12 +365,17 @@ bool CommandProcessor::fetch(uint32_t qi) {
         signal = b.completion_signal.handle;
         break;
     }
-    case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
-        auto d = from_bytes<DrawPacket>(p.bytes.data());
-        c = check_draw(d, draw_limits_);
-        signal = d.completion_signal.handle;
+    case HSA_PACKET_TYPE_VENDOR_SPECIFIC:
+        if (vendor_format(p.bytes.data()) == kCopyPacketFormat) {
+            auto k = from_bytes<CopyPacket>(p.bytes.data());
+            c = check_copy(k);
+            signal = k.completion_signal.handle;
+        } else {
+            auto d = from_bytes<DrawPacket>(p.bytes.data());
+            c = check_draw(d, draw_limits_);
+            signal = d.completion_signal.handle;
+        }
         break;
-    }
     case HSA_PACKET_TYPE_AGENT_DISPATCH:
         c = check_header(header);
         if (c) c = {QueueError::unsupported_packet, "header.type", "agent dispatch packets are not served"};
@@ -399,7 +410,7 @@ void CommandProcessor::launch(uint32_t qi) {
     const uint32_t slot = uint32_t(free);
     const auto k = from_bytes<hsa_kernel_dispatch_packet_t>(p.bytes.data());
     Queue& q = queues_[qi];
-    slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope, q.epoch};
+    slots_[slot] = Slot{true, qi, p.index, k.completion_signal.handle, p.header.release_scope, q.epoch, sc_core::SC_ZERO_TIME};
     ++q.outstanding;
     in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     const uint64_t epoch = q.epoch;
@@ -442,7 +453,7 @@ void CommandProcessor::draw(uint32_t qi) {
     const uint32_t slot = uint32_t(free);
     const auto d = from_bytes<DrawPacket>(p.bytes.data());
     const uint64_t epoch = queues_[qi].epoch;
-    draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope, epoch};
+    draw_slots_[slot] = Slot{true, qi, p.index, d.completion_signal.handle, p.header.release_scope, epoch, sc_core::SC_ZERO_TIME};
     ++queues_[qi].outstanding;
     in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     if (observer_) observer_->draw_accepted(slot, qi, p.index, p.doorbell, sc_core::sc_time_stamp());
@@ -451,6 +462,25 @@ void CommandProcessor::draw(uint32_t qi) {
     write_msg(to_usa, payloads_, map::kUsaDraw, desc, delay);
     wait(delay);
     if (current(qi, epoch)) finish_packet(qi);
+}
+
+// A replayed trace's copy or fill: the copy engine holds it for its duration, without the SMs,
+// then it completes as a kernel does (completion signal, interrupt).
+void CommandProcessor::copy(uint32_t qi) {
+    const Pending& p = *pending_[qi];
+    const auto c = from_bytes<CopyPacket>(p.bytes.data());
+    int free = free_slot(copy_slots_);
+    if (free < 0) {
+        free = int(copy_slots_.size());
+        copy_slots_.emplace_back();
+    }
+    Queue& q = queues_[qi];
+    const sc_time now = sc_core::sc_time_stamp();
+    copy_slots_[size_t(free)] = Slot{true, qi, p.index, c.completion_signal.handle, p.header.release_scope, q.epoch, now};
+    ++q.outstanding;
+    in_flight_event_.notify(sc_core::SC_ZERO_TIME);
+    copies_done_.post(uint32_t(free), now + sc_time(double(c.duration_ns), sc_core::SC_NS));
+    finish_packet(qi);
 }
 
 void CommandProcessor::barrier(uint32_t qi) {
@@ -532,7 +562,7 @@ void CommandProcessor::finish_packet(uint32_t qi) {
 // queue had before it was disabled (Slot::epoch) still writes its signal (-1 if it failed), but
 // no longer counts as the queue's: no error stops the queue, no interrupt, no outstanding count.
 void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelError e, uint64_t fault_address,
-                                bool draw) {
+                                Work work) {
     if (slot >= slots.size() || !slots[slot].used) return;
     Slot s = slots[slot];
     wait(clock_.cycles(cfg_.completion_cycles) + fence_cost(s.release_scope, false));
@@ -547,7 +577,7 @@ void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelE
         queue_error(s.queue, s.packet, {QueueError::invalid_descriptor, "kernel_object",
                                         "the kernel descriptor at " + hex(fault_address) + " is unreadable or invalid"},
                     s.signal);
-    } else if (draw) {
+    } else if (work == Work::draw) {
         queue_error(s.queue, s.packet,
                     {QueueError::invalid_draw, "draw_slot", "the shading array refused the draw descriptor"}, s.signal);
     } else {
@@ -559,7 +589,8 @@ void CommandProcessor::complete(std::vector<Slot>& slots, uint32_t slot, KernelE
     ++completions_;
     in_flight_event_.notify(sc_core::SC_ZERO_TIME);
     if (observer_) {
-        if (draw) observer_->draw_completed(slot, e, written);
+        if (work == Work::draw) observer_->draw_completed(slot, e, written);
+        else if (work == Work::copy) observer_->copy_done(s.queue, s.packet, s.start, written);
         else observer_->kernel_completed(slot, e, written);
     }
     const bool mine = current(s.queue, s.epoch);  // (enabling the queue again set its count to 0)
@@ -650,6 +681,7 @@ uint32_t CommandProcessor::in_flight() const {
     uint32_t n = 0;
     for (const Slot& s : slots_) n += s.used;
     for (const Slot& s : draw_slots_) n += s.used;
+    for (const Slot& s : copy_slots_) n += s.used;
     return n;
 }
 
@@ -675,6 +707,7 @@ void CommandProcessor::describe(std::vector<std::string>& out) const {
     };
     slots(slots_, "kernel");
     slots(draw_slots_, "draw");
+    slots(copy_slots_, "copy");
 }
 
 sc_time CommandProcessor::fence_cost(uint8_t scope, bool acquire) const {

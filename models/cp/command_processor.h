@@ -1,6 +1,6 @@
 // The command processor: hardware queues created through mmio registers, doorbells, the AQL
-// packet processor (kernel dispatch, barrier-AND, barrier-OR, and vendor-specific draw packets
-// for the unified shading array (M4); the barrier bit; acquire and release fences as a
+// packet processor (kernel dispatch, barrier-AND, barrier-OR, vendor-specific draw packets
+// for the unified shading array (M4) and copy packets for its copy engine; the barrier bit; acquire and release fences as a
 // modelled cost), completion signals and the interrupt. Queues are
 // served by priority (0 highest), round-robin within one priority.
 #pragma once
@@ -67,7 +67,7 @@ public:
     std::string waiting_for(uint32_t q) const;
     uint64_t packets_processed() const { return packets_; }
     uint64_t completions() const { return completions_; }  // kernels and draws ended, ok or not
-    uint32_t in_flight() const;  // kernels and draws launched and not complete
+    uint32_t in_flight() const;  // kernels, draws and copies launched and not complete
     // Notified when a kernel or a draw is launched or completes (in_flight() changed): the
     // GPU's watchdog starts and stops watching.
     const sc_core::sc_event& in_flight_event() const { return in_flight_event_; }
@@ -93,7 +93,9 @@ private:
         uint64_t signal = 0;
         uint8_t release_scope = 0;
         uint64_t epoch = 0;  // the queue's when the packet was taken
+        sc_core::sc_time start;  // copies: when the copy engine took it
     };
+    enum class Work : uint8_t { kernel, draw, copy };  // what a slot holds
 
     void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned mmio_dbg(tlm::tlm_generic_payload& gp);
@@ -118,8 +120,9 @@ private:
     static int free_slot(const std::vector<Slot>& slots);
     void launch(uint32_t q);
     void draw(uint32_t q);
+    void copy(uint32_t q);
     void barrier(uint32_t q);
-    void complete(std::vector<Slot>& slots, uint32_t slot, KernelError e, uint64_t fault_address, bool draw);
+    void complete(std::vector<Slot>& slots, uint32_t slot, KernelError e, uint64_t fault_address, Work work);
     void finish_packet(uint32_t q);
     void queue_error(uint32_t q, uint64_t packet, const PacketCheck& why, uint64_t signal);
     bool write_signal(uint64_t address, int64_t value, bool decrement, sc_core::sc_time* written = nullptr);
@@ -140,6 +143,8 @@ private:
     std::vector<std::optional<Pending>> pending_;
     std::vector<Slot> slots_;       // kernels in flight
     std::vector<Slot> draw_slots_;  // draws in the shading array (M4)
+    // Copies in the copy engine: it takes any number at once (a slot each), each for its duration.
+    std::vector<Slot> copy_slots_;
     struct Doorbell {
         sc_core::sc_time at;  // when the write reaches the CP
         uint32_t queue;
@@ -147,6 +152,7 @@ private:
     };
     Inbox<KernelDone> done_{work_event_};
     Inbox<DrawDone> draws_done_{work_event_};
+    Inbox<uint32_t> copies_done_{work_event_};  // copy slots whose duration has passed
     Inbox<Doorbell> doorbells_{work_event_};
     Inbox<uint64_t> write_notices_{work_event_};  // watched addresses written, when the notice arrives
     Inbox<uint64_t> pending_irqs_{irq_event_};  // INT_STATUS bits and when they rise

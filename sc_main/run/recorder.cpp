@@ -182,6 +182,13 @@ void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& star
     push(std::move(ev), {});
 }
 
+void Recorder::copy_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
+    if (!trace_ || !room()) return;
+    Event ev{{"copy packet " + std::to_string(packet), "copy", 'X', us(start), us(end) - us(start), TracePid::cp,
+              100 + queue, {}}};
+    push(std::move(ev), {});
+}
+
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
     rejections_.push_back({queue, packet, why, t});
     if (!trace_ || !room()) return;

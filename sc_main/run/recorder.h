@@ -141,6 +141,8 @@ public:
     void kernel_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) override;
     void barrier_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
                       const sc_core::sc_time& end) override;
+    void copy_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
+                   const sc_core::sc_time& end) override;
     void packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_core::sc_time& t) override;
     void block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
     void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;

@@ -66,7 +66,7 @@ std::string launch_status(const LaunchRecord& l, const System& sys, const Record
     } else if (!l.done) {
         status = unfinished;
         const size_t at = status.find("{what}");
-        if (at != std::string::npos) status.replace(at, 6, l.draw ? "draw" : "kernel");
+        if (at != std::string::npos) status.replace(at, 6, l.draw ? "draw" : l.copy ? "copy" : "kernel");
         if (!l.rung) status += "; the host had not rung its doorbell";
         const std::string w = sys.gpu.cp().waiting_for(l.queue);
         if (!w.empty()) status += "; its queue: " + w;
@@ -308,6 +308,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             Progress p;
             p.sim_ns = ns_of(sc_core::sc_time_stamp());
             for (const LaunchRecord& l : sys.host.launches()) {  // each instance counts
+                if (l.copy) continue;
                 (l.draw ? p.draws : p.kernels) += l.instances;
                 (l.draw ? p.draws_done : p.kernels_done) += l.ended;
             }
@@ -346,10 +347,15 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     } else if (!sc_core::sc_pending_activity()) {
         unfinished = "did not complete: the simulated machine went idle with the {what} unfinished";
     }
-    std::vector<std::string> statuses;  // each launch's (kernels, then draws)
+    // Whether launch i (the kernels, then the draws, then the copies) wrote `instances`.
+    auto instanced_of = [&](size_t i) {
+        const size_t kernels = s.workload.kernels.size(), draws = s.workload.draws.size();
+        return i < kernels ? s.workload.kernels[i].instances_key
+                           : i < kernels + draws && s.workload.draws[i - kernels].instances_key;
+    };
+    std::vector<std::string> statuses;  // each launch's (kernels, then draws, then copies)
     for (size_t i = 0; i < launches.size(); ++i) {
-        const bool instanced = i < s.workload.kernels.size() ? s.workload.kernels[i].instances_key
-                                                             : s.workload.draws[i - s.workload.kernels.size()].instances_key;
+        const bool instanced = instanced_of(i);
         statuses.push_back(instanced ? instances_status(launches[i], i, sys, rec, unfinished)
                                      : launch_status(launches[i], sys, rec, unfinished));
     }
@@ -566,7 +572,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     // M4: the unified shading array and its draws.
     UsaRecord& ur = r.usa;
-    for (size_t i = kernel_count; i < launches.size(); ++i) {
+    for (size_t i = kernel_count; i < kernel_count + s.workload.draws.size(); ++i) {
         const LaunchRecord& l = launches[i];
         const DrawSpec& spec = s.workload.draws[i - kernel_count];
         const Recorder::Draw* d = l.rung ? rec.draw(l.queue, l.packet) : nullptr;
@@ -708,9 +714,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         std::vector<std::string> qn;
         for (uint32_t q = 0; q < std::max<size_t>(queues.size(), 1); ++q) qn.push_back(queue_name(q));
         std::vector<TraceLaunch> names;
-        for (size_t i = 0; i < launches.size(); ++i)
-            names.push_back({launches[i].name, i < kernel_count ? s.workload.kernels[i].instances_key
-                                                                : s.workload.draws[i - kernel_count].instances_key});
+        for (size_t i = 0; i < launches.size(); ++i) names.push_back({launches[i].name, instanced_of(i)});
         auto trace = std::make_shared<const TraceRecord>(
             rec.take_trace(names, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores));
         out.trace = trace_text(*trace);

@@ -2,6 +2,7 @@
 // below (name, type, range; its default is the initialiser of the struct member it fills),
 // and every value is checked on load. The only file of the project that uses yaml-cpp.
 #include "sc_main/scenario/scenario.h"
+#include "sc_main/scenario/document.h"
 #include <gpuvp/firmware/assembler.h>
 #include <gpuvp/models/common/aql.h>
 #include <gpuvp/models/common/messages.h>
@@ -644,6 +645,37 @@ std::vector<Field<S>> launch_fields(std::vector<Field<S>> fields) {
     return fields;
 }
 
+// What the hardware measured for a replayed trace's kernel or copy (ns, the replay's time base).
+const Schema<MeasuredTimes>& measured_schema() {
+    using K = Keys<MeasuredTimes>;
+    constexpr uint64_t most = 1ull << 62;
+    static const Schema<MeasuredTimes> s{{K::integer("launch_ns", &MeasuredTimes::launch_ns, 0, most),
+                                          K::integer("launch_end_ns", &MeasuredTimes::launch_end_ns, 0, most),
+                                          K::integer("start_ns", &MeasuredTimes::start_ns, 0, most),
+                                          K::integer("end_ns", &MeasuredTimes::end_ns, 0, most)},
+                                         [](const Ctx& c, const YAML::Node& m, const Loc& at, MeasuredTimes& t) {
+                                             if (t.launch_end_ns < t.launch_ns)
+                                                 c.fail(key_loc(m, at, "launch_end_ns"), "is before launch_ns");
+                                             if (t.end_ns < t.start_ns) c.fail(key_loc(m, at, "end_ns"), "is before start_ns");
+                                         }};
+    return s;
+}
+
+// Reads a `measured` map into an optional member.
+template <class S>
+Field<S> measured_field() {
+    return Keys<S>::custom("measured", [](const Ctx& c, const YAML::Node& v, const Loc& at, S& spec) {
+        read_map(c, v, at, measured_schema(), spec.measured.emplace());
+    });
+}
+
+// A list of names (`after`).
+std::vector<std::string> get_names(const Ctx& c, const YAML::Node& v, const Loc& at) {
+    std::vector<std::string> names;
+    each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { names.push_back(get_string(c, x, l)); });
+    return names;
+}
+
 const Schema<KernelSpec>& kernel_schema() {
     using K = Keys<KernelSpec>;
     using A = std::array<uint16_t, 4>;
@@ -699,6 +731,7 @@ const Schema<KernelSpec>& kernel_schema() {
         K::map("packet", &KernelSpec::packet, packet_schema()),
         K::real("publish_delay_ns", &KernelSpec::publish_delay_ns, 0, kInf),
         K::choice("publish_doorbell", &KernelSpec::publish_doorbell, {"after", "before"}),
+        measured_field<KernelSpec>(),
     })};
     return s;
 }
@@ -883,6 +916,15 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
         names.push_back(ks[i].name);
     }
     check_unique(c, v, locs, names, "kernel");
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
+    std::unordered_map<std::string, size_t> copies;  // a replayed trace's copies (read before the kernels)
+    for (size_t i = 0; i < s.workload.copies.size(); ++i) {
+        copies.emplace(s.workload.copies[i].name, i);
+        if (index.count(s.workload.copies[i].name))
+            c.fail(key_loc(v[index[s.workload.copies[i].name]], locs[index[s.workload.copies[i].name]], "name"),
+                   "'" + s.workload.copies[i].name + "' is already a copy's name");
+    }
     std::vector<std::string> signals;
     for (const HostSignalSpec& h : s.workload.signals) signals.push_back(h.name);
     for (size_t i = 0; i < ks.size(); ++i)
@@ -894,8 +936,9 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
         for (const char* key : {"after", "after_any"})
             each_item(c, v[i][key], key_loc(v[i], locs[i], key), [&](const YAML::Node& x, const Loc& l) {
                 const std::string& name = x.Scalar();
-                size_t j = size_t(std::find(names.begin(), names.end(), name) - names.begin());
-                if (j == names.size() && contains(signals, name)) return;  // a signal the host sets
+                const auto found = index.find(name);
+                size_t j = found == index.end() ? names.size() : found->second;
+                if (j == names.size() && (contains(signals, name) || copies.count(name))) return;  // a signal the host sets, a copy
                 if (j == names.size()) {
                     std::vector<std::string> known = names;
                     known.insert(known.end(), signals.begin(), signals.end());
@@ -968,6 +1011,94 @@ void read_signals(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
     }
     check_unique(c, v, locs, names, "signal");
     s.workload.signals = std::move(hs);
+}
+
+// A replayed trace's copies and fills. Their `after` names copies here; names of kernels are
+// checked once the kernels are read (check_replay).
+void read_copies(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+    using K = Keys<CopySpec>;
+    static const Schema<CopySpec> schema{{
+        K::text("name", &CopySpec::name, true),
+        K::text("queue", &CopySpec::queue),
+        K::real("submit_ns", &CopySpec::submit_ns, 0, kInf),
+        K::real("duration_ns", &CopySpec::duration_ns, 0, double(kMaxCopyNs)),
+        K::integer("bytes", &CopySpec::bytes, 0, ~0ull),
+        K::flag("fill", &CopySpec::fill),
+        K::custom("after", [](const Ctx& c, const YAML::Node& v, const Loc& at, CopySpec& k) { k.after = get_names(c, v, at); }),
+        measured_field<CopySpec>(),
+    }};
+    std::vector<Loc> locs;
+    std::vector<CopySpec> cs = read_list(c, v, at, schema, &locs);
+    std::vector<std::string> names, queues;
+    for (const QueueSpec& q : s.workload.queues) queues.push_back(q.name);
+    for (size_t i = 0; i < cs.size(); ++i) {
+        cs[i].line = locs[i].line;
+        if (cs[i].queue.empty()) cs[i].queue = s.workload.queues.front().name;
+        if (!contains(queues, cs[i].queue)) c.fail(key_loc(v[i], locs[i], "queue"), unknown_word("queue", cs[i].queue, queues));
+        names.push_back(cs[i].name);
+    }
+    check_unique(c, v, locs, names, "copy");
+    s.workload.copies = std::move(cs);
+}
+
+// A replayed trace's host calls (`host.calls`): what they name is checked once the kernels and
+// copies are read (check_replay).
+void read_calls(const Ctx& c, const YAML::Node& v, const Loc& at, Workload& w) {
+    using K = Keys<HostCall>;
+    static const Schema<HostCall> schema{{
+        K::choice("call", &HostCall::kind, policy_names<HostCall::Kind>()),
+        K::integer("thread", &HostCall::thread, 0, 1023),
+        K::real("gap_ns", &HostCall::gap_ns, 0, kInf),
+        K::real("duration_ns", &HostCall::duration_ns, 0, kInf),
+        K::custom("work", [](const Ctx& c, const YAML::Node& v, const Loc& at, HostCall& h) { h.work = get_names(c, v, at); }),
+        K::text("queue", &HostCall::queue),
+    }};
+    std::vector<Loc> locs;
+    w.calls = read_list(c, v, at, schema, &locs);
+    for (size_t i = 0; i < w.calls.size(); ++i) {
+        HostCall& h = w.calls[i];
+        h.line = locs[i].line;
+        const bool works = h.kind == HostCall::Kind::launch || h.kind == HostCall::Kind::sync_work;
+        if (works && h.work.empty()) c.fail(key_loc(v[i], locs[i], "work"), "a " + std::string(policy_name(h.kind)) + " call names its work");
+        if (!works && !h.work.empty()) c.fail(key_loc(v[i], locs[i], "work"), "only launch and sync-work calls name work");
+        if ((h.kind == HostCall::Kind::sync_queue) != !h.queue.empty())
+            c.fail(key_loc(v[i], locs[i], "queue"), "a sync-queue call, and only it, names a queue");
+    }
+}
+
+// Across a replayed trace's keys: what `after` of a copy and the host calls name exists, and a
+// kernel or copy is launched by one call at most.
+void check_replay(const Ctx& c, const YAML::Node& root, const Loc& at, Scenario& s) {
+    Workload& w = s.workload;
+    if (w.copies.empty() && w.calls.empty()) return;
+    std::unordered_map<std::string, int> launched;  // kernels and copies -> the launch calls naming them
+    for (const KernelSpec& k : w.kernels) launched.emplace(k.name, 0);
+    for (const CopySpec& k : w.copies) launched.emplace(k.name, 0);
+    std::vector<std::string> queues;
+    for (const QueueSpec& q : w.queues) queues.push_back(q.name);
+    const YAML::Node copies = root["copies"];
+    for (size_t i = 0; i < w.copies.size(); ++i)
+        for (const std::string& name : w.copies[i].after)
+            if (!launched.count(name) || name == w.copies[i].name)
+                c.fail(key_loc(copies[i], at.field("copies", w.copies[i].line).item(i, w.copies[i].line), "after"),
+                       "'" + name + "' is " + (name == w.copies[i].name ? "the copy itself" : "no kernel or copy"));
+    const YAML::Node calls = root["host"]["calls"];
+    const Loc list = key_loc(root, at, "host.calls");
+    for (size_t i = 0; i < w.calls.size(); ++i) {
+        const HostCall& h = w.calls[i];
+        const Loc here = list.item(i, h.line);
+        for (const std::string& name : h.work) {
+            auto it = launched.find(name);
+            if (it == launched.end()) c.fail(key_loc(calls[i], here, "work"), "'" + name + "' is no kernel or copy");
+            if (h.kind == HostCall::Kind::launch && ++it->second > 1)
+                c.fail(key_loc(calls[i], here, "work"), "'" + name + "' is launched by an earlier call too");
+        }
+        if (!h.queue.empty() && !contains(queues, h.queue))
+            c.fail(key_loc(calls[i], here, "queue"), unknown_word("queue", h.queue, queues));
+    }
+    if (w.replay == ReplayMode::closed && !w.calls.empty())
+        for (const auto& [name, n] : launched)
+            if (n == 0) c.fail(list, "'" + name + "' is launched by no call (every kernel and copy is, in a closed-loop replay)");
 }
 
 void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
@@ -1215,7 +1346,9 @@ const Schema<Scenario>& scenario_schema() {
     static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9),
                                         Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6),
                                         Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6),
-                                        Keys<Workload>::choice("code", &Workload::code, policy_names<CodeLoad>())}};
+                                        Keys<Workload>::choice("code", &Workload::code, policy_names<CodeLoad>()),
+                                        Keys<Workload>::choice("replay", &Workload::replay, policy_names<ReplayMode>()),
+                                        Keys<Workload>::custom("calls", read_calls)}};
     // Order matters: kernels are checked against the platform and the queues, expectations
     // against the kernels.
     static const Schema<Scenario> s{{
@@ -1227,12 +1360,13 @@ const Schema<Scenario>& scenario_schema() {
         K::map("host", &Scenario::workload, host),
         K::custom("queues", read_queues),
         K::custom("signals", read_signals),
+        K::custom("copies", read_copies),
         K::custom("kernels", read_kernels),
         K::custom("draws", read_draws),
         K::custom("expect", read_expect),
         // Read before the rest, by parse_scenario: each variant is the file with its `set`.
         K::custom("variants", [](const Ctx&, const YAML::Node&, const Loc&, Scenario&) {}),
-    }};
+    }, check_replay};
     return s;
 }
 
@@ -1359,6 +1493,12 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
     } catch (const YAML::Exception& e) {
         throw ScenarioError(file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
     }
+    // Read afresh for each variant, not cloned: a clone loses the lines errors name.
+    return read_document(root, file, overrides, yaml_text.size(), [&] { return YAML::Load(yaml_text); });
+}
+
+Scenario read_document(YAML::Node root, const std::string& file, const Overrides& overrides, uint64_t text_bytes,
+                       const std::function<YAML::Node()>& fresh) {
     if (root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
     std::vector<std::string> overridden, blamed;  // blamed: overridden and what the overrides made
     auto apply_set = [&](YAML::Node& doc) {  // the --set overrides
@@ -1378,7 +1518,6 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
         blamed.insert(blamed.end(), created.begin(), created.end());
     };
     apply_set(root);
-    uint64_t text_bytes = yaml_text.size();
     for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();
     check_size(root, file, text_bytes);  // every variant's document is this one with some keys changed
     auto read = [&](const YAML::Node& doc, VariantCtx variant) {
@@ -1450,8 +1589,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
                                             std::to_string(i) + "].set." + path);
     std::vector<Scenario> built;
     for (const Spec& spec : specs) {
-        // Read afresh, not cloned: a clone loses the lines errors name.
-        YAML::Node doc = YAML::Load(yaml_text);
+        YAML::Node doc = fresh();
         if (doc.IsNull()) doc.reset(YAML::Node(YAML::NodeType::Map));
         apply_set(doc);
         doc.remove("variants");

@@ -474,7 +474,7 @@ TEST_CASE("aql: queue_error_name names every QueueError distinctly", "[aql]") {
         QueueError::unaligned_address, QueueError::oversized_group_segment, QueueError::address_error,
         QueueError::invalid_descriptor, QueueError::doorbell_regressed, QueueError::queue_overflow,
         QueueError::invalid_queue,  QueueError::kernel_fault,        QueueError::dependency_failed,
-        QueueError::invalid_draw,
+        QueueError::invalid_draw,   QueueError::invalid_copy,
     };
     std::set<std::string> names;
     for (QueueError e : all) {
@@ -486,8 +486,47 @@ TEST_CASE("aql: queue_error_name names every QueueError distinctly", "[aql]") {
     }
     CHECK(names.size() == std::size(all));
     // The values are a contiguous list (the STATUS register's encoding): past the last, "?".
-    CHECK(unsigned(QueueError::invalid_draw) == std::size(all) - 1);
+    CHECK(unsigned(QueueError::invalid_copy) == std::size(all) - 1);
     CHECK(std::string(queue_error_name(QueueError(std::size(all)))) == "?");
+}
+
+// A replayed trace's copy packet: format 0x81, a fill flag, a duration, the signal where every
+// packet has it.
+TEST_CASE("aql: check_copy takes a well-formed copy packet and names the bad field otherwise", "[aql][replay]") {
+    CopyPacket p{};
+    p.header.header = make_header(HSA_PACKET_TYPE_VENDOR_SPECIFIC, true, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE);
+    p.header.AmdFormat = kCopyPacketFormat;
+    p.bytes = 4096;
+    p.duration_ns = 1500;
+    p.completion_signal.handle = 0x1000;
+    CHECK(check_copy(p));
+    auto bad = [](CopyPacket q, QueueError e, const char* field) {
+        const PacketCheck c = check_copy(q);
+        CHECK_FALSE(c);
+        CHECK(c.error == e);
+        CHECK(c.field == field);
+    };
+    CopyPacket q = p;
+    q.fill = 2;
+    bad(q, QueueError::invalid_copy, "fill");
+    q = p;
+    q.duration_ns = kMaxCopyNs + 1;
+    bad(q, QueueError::invalid_copy, "duration_ns");
+    q = p;
+    q.reserved0[3] = 1;
+    bad(q, QueueError::invalid_reserved, "reserved0");
+    q = p;
+    q.header.reserved = 1;
+    bad(q, QueueError::invalid_reserved, "reserved");
+    q = p;
+    q.completion_signal.handle = 0x1004;
+    bad(q, QueueError::unaligned_address, "completion_signal");
+    CHECK(vendor_format(reinterpret_cast<const unsigned char*>(&p)) == kCopyPacketFormat);
+    // A format neither draw nor copy is refused naming both.
+    DrawPacket d{};
+    d.header.header = p.header.header;
+    d.header.AmdFormat = 3;
+    CHECK(check_draw(d, DrawLimits{}).detail == "vendor-specific format 3 is not served (draws are format 128, copies 129)");
 }
 
 // ------------------------------------------------------------------------------------------

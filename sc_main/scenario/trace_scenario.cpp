@@ -1,0 +1,492 @@
+// A profiler trace as a scenario document (docs/replay.md, "What each event becomes").
+#include "sc_main/scenario/trace_scenario.h"
+#include "sc_main/scenario/document.h"
+#include <gpuvp/models/common/aql.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace gpuvp {
+
+namespace {
+
+using Kind = TraceGpuOp::Kind;
+using Call = TraceHostCall::Kind;
+
+constexpr uint32_t kMaxValuCycles = 65535;  // a valu instruction's 16-bit count
+
+// "void at::native::(anonymous namespace)::elementwise_kernel<128, 2, ...>(int, ...)" ->
+// "elementwise_kernel": the function's own name, letters, digits and '_' only, 48 at most.
+std::string short_name(const std::string& full) {
+    std::string s = full;
+    for (size_t at; (at = s.find("(anonymous namespace)")) != std::string::npos;) s.replace(at, 21, "anon");
+    int depth = 0;
+    size_t end = s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '<') {
+            if (depth == 0 && i > 0) {
+                end = i;
+                break;
+            }
+            ++depth;
+        } else if (s[i] == '>') --depth;
+        else if (s[i] == '(' && depth == 0) {
+            end = i;
+            break;
+        }
+    }
+    s = s.substr(0, end);
+    if (size_t sp = s.rfind(' '); sp != std::string::npos) s = s.substr(sp + 1);
+    if (size_t colon = s.rfind("::"); colon != std::string::npos) s = s.substr(colon + 2);
+    std::string out;
+    for (char ch : s) {
+        const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+        if (ok) out += ch;
+        else if (!out.empty() && out.back() != '_') out += '_';
+    }
+    while (!out.empty() && out.back() == '_') out.pop_back();
+    if (out.size() > 48) out.resize(48);
+    return out.empty() ? "kernel" : out;
+}
+
+// "Memcpy HtoD (Pageable -> Device)" -> "memcpy_HtoD"; "Memset (Device)" -> "memset".
+std::string copy_name(const TraceGpuOp& op) {
+    if (op.kind == Kind::fill) return "memset";
+    for (const char* dir : {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP"})
+        if (op.name.find(dir) != std::string::npos) return std::string("memcpy_") + dir;
+    return "memcpy";
+}
+
+YAML::Node flow_list() {
+    YAML::Node n(YAML::NodeType::Sequence);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+}
+
+YAML::Node flow_map() {
+    YAML::Node n(YAML::NodeType::Map);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+}
+
+template <class T>
+YAML::Node dims(const std::array<T, 3>& d) {
+    YAML::Node n = flow_list();
+    for (T x : d) n.push_back(uint64_t(x));
+    return n;
+}
+
+// Blocks of a kernel one SM holds at once, by its warp slots, registers and shared memory
+// (0: none fits).
+uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uint32_t shared) {
+    const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
+    uint64_t n = sm.warp_slots / warps;
+    n = std::min<uint64_t>(n, sm.registers / (uint64_t(vregs) * warps * sm.warp_size));
+    if (shared) n = std::min<uint64_t>(n, sm.shared_memory / shared);
+    return n;
+}
+
+struct Replayed {  // an op of the replayed device, as the scenario names it
+    const TraceGpuOp* op = nullptr;
+    std::string name, queue;
+    const TraceHostCall* call = nullptr;  // its launch call (null: none in the trace)
+    int64_t launch = 0, launch_end = 0;   // on the trace's clock
+    std::vector<std::string> after;
+};
+
+class Importer {
+public:
+    Importer(const ProfilerTrace& t, const TraceImportOptions& o) : t_(t), o_(o) {}
+
+    // The document without its work: name, platform, host, queues (what the cycles depend on).
+    YAML::Node header(TraceImportSummary& sum);
+    // The work: kernels, copies and the host's calls, with the traced platform `p`.
+    void work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary& sum);
+
+private:
+    [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
+        throw TraceError(t_.file, t_.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
+                         op.offset, why);
+    }
+    const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
+
+    const ProfilerTrace& t_;
+    const TraceImportOptions& o_;
+    int64_t device_ = 0;
+    int64_t t0_ = 0;
+    std::vector<Replayed> ops_;
+    std::map<int64_t, std::string> queue_of_;                // stream -> queue name
+    std::unordered_map<const TraceGpuOp*, size_t> index_;     // op -> ops_ index
+    std::map<int64_t, std::vector<size_t>> by_stream_;       // ops_ indices in launch order
+};
+
+YAML::Node Importer::header(TraceImportSummary& sum) {
+    // The device: the one asked for, else the first with kernels.
+    bool found = false;
+    for (const TraceGpuOp& op : t_.ops)
+        if (op.kind == Kind::kernel && (!o_.device || op.device == *o_.device)) {
+            device_ = op.device;
+            found = true;
+            break;
+        }
+    if (!found)
+        throw TraceError(t_.file, TraceError::Where::none, 0,
+                         o_.device ? "no kernels on device " + std::to_string(*o_.device) : "no kernels in the trace");
+    std::unordered_multimap<int64_t, const TraceHostCall*> calls;  // launch calls by correlation
+    for (const TraceHostCall& c : t_.calls)
+        if (c.correlation >= 0 && (c.kind == Call::launch || c.kind == Call::graph_launch || c.kind == Call::copy ||
+                                   c.kind == Call::fill))
+            calls.emplace(c.correlation, &c);
+    for (const TraceGpuOp& op : t_.ops) {
+        if (op.device != device_) {
+            ++sum.other_devices;
+            continue;
+        }
+        Replayed r;
+        r.op = &op;
+        auto it = calls.find(op.correlation);
+        r.call = it == calls.end() ? nullptr : it->second;
+        r.launch = r.call ? r.call->start_ns : op.start_ns;
+        r.launch_end = r.call ? r.call->end_ns : op.start_ns;
+        ops_.push_back(r);
+    }
+    t0_ = ops_.front().launch;
+    for (const Replayed& r : ops_) t0_ = std::min(t0_, r.launch);
+
+    YAML::Node doc(YAML::NodeType::Map);
+    std::string name = o_.name;
+    if (name.empty()) {
+        name = t_.file.substr(t_.file.find_last_of('/') + 1);
+        for (const char* ext : {".gz", ".json", ".csv"})
+            if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
+                name.resize(name.size() - std::strlen(ext));
+    }
+    doc["name"] = name;
+    YAML::Node platform(YAML::NodeType::Map);
+    for (const TraceDevice& d : t_.devices)
+        if (d.id == device_ || t_.devices.size() == 1) {
+            sum.gpu = d.name;
+            // What the trace's deviceProperties say (docs/replay.md, "Platform").
+            if (d.sms) platform["sms"] = *d.sms;
+            YAML::Node sm(YAML::NodeType::Map);
+            if (d.warp_size) sm["warp_size"] = *d.warp_size;
+            if (d.warp_size && d.max_threads_per_sm) sm["warp_slots"] = *d.max_threads_per_sm / *d.warp_size;
+            if (d.registers_per_sm) sm["registers"] = *d.registers_per_sm;
+            if (d.shared_per_sm) sm["shared_memory"] = *d.shared_per_sm;
+            if (sm.size()) platform["sm"] = sm;
+            break;
+        }
+    std::set<int64_t> streams;
+    for (const Replayed& r : ops_) streams.insert(r.op->stream);
+    YAML::Node queues(YAML::NodeType::Sequence);
+    for (int64_t s : streams) {
+        const std::string q = "stream" + std::to_string(s);
+        queue_of_[s] = q;
+        YAML::Node n = flow_map();
+        n["name"] = q;
+        queues.push_back(n);
+    }
+    if (streams.size() > CpConfig{}.max_queues) {
+        YAML::Node cp(YAML::NodeType::Map);
+        cp["max_queues"] = uint64_t(streams.size());
+        platform["cp"] = cp;
+    }
+    // A kernel of the trace runs for as long as it did: the watchdog waits longer than that.
+    int64_t longest = 0, end = 0;
+    for (const Replayed& r : ops_) {
+        longest = std::max(longest, r.op->end_ns - r.op->start_ns);
+        end = std::max(end, r.op->end_ns);
+    }
+    platform["watchdog_ns"] = uint64_t(std::max<int64_t>(5'000'000, 4 * longest));
+    if (platform.size()) doc["platform"] = platform;
+    sum.measured_makespan_ns = double(end - t0_);
+    doc["max_sim_ns"] = std::max(1e9, 20.0 * sum.measured_makespan_ns);
+    YAML::Node host(YAML::NodeType::Map);
+    host["code"] = "once";  // warm launches: the first launch of each kernel is left out of the metrics
+    host["replay"] = policy_name(o_.mode);
+    doc["host"] = host;
+    doc["queues"] = queues;
+    sum.device = device_;
+    sum.streams = streams.size();
+    return doc;
+}
+
+const TraceGpuOp* Importer::op_before(int64_t stream, int64_t t) const {
+    auto it = by_stream_.find(stream);
+    if (it == by_stream_.end()) return nullptr;
+    const TraceGpuOp* last = nullptr;
+    for (size_t i : it->second) {
+        if (ops_[i].launch >= t) break;
+        last = ops_[i].op;
+    }
+    return last;
+}
+
+void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary& sum) {
+    // Names, fit, and the kernels' bodies.
+    std::map<std::string, std::string> short_of;  // full name -> its short name, one each
+    std::map<std::string, uint64_t> launches;     // short name -> launches so far
+    std::set<std::string> shorts;
+    std::vector<Replayed> kept;
+    for (Replayed& r : ops_) {
+        const TraceGpuOp& op = *r.op;
+        std::string base;
+        if (op.kind == Kind::kernel) {
+            auto it = short_of.find(op.name);
+            if (it == short_of.end()) {
+                std::string s = short_name(op.name), unique = s;
+                for (int n = 2; shorts.count(unique); ++n) unique = s + "_" + std::to_string(n);
+                shorts.insert(unique);
+                it = short_of.emplace(op.name, unique).first;
+            }
+            base = it->second;
+            const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
+            std::string unfit;
+            if (threads > 1024) unfit = "a block of " + std::to_string(threads) + " threads (the most is 1024)";
+            for (int d = 0; d < 3 && unfit.empty(); ++d)
+                if (uint64_t(op.grid[d]) * op.block[d] > 0xffffffffull)
+                    unfit = "a grid of " + std::to_string(uint64_t(op.grid[d]) * op.block[d]) + " work-items in dimension " +
+                            std::to_string(d) + ", beyond the AQL packet's 32-bit grid size";
+            const uint32_t vregs = std::clamp<uint32_t>(op.registers ? op.registers : 32, 1, 256);
+            if (unfit.empty() && op.shared_bytes > p.sm.shared_memory)
+                unfit = std::to_string(op.shared_bytes) + " bytes of shared memory per block (an SM has " +
+                        std::to_string(p.sm.shared_memory) + ")";
+            if (unfit.empty() && threads && blocks_per_sm(p.sm, threads, vregs, op.shared_bytes) == 0)
+                unfit = "a block of " + std::to_string(threads) + " threads with " + std::to_string(vregs) +
+                        " registers each does not fit an SM";
+            if (!unfit.empty()) {
+                if (!o_.skip_unfit) fail(op, "kernel " + base + " (" + op.name.substr(0, 120) + "): " + unfit +
+                                                 " (--skip-unfit leaves such kernels out)");
+                ++sum.skipped_unfit;
+                continue;
+            }
+        } else {
+            base = copy_name(op);
+        }
+        r.name = base + "#" + std::to_string(launches[base]++);
+        r.queue = queue_of_.at(op.stream);
+        kept.push_back(r);
+    }
+    ops_ = std::move(kept);
+    std::stable_sort(ops_.begin(), ops_.end(), [](const Replayed& a, const Replayed& b) { return a.launch < b.launch; });
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        index_[ops_[i].op] = i;
+        by_stream_[ops_[i].op->stream].push_back(i);
+    }
+    std::unordered_map<int64_t, const TraceHostCall*> call_by_corr;
+    for (const TraceHostCall& c : t_.calls)
+        if (c.correlation >= 0) call_by_corr.emplace(c.correlation, &c);
+    // What an event recorded: the last work of its stream launched before its cudaEventRecord.
+    auto recorded = [&](const TraceSync& s, int64_t before) -> const TraceGpuOp* {
+        if (s.wait_on_stream < 0) return nullptr;
+        auto rec = call_by_corr.find(s.wait_on_event_record);
+        return op_before(s.wait_on_stream, rec != call_by_corr.end() ? rec->second->start_ns : before);
+    };
+    // Cross-stream waits: the next work launched on the waiting stream after the wait waits for
+    // the recorded work's completion signal.
+    std::unordered_map<int64_t, const TraceSync*> sync_by_corr;
+    for (const TraceSync& s : t_.syncs) {
+        if (s.device != device_ && s.device >= 0) continue;
+        sync_by_corr.emplace(s.correlation, &s);
+        if (s.kind != TraceSync::Kind::stream_wait_event || s.stream == s.wait_on_stream) continue;
+        const TraceGpuOp* target = recorded(s, s.start_ns);
+        auto waiting = by_stream_.find(s.stream);
+        if (!target || waiting == by_stream_.end()) continue;
+        const int64_t at = call_by_corr.count(s.correlation) ? call_by_corr[s.correlation]->start_ns : s.start_ns;
+        for (size_t i : waiting->second)
+            if (ops_[i].launch >= at) {
+                auto& after = ops_[i].after;
+                const std::string& name = ops_[index_.at(target)].name;
+                if (std::find(after.begin(), after.end(), name) == after.end()) after.push_back(name);
+                break;
+            }
+    }
+
+    const double clock_ghz = p.clock_mhz / 1000;
+    YAML::Node kernels(YAML::NodeType::Sequence), copies(YAML::NodeType::Sequence);
+    for (const Replayed& r : ops_) {
+        const TraceGpuOp& op = *r.op;
+        YAML::Node n = flow_map();
+        n["name"] = r.name;
+        n["queue"] = r.queue;
+        n["submit_ns"] = r.launch - t0_;
+        const int64_t duration = op.end_ns - op.start_ns;
+        if (op.kind == Kind::kernel) {
+            std::array<uint32_t, 3> grid;
+            for (int d = 0; d < 3; ++d) grid[d] = op.grid[d] * op.block[d];
+            n["grid"] = dims(grid);
+            n["block"] = dims(op.block);
+            const uint32_t vregs = std::clamp<uint32_t>(op.registers ? op.registers : 32, 1, 256);
+            n["vregs"] = vregs;
+            if (op.shared_bytes) n["shared_bytes"] = op.shared_bytes;
+            n["global_bytes"] = 0;
+            n["barrier"] = true;
+            // Each warp busy for the cycles that make the kernel take its measured duration at
+            // the occupancy the platform gives it: duration / waves of blocks.
+            const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
+            const uint64_t blocks = uint64_t(op.grid[0]) * op.grid[1] * op.grid[2];
+            const uint64_t per_wave = std::max<uint64_t>(1, blocks_per_sm(p.sm, threads, vregs, op.shared_bytes) * p.sms);
+            const uint64_t waves = (blocks + per_wave - 1) / per_wave;
+            const uint64_t cycles =
+                std::max<uint64_t>(1, uint64_t(std::llround(double(duration) / double(std::max<uint64_t>(1, waves)) * clock_ghz)));
+            YAML::Node program(YAML::NodeType::Sequence);
+            YAML::Node load = flow_map();
+            load["op"] = "kernarg_load";
+            program.push_back(load);
+            auto valu = [&](uint64_t c, uint64_t repeat) {
+                YAML::Node v = flow_map();
+                v["op"] = "valu";
+                v["cycles"] = c;
+                if (repeat > 1) v["repeat"] = repeat;
+                program.push_back(v);
+            };
+            if (cycles / kMaxValuCycles) valu(kMaxValuCycles, cycles / kMaxValuCycles);
+            if (cycles % kMaxValuCycles) valu(cycles % kMaxValuCycles, 1);
+            program.SetStyle(YAML::EmitterStyle::Flow);
+            n["program"] = program;
+        } else {
+            n["duration_ns"] = duration;
+            if (op.bytes) n["bytes"] = op.bytes;
+            if (op.kind == Kind::fill) n["fill"] = true;
+        }
+        if (!r.after.empty()) {
+            YAML::Node after = flow_list();
+            for (const std::string& a : r.after) after.push_back(a);
+            n["after"] = after;
+        }
+        YAML::Node m = flow_map();
+        m["launch_ns"] = r.launch - t0_;
+        m["launch_end_ns"] = std::max(r.launch, r.launch_end) - t0_;
+        m["start_ns"] = std::max(op.start_ns, t0_) - t0_;
+        m["end_ns"] = std::max(op.end_ns, std::max(op.start_ns, t0_)) - t0_;
+        n["measured"] = m;
+        (op.kind == Kind::kernel ? kernels : copies).push_back(n);
+        (op.kind == Kind::kernel ? sum.kernels : sum.copies)++;
+        sum.shapes_defaulted += op.kind == Kind::kernel && op.shape_defaulted;
+    }
+    if (copies.size()) doc["copies"] = copies;
+    doc["kernels"] = kernels;
+
+    // The host's calls, thread by thread, from the first replayed launch on: launches and
+    // syncs; every other call's CPU time, and the time between calls, goes into the gap before
+    // the next call. A call whose work is not replayed (another GPU's) is CPU time too.
+    std::unordered_multimap<const TraceHostCall*, size_t> work_of;
+    for (size_t i = 0; i < ops_.size(); ++i)
+        if (ops_[i].call) work_of.emplace(ops_[i].call, i);
+    std::map<int64_t, uint32_t> thread_of;
+    std::vector<int64_t> thread_end;  // per thread: when its previous call returned
+    YAML::Node calls(YAML::NodeType::Sequence);
+    for (const TraceHostCall& c : t_.calls) {
+        if (c.start_ns < t0_) continue;
+        auto [it, fresh] = thread_of.emplace(c.thread, uint32_t(thread_of.size()));
+        if (fresh) thread_end.push_back(t0_);
+        const uint32_t th = it->second;
+        YAML::Node n = flow_map();
+        auto range = work_of.equal_range(&c);
+        std::vector<size_t> work;
+        for (auto w = range.first; w != range.second; ++w) work.push_back(w->second);
+        std::sort(work.begin(), work.end());
+        const TraceSync* sync = sync_by_corr.count(c.correlation) ? sync_by_corr[c.correlation] : nullptr;
+        const bool blocking_copy = (c.kind == Call::copy || c.kind == Call::fill) && c.name.find("Async") == std::string::npos;
+        std::string kind;
+        if (!work.empty()) {
+            kind = "launch";
+            YAML::Node names = flow_list();
+            for (size_t i : work) names.push_back(ops_[i].name);
+            n["work"] = names;
+            n["duration_ns"] = blocking_copy ? 0 : c.end_ns - c.start_ns;
+        } else if (c.kind == Call::device_sync || (sync && sync->kind == TraceSync::Kind::context_sync)) {
+            kind = "sync-device";
+        } else if (c.kind == Call::stream_sync || (sync && sync->kind == TraceSync::Kind::stream_sync)) {
+            const int64_t s = sync ? sync->stream : c.stream.value_or(-1);
+            if (queue_of_.count(s)) {
+                kind = "sync-queue";
+                n["queue"] = queue_of_[s];
+            } else if (!sync && !c.stream) kind = "sync-device";
+        } else if (c.kind == Call::event_sync || (sync && sync->kind == TraceSync::Kind::event_sync)) {
+            const TraceGpuOp* target = sync ? recorded(*sync, c.start_ns) : nullptr;
+            if (target && index_.count(target)) {
+                kind = "sync-work";
+                YAML::Node names = flow_list();
+                names.push_back(ops_[index_.at(target)].name);
+                n["work"] = names;
+            }
+        }
+        if (kind.empty()) continue;  // CPU time only: in the next call's gap
+        n["call"] = kind;
+        if (th) n["thread"] = th;
+        n["gap_ns"] = std::max<int64_t>(0, c.start_ns - thread_end[th]);
+        thread_end[th] = c.end_ns;
+        calls.push_back(n);
+        if (blocking_copy && !work.empty()) {  // cudaMemcpy: returns when the copy is done
+            YAML::Node w = flow_map();
+            w["call"] = "sync-work";
+            if (th) w["thread"] = th;
+            w["gap_ns"] = 0;
+            w["work"] = n["work"];
+            calls.push_back(w);
+        }
+    }
+    // Work whose launch call the trace lacks (a rocprofv3 trace without its API trace): launched
+    // by a host thread of its own at its measured launch time.
+    std::set<size_t> launched;
+    for (const TraceHostCall& c : t_.calls)
+        if (c.start_ns >= t0_) {
+            auto range = work_of.equal_range(&c);
+            for (auto w = range.first; w != range.second; ++w) launched.insert(w->second);
+        }
+    const uint32_t own = uint32_t(thread_of.size());
+    int64_t prev = t0_;
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        if (launched.count(i)) continue;
+        YAML::Node n = flow_map();
+        n["call"] = "launch";
+        if (own) n["thread"] = own;
+        n["gap_ns"] = std::max<int64_t>(0, ops_[i].launch - prev);
+        YAML::Node names = flow_list();
+        names.push_back(ops_[i].name);
+        n["work"] = names;
+        prev = ops_[i].launch;
+        calls.push_back(n);
+        thread_of.emplace(INT64_MIN, own);
+    }
+    doc["host"]["calls"] = calls;
+    sum.calls = calls.size();
+    sum.host_threads = std::max<size_t>(1, thread_of.size());
+}
+
+// The document of the whole trace, and the platform its cycles were computed on.
+YAML::Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
+    Importer im(trace, options);
+    YAML::Node doc = im.header(sum);
+    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, 0, [&] { return YAML::Clone(doc); });
+    im.work(doc, base.platform, sum);
+    return doc;
+}
+
+}  // namespace
+
+std::string trace_scenario_yaml(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary* summary) {
+    TraceImportSummary sum;
+    const YAML::Node doc = document(trace, options, sum);
+    if (summary) *summary = sum;
+    YAML::Emitter out;
+    out << YAML::Comment("gpuvp import of " + trace.file + " (docs/replay.md)") << YAML::Newline << doc;
+    return std::string(out.c_str()) + "\n";
+}
+
+Scenario load_trace_scenario(const ProfilerTrace& trace, const TraceImportOptions& options, const Overrides& overrides,
+                             TraceImportSummary* summary) {
+    TraceImportSummary sum;
+    const YAML::Node doc = document(trace, options, sum);
+    if (summary) *summary = sum;
+    return read_document(YAML::Clone(doc), trace.file, overrides, 0, [&] { return YAML::Clone(doc); });
+}
+
+}  // namespace gpuvp
