@@ -1,0 +1,254 @@
+// A profiler trace as a scenario (sc_main/scenario/trace_scenario.h): the rules of
+// docs/replay.md, "What each event becomes", on traces written here event by event.
+#include "sc_main/scenario/trace_scenario.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace gpuvp;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// An A100-like device: 108 SMs, 64 warp slots of 32, 65536 registers, 164 KiB shared.
+TraceDevice a100() {
+    TraceDevice d;
+    d.id = 0;
+    d.name = "NVIDIA A100-PG509-200";
+    d.sms = 108;
+    d.warp_size = 32;
+    d.max_threads_per_sm = 2048;
+    d.registers_per_sm = 65536;
+    d.shared_per_sm = 167936;
+    return d;
+}
+
+TraceGpuOp kernel(const std::string& name, int64_t stream, int64_t corr, int64_t start, int64_t end,
+                  std::array<uint32_t, 3> grid = {1, 1, 1}, std::array<uint32_t, 3> block = {128, 1, 1}) {
+    TraceGpuOp op;
+    op.name = name;
+    op.stream = stream;
+    op.correlation = corr;
+    op.start_ns = start;
+    op.end_ns = end;
+    op.grid = grid;
+    op.block = block;
+    op.registers = 32;
+    return op;
+}
+
+TraceHostCall call(TraceHostCall::Kind kind, const std::string& name, int64_t corr, int64_t start, int64_t end,
+                   int64_t thread = 1) {
+    TraceHostCall c;
+    c.kind = kind;
+    c.name = name;
+    c.correlation = corr;
+    c.start_ns = start;
+    c.end_ns = end;
+    c.thread = thread;
+    return c;
+}
+
+const KernelSpec& find(const Scenario& s, const std::string& name) {
+    for (const KernelSpec& k : s.workload.kernels)
+        if (k.name == name) return k;
+    FAIL("no kernel " << name);
+    throw std::logic_error("unreachable");
+}
+
+// Two streams: k on stream 7, a copy on 7, then stream 20 waits for the copy (an event recorded
+// on 7) and runs g; the host syncs stream 20, then the device.
+ProfilerTrace two_streams() {
+    using K = TraceHostCall::Kind;
+    ProfilerTrace t;
+    t.file = "two.json";
+    t.devices = {a100()};
+    t.ops = {kernel("void at::native::(anonymous namespace)::elementwise_kernel<128, 2>(int, float*)", 7, 10, 12'000, 20'000,
+                    {216, 1, 1}),
+             [] {
+                 TraceGpuOp c;
+                 c.kind = TraceGpuOp::Kind::copy;
+                 c.name = "Memcpy HtoD (Pageable -> Device)";
+                 c.stream = 7;
+                 c.correlation = 11;
+                 c.start_ns = 21'000;
+                 c.end_ns = 25'000;
+                 c.bytes = 4096;
+                 return c;
+             }(),
+             kernel("ampere_sgemm_128x64_nn", 20, 14, 27'000, 40'000)};
+    t.calls = {call(K::other, "cudaMalloc", -1, 1'000, 2'000),
+               call(K::launch, "cudaLaunchKernel", 10, 5'000, 6'000),
+               call(K::copy, "cudaMemcpyAsync", 11, 7'000, 8'000),
+               call(K::event_record, "cudaEventRecord", 12, 9'000, 9'500),
+               call(K::stream_wait_event, "cudaStreamWaitEvent", 13, 10'000, 10'200),
+               call(K::launch, "cudaLaunchKernel", 14, 11'000, 12'000),
+               call(K::stream_sync, "cudaStreamSynchronize", 15, 13'000, 41'000),
+               call(K::device_sync, "cudaDeviceSynchronize", 16, 42'000, 43'000)};
+    TraceSync wait;
+    wait.kind = TraceSync::Kind::stream_wait_event;
+    wait.correlation = 13;
+    wait.stream = 20;
+    wait.wait_on_stream = 7;
+    wait.wait_on_event_record = 12;
+    TraceSync sync;
+    sync.kind = TraceSync::Kind::stream_sync;
+    sync.correlation = 15;
+    sync.stream = 20;
+    t.syncs = {wait, sync};
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("trace import: streams, names, measured times and the platform from deviceProperties", "[trace-scenario]") {
+    TraceImportSummary sum;
+    const Scenario s = load_trace_scenario(two_streams(), {}, {}, &sum);
+    CHECK(s.name == "two");
+    CHECK(s.platform.sms == 108);
+    CHECK(s.platform.sm.warp_slots == 64);
+    CHECK(s.platform.sm.shared_memory == 167936);
+    REQUIRE(s.workload.queues.size() == 2);
+    CHECK(s.workload.queues[0].name == "stream7");
+    CHECK(s.workload.queues[1].name == "stream20");
+    REQUIRE(s.workload.kernels.size() == 2);
+    const KernelSpec& k = find(s, "elementwise_kernel#0");
+    CHECK(k.queue == "stream7");
+    CHECK(k.grid == std::array<uint32_t, 3>{216 * 128, 1, 1});
+    CHECK(k.block == std::array<uint32_t, 3>{128, 1, 1});
+    CHECK(k.barrier);
+    CHECK(k.global_bytes == 0);
+    // Time 0 is the first replayed launch call's start (5 µs on the trace's clock).
+    REQUIRE(k.measured);
+    CHECK(k.measured->launch_ns == 0);
+    CHECK(k.measured->launch_end_ns == 1000);
+    CHECK(k.measured->start_ns == 7000);
+    CHECK(k.measured->end_ns == 15000);
+    CHECK(k.submit_ns == 0);
+    REQUIRE(s.workload.copies.size() == 1);
+    CHECK(s.workload.copies[0].name == "memcpy_HtoD#0");
+    CHECK(s.workload.copies[0].duration_ns == 4000);
+    CHECK(s.workload.copies[0].queue == "stream7");
+    // The cross-stream wait: g waits for the copy the event recorded.
+    CHECK(find(s, "ampere_sgemm_128x64_nn#0").after == std::vector<std::string>{"memcpy_HtoD#0"});
+    CHECK(sum.kernels == 2);
+    CHECK(sum.copies == 1);
+    CHECK(sum.streams == 2);
+    CHECK(sum.gpu == "NVIDIA A100-PG509-200");
+}
+
+TEST_CASE("trace import: a kernel's body makes its measured duration at the platform's occupancy", "[trace-scenario]") {
+    const Scenario s = load_trace_scenario(two_streams(), {}, {}, nullptr);
+    // 216 blocks of 4 warps: an SM holds 16 (64 slots), 108 SMs hold them all: one wave. 8 µs at
+    // the default 1500 MHz: 12000 cycles after the argument load.
+    const KernelSpec& k = find(s, "elementwise_kernel#0");
+    REQUIRE(k.program.size() >= 2);
+    CHECK(k.program[0].insn.op == Opcode::kernarg_load);
+    CHECK(k.program[1].insn.op == Opcode::valu);
+    CHECK(k.program[1].insn.a == 12000);
+    CHECK(k.program[1].repeat == 1);
+}
+
+TEST_CASE("trace import: the host's calls: launches, waits and CPU time in the gaps", "[trace-scenario]") {
+    const Scenario s = load_trace_scenario(two_streams(), {}, {}, nullptr);
+    const auto& calls = s.workload.calls;
+    REQUIRE(calls.size() == 5);
+    using K = HostCall::Kind;
+    CHECK(calls[0].kind == K::launch);
+    CHECK(calls[0].work == std::vector<std::string>{"elementwise_kernel#0"});
+    CHECK(calls[0].gap_ns == 0);
+    CHECK(calls[0].duration_ns == 1000);
+    CHECK(calls[1].kind == K::launch);
+    CHECK(calls[1].work == std::vector<std::string>{"memcpy_HtoD#0"});
+    CHECK(calls[1].gap_ns == 1000);
+    // The event record and the stream wait are CPU time: in the next launch's gap.
+    CHECK(calls[2].kind == K::launch);
+    CHECK(calls[2].gap_ns == 3000);
+    CHECK(calls[3].kind == K::sync_queue);
+    CHECK(calls[3].queue == "stream20");
+    CHECK(calls[3].gap_ns == 1000);
+    CHECK(calls[4].kind == K::sync_device);
+    CHECK(calls[4].gap_ns == 1000);
+    CHECK(s.workload.replay == ReplayMode::closed);
+}
+
+TEST_CASE("trace import: the YAML written loads as the same scenario, and takes --set", "[trace-scenario]") {
+    const ProfilerTrace t = two_streams();
+    const std::string yaml = trace_scenario_yaml(t, {}, nullptr);
+    const Scenario direct = load_trace_scenario(t, {}, {{"policy.dispatch", "priority-warp"}}, nullptr);
+    const Scenario read = parse_scenario(yaml, "two.yaml", {{"policy.dispatch", "priority-warp"}});
+    CHECK(read.policy.dispatch == DispatchPolicy::priority_warp);
+    CHECK(direct.policy.dispatch == DispatchPolicy::priority_warp);
+    REQUIRE(read.workload.kernels.size() == direct.workload.kernels.size());
+    for (size_t i = 0; i < read.workload.kernels.size(); ++i) {
+        CHECK(read.workload.kernels[i].name == direct.workload.kernels[i].name);
+        CHECK(read.workload.kernels[i].program.size() == direct.workload.kernels[i].program.size());
+        CHECK(read.workload.kernels[i].measured->end_ns == direct.workload.kernels[i].measured->end_ns);
+    }
+    CHECK(read.workload.calls.size() == direct.workload.calls.size());
+    CHECK(read.platform.sms == direct.platform.sms);
+}
+
+TEST_CASE("trace import: repeated kernels get their launch index; long bodies loop", "[trace-scenario]") {
+    ProfilerTrace t = two_streams();
+    t.ops.push_back(kernel("void at::native::(anonymous namespace)::elementwise_kernel<128, 2>(int, float*)", 7, 20,
+                           50'000, 150'000, {216, 1, 1}));
+    t.calls.push_back(call(TraceHostCall::Kind::launch, "cudaLaunchKernel", 20, 44'000, 45'000));
+    const Scenario s = load_trace_scenario(t, {}, {}, nullptr);
+    const KernelSpec& k = find(s, "elementwise_kernel#1");
+    // 100 µs at 1.5 GHz: 150000 cycles = 2 x 65535 + 18930.
+    REQUIRE(k.program.size() >= 3);
+    CHECK(k.program[1].insn.a == 65535);
+    CHECK(k.program[1].repeat == 2);
+    CHECK(k.program[2].insn.a == 18930);
+}
+
+TEST_CASE("trace import: what the platform cannot hold is an error naming it, or skipped and counted", "[trace-scenario]") {
+    ProfilerTrace t = two_streams();
+    t.ops[2].block = {2048, 1, 1};
+    try {
+        load_trace_scenario(t, {}, {}, nullptr);
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK_THAT(e.what(), Contains("kernel ampere_sgemm_128x64_nn"));
+        CHECK_THAT(e.what(), Contains("a block of 2048 threads (the most is 1024)"));
+        CHECK_THAT(e.what(), Contains("--skip-unfit"));
+    }
+    TraceImportOptions skip;
+    skip.skip_unfit = true;
+    TraceImportSummary sum;
+    const Scenario s = load_trace_scenario(t, skip, {}, &sum);
+    CHECK(sum.skipped_unfit == 1);
+    CHECK(s.workload.kernels.size() == 1);
+    // Its launch call is CPU time now: no call names it.
+    for (const HostCall& c : s.workload.calls)
+        for (const std::string& w : c.work) CHECK(w != "ampere_sgemm_128x64_nn#0");
+
+    ProfilerTrace big = two_streams();
+    big.ops[0].grid = {40'000'000, 1, 1};  // x 128 work-items: past 32 bits
+    CHECK_THROWS_WITH(load_trace_scenario(big, {}, {}, nullptr), Contains("beyond the AQL packet's 32-bit grid size"));
+    ProfilerTrace shared = two_streams();
+    shared.ops[0].shared_bytes = 200'000;
+    CHECK_THROWS_WITH(load_trace_scenario(shared, {}, {}, nullptr), Contains("200000 bytes of shared memory per block"));
+    ProfilerTrace none = two_streams();
+    none.ops.erase(std::remove_if(none.ops.begin(), none.ops.end(),
+                                  [](const TraceGpuOp& o) { return o.kind == TraceGpuOp::Kind::kernel; }),
+                   none.ops.end());
+    CHECK_THROWS_WITH(load_trace_scenario(none, {}, {}, nullptr), Contains("no kernels in the trace"));
+    TraceImportOptions other;
+    other.device = 3;
+    CHECK_THROWS_WITH(load_trace_scenario(two_streams(), other, {}, nullptr), Contains("no kernels on device 3"));
+}
+
+TEST_CASE("trace import: work without a launch call in the trace is launched at its time by a thread of its own", "[trace-scenario]") {
+    ProfilerTrace t = two_streams();
+    t.calls.clear();
+    t.syncs.clear();
+    const Scenario s = load_trace_scenario(t, {}, {}, nullptr);
+    REQUIRE(s.workload.calls.size() == 3);
+    CHECK(s.workload.calls[0].gap_ns == 0);
+    CHECK(s.workload.calls[1].gap_ns == 9000);   // the copy started 9 µs after the kernel
+    CHECK(s.workload.calls[2].gap_ns == 6000);
+    for (const HostCall& c : s.workload.calls) CHECK(c.thread == 0);
+}
