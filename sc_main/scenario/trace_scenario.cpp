@@ -82,16 +82,6 @@ YAML::Node dims(const std::array<T, 3>& d) {
     return n;
 }
 
-// Blocks of a kernel one SM holds at once, by its warp slots, registers and shared memory
-// (0: none fits).
-uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uint32_t shared) {
-    const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
-    uint64_t n = sm.warp_slots / warps;
-    n = std::min<uint64_t>(n, sm.registers / (uint64_t(vregs) * warps * sm.warp_size));
-    if (shared) n = std::min<uint64_t>(n, sm.shared_memory / shared);
-    return n;
-}
-
 struct Replayed {  // an op of the replayed device, as the scenario names it
     const TraceGpuOp* op = nullptr;
     std::string name, queue;
@@ -336,18 +326,14 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
             const uint64_t cycles =
                 std::max<uint64_t>(1, uint64_t(std::llround(double(duration) / double(std::max<uint64_t>(1, waves)) * clock_ghz)));
             YAML::Node program(YAML::NodeType::Sequence);
-            YAML::Node load = flow_map();
-            load["op"] = "kernarg_load";
-            program.push_back(load);
-            auto valu = [&](uint64_t c, uint64_t repeat) {
+            for (const ProgramStep& step : duration_program(cycles)) {
                 YAML::Node v = flow_map();
-                v["op"] = "valu";
-                v["cycles"] = c;
-                if (repeat > 1) v["repeat"] = repeat;
+                if (step.insn.op == Opcode::end) continue;
+                v["op"] = opcode_name(step.insn.op);
+                if (step.insn.op == Opcode::valu) v["cycles"] = step.insn.a;
+                if (step.repeat > 1) v["repeat"] = step.repeat;
                 program.push_back(v);
-            };
-            if (cycles / kMaxValuCycles) valu(kMaxValuCycles, cycles / kMaxValuCycles);
-            if (cycles % kMaxValuCycles) valu(cycles % kMaxValuCycles, 1);
+            }
             program.SetStyle(YAML::EmitterStyle::Flow);
             n["program"] = program;
         } else {
@@ -471,6 +457,29 @@ YAML::Node document(const ProfilerTrace& trace, const TraceImportOptions& option
 }
 
 }  // namespace
+
+uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uint32_t shared) {
+    const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
+    uint64_t n = sm.warp_slots / warps;
+    n = std::min<uint64_t>(n, sm.registers / (uint64_t(vregs) * warps * sm.warp_size));
+    if (shared) n = std::min<uint64_t>(n, sm.shared_memory / shared);
+    return n;
+}
+
+std::vector<ProgramStep> duration_program(uint64_t cycles) {
+    std::vector<ProgramStep> program(1);
+    program[0].insn.op = Opcode::kernarg_load;
+    auto valu = [&](uint64_t c, uint64_t repeat) {
+        ProgramStep& step = program.emplace_back();
+        step.insn.op = Opcode::valu;
+        step.insn.a = uint16_t(c);
+        step.repeat = uint32_t(repeat);
+    };
+    if (cycles / kMaxValuCycles) valu(kMaxValuCycles, cycles / kMaxValuCycles);
+    if (cycles % kMaxValuCycles) valu(cycles % kMaxValuCycles, 1);
+    program.emplace_back();  // end
+    return program;
+}
 
 std::string trace_scenario_yaml(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary* summary) {
     TraceImportSummary sum;

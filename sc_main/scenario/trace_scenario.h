@@ -31,6 +31,13 @@ struct TraceImportSummary {
     double measured_makespan_ns = 0;
 };
 
+// Blocks of a kernel one SM holds at once, by its warp slots, registers and shared memory
+// (0: none fits).
+uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uint32_t shared_bytes);
+// A replayed kernel's body: its kernel-argument load, then `cycles` of vector ALU work (as
+// 65535-cycle instructions repeated and the rest), then the end.
+std::vector<ProgramStep> duration_program(uint64_t cycles);
+
 // The trace as scenario YAML text. Throws TraceError for a trace that cannot be replayed (no
 // kernels on the device, a kernel the platform cannot hold without skip_unfit, a grid beyond the
 // packet's 32-bit fields).
