@@ -1,5 +1,6 @@
 #include <gpuvp/platform/gpu_config.h>
 #include <gpuvp/models/common/isa.h>
+#include <gpuvp/models/common/memory_map.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -82,7 +83,7 @@ std::vector<GpuParam> make_params() {
     const char* ns = "ns";
     return {
         real("clock_mhz", GPUVP_AT(platform.clock_mhz), 100, 5000, "MHz"),
-        integer("sms", GPUVP_AT(platform.sms), 1, 128),
+        integer("sms", GPUVP_AT(platform.sms), 1, map::kMaxSms),
         integer("bus_cycles", GPUVP_AT(platform.bus_cycles), 0, 1000, cyc),
         integer("watchdog_ns", GPUVP_AT(platform.watchdog_ns), 0, 1000000000000ull, ns),
         // sm
@@ -98,8 +99,9 @@ std::vector<GpuParam> make_params() {
         integer("sm.scalar_quota.warp", GPUVP_AT(platform.sm.scalar_quota[size_t(ScalarLevel::warp)]), 0, 65536),
         integer("sm.scalar_quota.slice", GPUVP_AT(platform.sm.scalar_quota[size_t(ScalarLevel::slice)]), 0, 65536),
         integer("sm.slice_threshold", GPUVP_AT(platform.sm.slice_threshold), 0, 65536),
-        pow2("sm.l1i_bytes", GPUVP_AT(platform.sm.l1i_bytes), kKiB, kMiB),
-        pow2("sm.l1d_bytes", GPUVP_AT(platform.sm.l1d_bytes), kKiB, kMiB),
+        // Caches: any size of whole sets (config_rules), not only a power of two.
+        integer("sm.l1i_bytes", GPUVP_AT(platform.sm.l1i_bytes), kKiB, kMiB, "bytes"),
+        integer("sm.l1d_bytes", GPUVP_AT(platform.sm.l1d_bytes), kKiB, kMiB, "bytes"),
         integer("sm.l1_ways", GPUVP_AT(platform.sm.l1_ways), 1, 32),
         integer("sm.issue_width", GPUVP_AT(platform.sm.issue_width), 1, 8),
         integer("sm.shared_latency_cycles", GPUVP_AT(platform.sm.shared_latency_cycles), 0, 10000, cyc),
@@ -121,7 +123,7 @@ std::vector<GpuParam> make_params() {
         integer("memory.host_bytes", GPUVP_AT(platform.memory.host_bytes), kMiB, 16 * kGiB, "bytes"),
         integer("memory.device_bytes", GPUVP_AT(platform.memory.device_bytes), kMiB, 16 * kGiB, "bytes"),
         pow2("memory.line_bytes", GPUVP_AT(platform.memory.line_bytes), 16, 1024),
-        pow2("memory.l2_bytes", GPUVP_AT(platform.memory.l2_bytes), 16, 256 * kMiB),
+        integer("memory.l2_bytes", GPUVP_AT(platform.memory.l2_bytes), 16, 256 * kMiB, "bytes"),
         integer("memory.l2_ways", GPUVP_AT(platform.memory.l2_ways), 1, 64),
         // cp
         integer("cp.max_queues", GPUVP_AT(platform.cp.max_queues), 1, 64),
@@ -395,10 +397,10 @@ std::vector<ConfigProblem> config_rules(const PlatformConfig& p) {
     if (p.usa.vertex_cores > p.usa.cores)
         out.push_back({"usa.vertex_cores", "must be at most cores (" + std::to_string(p.usa.cores) + "), got " +
                                                std::to_string(p.usa.vertex_cores)});
-    // A set-associative cache needs whole sets.
+    // A set-associative cache needs whole sets (of any number: a power of two or not).
     auto cache = [&](const char* param, uint64_t bytes, uint64_t ways, const char* ways_key) {
         const uint64_t line = p.memory.line_bytes;
-        if (line == 0 || ways == 0 || bytes < line * ways || (bytes / line) % ways)
+        if (line == 0 || ways == 0 || bytes < line * ways || bytes % (line * ways))
             out.push_back({param, std::to_string(bytes) + " bytes of " + std::to_string(line) +
                                       "-byte lines do not divide into " + std::to_string(ways) + " ways (" + ways_key + ")"});
     };

@@ -1,6 +1,7 @@
 // gpuvp: the command line (CLI11). `gpuvp help` lists the commands, `gpuvp CMD --help` a
 // command's options. Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
 #include <gpuvp/platform/gpu_config.h>
+#include <gpuvp/platform/presets.h>
 #include "sc_main/regress/regress.h"
 #include "sc_main/report/report.h"
 #include "sc_main/run/run.h"
@@ -131,6 +132,17 @@ gpuvp::Overrides overrides_of(const std::vector<std::string>& sets) {
     return overrides;
 }
 
+// --platform FILE: a platform map laid over the scenario's `platform:` before the --sets.
+CLI::Option* add_platform(CLI::App& cmd, std::string& file) {
+    return cmd.add_option("--platform", file,
+                          "lay a platform over the scenario's: FILE is YAML, the keys of a scenario's\n"
+                          "'platform:' (a 'preset:' of a real GPU among them) or 'platform: {...}';\n"
+                          "its preset replaces the scenario's, its keys override the scenario's, and\n"
+                          "--set overrides both (docs/presets.md). Default: none")
+        ->type_name("FILE")
+        ->check(existing(false));
+}
+
 const char* kSetHelp = "override a key of the scenario before it is checked: KEY is its dotted path\n"
                        "(policy.dispatch, kernels.k.grid, kernels[0].submit_ns), VALUE is YAML.\n"
                        "Repeatable, applied in order. Default: none";
@@ -186,7 +198,7 @@ bool is_dir(const std::string& path) {
 // --- gpuvp run ------------------------------------------------------------------------------
 
 struct RunArgs {
-    std::string file, out_dir, vcd_file, log;
+    std::string file, out_dir, vcd_file, log, platform;
     std::vector<std::string> sets;
     bool no_trace = false, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
@@ -202,7 +214,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
     }
     gpuvp::Scenario scenario;
     try {
-        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets));
+        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets), a.platform);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     }
@@ -247,6 +259,7 @@ Action setup_run(CLI::App& cmd) {
                    "write results.json, report.html and (unless --no-trace) trace.json into DIR,\n"
                    "created if missing; with variants also variants/NAME/. Default: no files")
         ->type_name("DIR");
+    add_platform(cmd, a->platform);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
     cmd.add_flag("--no-trace", a->no_trace,
                  "write no trace.json and record no register-table updates.\nDefault: traced when --out is given");
@@ -278,14 +291,14 @@ Action setup_run(CLI::App& cmd) {
 // --- gpuvp validate -------------------------------------------------------------------------
 
 struct ValidateArgs {
-    std::string file;
+    std::string file, platform;
     std::vector<std::string> sets;
 };
 
 int validate_main(const ValidateArgs& a) {
     gpuvp::Scenario scenario;
     try {
-        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets));
+        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets), a.platform);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     }
@@ -306,6 +319,7 @@ int validate_main(const ValidateArgs& a) {
 Action setup_validate(CLI::App& cmd) {
     auto a = std::make_shared<ValidateArgs>();
     add_scenario(cmd, a->file);
+    add_platform(cmd, a->platform);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
     return [a] { return validate_main(*a); };
 }
@@ -313,7 +327,7 @@ Action setup_validate(CLI::App& cmd) {
 // --- gpuvp sweep ----------------------------------------------------------------------------
 
 struct SweepArgs {
-    std::string file, out_dir;
+    std::string file, out_dir, platform;
     std::vector<std::string> sets;
     bool trace = false, quiet = false;
     unsigned jobs = 1;
@@ -332,7 +346,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     if (!a.out_dir.empty() && !make_dirs(a.out_dir))
         return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
     try {
-        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace});
+        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform});
         if (!a.quiet) std::cout << s.table;
         if (!a.out_dir.empty() && !a.quiet)
             std::cout << "wrote " << a.out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
@@ -348,6 +362,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
 Action setup_sweep(CLI::App& cmd) {
     auto a = std::make_shared<SweepArgs>();
     add_scenario(cmd, a->file);
+    add_platform(cmd, a->platform);
     add_set(cmd, a->sets, "KEY=VALUE",
             "with several values (commas at the top level): an axis of the sweep, every\n"
             "point runs once with each value; with one value: holds for every point.\n"
@@ -481,6 +496,15 @@ Action setup_params(CLI::App&) {
     };
 }
 
+// --- gpuvp presets --------------------------------------------------------------------------
+
+Action setup_presets(CLI::App&) {
+    return [] {
+        std::cout << gpuvp::presets_markdown();
+        return 0;
+    };
+}
+
 // --- gpuvp stats ----------------------------------------------------------------------------
 
 Action setup_stats(CLI::App&) {
@@ -552,6 +576,7 @@ const Command kCommands[] = {
     {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},
     {"merge", "join the JUnit or CSV files of regress shards into one", setup_merge},
     {"params", "print every GPU parameter: hierarchical name, type, default, range (Markdown)", setup_params},
+    {"presets", "print every platform preset of a real GPU: its values and their sources (Markdown)", setup_presets},
     {"stats", "print every member of results.json and every expectation metric: type, unit, meaning (Markdown)",
      setup_stats},
     {"report", "write DIR/report.html again from the files 'gpuvp run --out DIR' left there", setup_report},

@@ -31,14 +31,19 @@ constexpr uint64_t kGpuIdValue = 0x50565047;           // "GPVP"
 // Device memory aperture (a large BAR): mmio offset kBar + x is device address kDeviceBase + x.
 constexpr uint64_t kBar = 0x1'0000'0000ull;
 // Debug aperture (transport_dbg only): the internal registers and tables of the GLC and of
-// each SM, at their own offsets (kGlcKernelTable, kSmBlockTable, ...) from these bases.
-constexpr uint64_t kDebugGlc = 0x8000'0000ull;
-constexpr uint64_t kDebugSm = 0x9000'0000ull;  // SM i at kDebugSm + i * kDebugStride
+// each SM, at their own offsets (kGlcKernelTable, kSmBlockTable, ...) from these bases. It runs
+// from kDebugGlc to kBar: four windows of one block each, then one per SM and one per SM's lock
+// arbiter, kDebugStride each, for as many as kMaxSms SMs.
 constexpr uint64_t kDebugStride = 0x20'0000ull;
-constexpr uint64_t kDebugArbiter = 0xa000'0000ull;  // SM i's lock arbiter at kDebugArbiter + i * kDebugStride
-constexpr uint64_t kDebugUsa = 0xb000'0000ull;      // the unified shading array's registers (M4)
-constexpr uint64_t kDebugWlm = 0xc000'0000ull;      // the WLM's launch register (the last launch)
-constexpr uint64_t kDebugCpDone = 0xd000'0000ull;   // the CP's internal done registers (the last of each)
+constexpr uint64_t kDebugGlc = 0x7800'0000ull;
+constexpr uint64_t kDebugUsa = kDebugGlc + kDebugStride;     // the unified shading array's registers (M4)
+constexpr uint64_t kDebugWlm = kDebugUsa + kDebugStride;     // the WLM's launch register (the last launch)
+constexpr uint64_t kDebugCpDone = kDebugWlm + kDebugStride;  // the CP's internal done registers (the last of each)
+constexpr uint64_t kDebugSm = 0x8000'0000ull;  // SM i at kDebugSm + i * kDebugStride
+constexpr uint64_t kDebugArbiter = 0xc000'0000ull;  // SM i's lock arbiter at kDebugArbiter + i * kDebugStride
+// The most SMs a GPU may have (`sms`, platform/gpu_config.cpp): their debug windows fill the
+// aperture up to the BAR.
+constexpr uint32_t kMaxSms = 512;
 
 // --- Internal control registers (on-chip bus, not reachable from mmio) ---
 constexpr uint64_t kWlmLaunch = 0x0000;        // WLM: write a LaunchDescriptor
@@ -68,5 +73,9 @@ constexpr uint64_t kUsaFlags = 0x0100;           // shading array (r 32): bits 0
 constexpr uint64_t kUsaCoreTable = 0x1000;       // shading array: one 32-byte row per core (UsaCoreRow)
 constexpr uint64_t kUsaDrawTable = 0x4000;       // shading array: one 32-byte row per draw slot (UsaDrawRow)
 constexpr uint64_t kTableRowBytes = 32;
+
+static_assert(kDebugCpDone + kDebugStride <= kDebugSm, "the block windows end before the SMs'");
+static_assert(kDebugSm + kMaxSms * kDebugStride <= kDebugArbiter, "kMaxSms SM windows fit below the arbiters'");
+static_assert(kDebugArbiter + kMaxSms * kDebugStride <= kBar, "kMaxSms arbiter windows fit below the BAR");
 
 }  // namespace gpuvp::map

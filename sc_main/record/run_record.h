@@ -38,6 +38,16 @@ struct PolicyNames {
     }
 };
 
+// What results.json says of the platform: only with `platform.preset`, the preset's name.
+struct PlatformTag {
+    STATS_RECORD;
+    std::string preset;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("preset", s.preset, {"", "the platform preset the scenario named (`platform.preset`, docs/presets.md)"});
+    }
+};
+
 // A variant's name and its `set:` overrides.
 struct VariantTag {
     STATS_RECORD;
@@ -601,6 +611,7 @@ struct RunRecord {
     bool unfinished = false;
     int exit_code = 0;
     PolicyNames policy;
+    Omit<PlatformTag> platform;  // with a platform preset
     double sim_end_ns = 0;
     Omit<double> host_seconds;
     std::vector<KernelRecord> kernels;
@@ -653,6 +664,7 @@ void RunRecord::fields(S& s, V& v) {
         return;
     }
     v("policy", s.policy, {"", "the policies"});
+    v("platform", s.platform, {"", "with a platform preset: its name"});
     v("sim_end_ns", s.sim_end_ns, {"ns", "simulated time at the end"});
     v("host_seconds", s.host_seconds, {"s", "host time the simulation took (the only figure that varies)"});
     v("kernels", s.kernels, {"", "each kernel, in scenario order"});

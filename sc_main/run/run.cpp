@@ -394,6 +394,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     r.policy = {policy_name(s.policy.dispatch), policy_name(s.policy.launch), policy_name(s.policy.lock),
                 policy_name(s.policy.scalar), policy_name(s.policy.shading)};
+    if (!s.preset.empty()) {
+        PlatformTag platform;
+        platform.preset = s.preset;
+        r.platform = std::move(platform);
+    }
     r.sim_end_ns = out.sim_end_ns;
     r.host_seconds = out.host_seconds;
 

@@ -4,6 +4,7 @@
 #include "sc_main/scenario/scenario.h"
 #include "sc_main/scenario/document.h"
 #include <gpuvp/firmware/assembler.h>
+#include <gpuvp/platform/presets.h>
 #include <gpuvp/models/common/aql.h>
 #include <gpuvp/models/common/messages.h>
 #include "sc_main/record/metrics.h"
@@ -53,7 +54,7 @@ const std::vector<std::string>& results_sections() {
     static const std::vector<std::string> m = [] {
         std::vector<std::string> names;
         auto add = [&](std::string_view name, const auto&, const Doc& = {}) {
-            if (name != "variant" && name != "expectations" && name != "protocol" && name != "variants")
+            if (name != "variant" && name != "expectations" && name != "protocol" && name != "variants" && name != "platform")
                 names.emplace_back(name);
         };
         const RunRecord probe;
@@ -134,18 +135,27 @@ struct VariantCtx {
     std::vector<std::pair<std::string, Loc>> set;  // the keys its `set:` changed, and where they are written
 };
 
+// The keys a --platform file laid over the scenario's platform (platform.sms, platform.sm, ...).
+struct PlatformBlame {
+    std::string file;
+    std::vector<std::string> keys;
+};
+
 class Ctx {
 public:
-    Ctx(std::string file, std::vector<std::string> overridden, VariantCtx variant = {})
-        : file_(std::move(file)), overridden_(std::move(overridden)), variant_(std::move(variant)) {}
+    Ctx(std::string file, std::vector<std::string> overridden, VariantCtx variant = {}, PlatformBlame platform = {})
+        : file_(std::move(file)), overridden_(std::move(overridden)), variant_(std::move(variant)),
+          platform_(std::move(platform)) {}
 
     // A value that came from --set is blamed on --set, one from a variant's `set:` on that
-    // line, not on a line of the file.
+    // line, one from a --platform file on that file's line, not on a line of the file.
     [[noreturn]] void fail(const Loc& at, const std::string& msg) const {
         for (const auto& [key, where] : variant_.set)  // applied after --set
             if (under(at.key, key)) throw ScenarioError(file_, where.line, where.key, msg);
-        for (const auto& o : overridden_)
+        for (const auto& o : overridden_)  // applied after the platform file
             if (under(at.key, o)) throw ScenarioError("--set", 0, at.key, msg);
+        for (const auto& k : platform_.keys)
+            if (under(at.key, k)) throw ScenarioError(platform_.file, at.line, at.key, msg);
         throw ScenarioError(file_, at.line, at.key, msg);
     }
     const VariantCtx& variant() const { return variant_; }
@@ -154,6 +164,7 @@ private:
     std::string file_;
     std::vector<std::string> overridden_;
     VariantCtx variant_;
+    PlatformBlame platform_;
 };
 
 // ---- Scalars
@@ -404,6 +415,19 @@ struct Keys {
 // ---- Platform and policies: read from the GPU's parameter table (platform/gpu_config.h),
 // so the loader and Gpu's own check share one list of names, types and ranges.
 
+// "unknown preset 'a10' (did you mean 'a100'?); the presets: a100, h100-sxm, ..."
+std::string unknown_preset(const std::string& name) {
+    const std::vector<std::string> names = preset_names();
+    std::string s = unknown_word("preset", name, names);
+    // A GPU's name without its form factor ("h100"): the one preset that begins with it.
+    std::vector<std::string> longer;
+    for (const std::string& n : names)
+        if (n.rfind(name + "-", 0) == 0) longer.push_back(n);
+    if (longer.size() == 1) s = "unknown preset '" + name + "' (did you mean '" + longer[0] + "'?)";
+    if (s.find("(expected one of") == std::string::npos) s += "; the presets: " + join_words(names);
+    return s;
+}
+
 // The schema of the parameters below `prefix` ("" for the platform map, "sm." for platform.sm,
 // "policy." for the policy map), nested maps for deeper names.
 const Schema<GpuConfig>& param_schema(const std::string& prefix) {
@@ -442,6 +466,14 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
                             }});
     }
     if (prefix.empty()) {
+        // preset: a real GPU's values (platform/presets.h), read first so that every other key
+        // of the map overrides them.
+        s.fields.insert(s.fields.begin(), {"preset", [](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+                                               const std::string name = get_string(c, v, at);
+                                               const PlatformPreset* p = find_preset(name);
+                                               if (!p) c.fail(at, unknown_preset(name));
+                                               p->apply(g);
+                                           }});
         // sm[i]: what SM i sets itself (sm_instance_keys()), with the class's ranges.
         s.matches = [](const std::string& key) { return key.rfind("sm[", 0) == 0; };
         s.pattern = [](const Ctx& c, const std::string& key, const YAML::Node& v, const Loc& at, GpuConfig& g) {
@@ -480,6 +512,7 @@ Field<Scenario> gpu_section(const char* name, const char* prefix) {
                 read_map(c, v, at, param_schema(prefix), g);
                 s.platform = g.platform;
                 s.policy = g.policy;
+                if (*prefix == '\0' && v.IsMap() && v["preset"]) s.preset = v["preset"].Scalar();  // read: a known name
             }};
 }
 
@@ -1484,9 +1517,111 @@ void check_size(const YAML::Node& doc, const std::string& file, uint64_t text_by
     }
 }
 
+// ---- --platform FILE
+
+// The platform map of a platform file: the whole document, or the map under its one key
+// `platform`. Its keys must be plain names (read_map would report another key at the merged
+// map's place, not the file's).
+YAML::Node platform_map(const PlatformSource& src) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(src.text);
+    } catch (const YAML::Exception& e) {
+        throw ScenarioError(src.file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    }
+    if (root.IsNull()) return YAML::Node(YAML::NodeType::Map);
+    check_size(root, src.file, src.text.size());
+    const char* expected = "a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them)";
+    if (!root.IsMap()) throw ScenarioError(src.file, line_of(root, 1), "", std::string("expected ") + expected + ", got " + got(root));
+    YAML::Node m = root;
+    std::string at;
+    const YAML::Node& view = root;  // look-ups must not insert
+    if (view["platform"]) {
+        std::vector<std::string> others;
+        for (const auto& kv : root)
+            if (!kv.first.IsScalar() || kv.first.Scalar() != "platform") others.push_back(kv.first.IsScalar() ? kv.first.Scalar() : "?");
+        if (!others.empty())
+            throw ScenarioError(src.file, line_of(root, 1), "",
+                                std::string("expected ") + expected + ", got 'platform' and " + join_words(others) +
+                                    ": a platform file is not a scenario");
+        m.reset(view["platform"]);
+        at = "platform";
+        if (m.IsNull()) return YAML::Node(YAML::NodeType::Map);
+        if (!m.IsMap()) throw ScenarioError(src.file, line_of(m, 1), at, "expected a map, got " + got(m));
+    }
+    std::function<void(const YAML::Node&, const std::string&)> keys = [&](const YAML::Node& map, const std::string& path) {
+        for (const auto& kv : map) {
+            if (!kv.first.IsScalar())
+                throw ScenarioError(src.file, line_of(kv.first, 1), "platform" + path, "a key must be a plain name, got " + got(kv.first));
+            if (kv.second.IsMap()) keys(kv.second, path + "." + kv.first.Scalar());
+        }
+    };
+    keys(m, "");
+    return m;
+}
+
+// The scalar key `name` of map `m`, or an invalid node.
+YAML::Node map_key(const YAML::Node& m, const std::string& name) {
+    for (const auto& kv : m)
+        if (kv.first.IsScalar() && kv.first.Scalar() == name) return kv.first;
+    return YAML::Node(YAML::NodeType::Undefined);
+}
+
+// Lays `src` (a platform file's map) over `dst` (the scenario's): a map over a map key by key,
+// anything else in place of what `dst` had. The file's own nodes go in, so their lines are the
+// file's. `from` gets each key the file set ("platform.sm.warp_slots").
+void overlay(YAML::Node dst, const YAML::Node& src, const std::string& path, std::vector<std::string>& from) {
+    for (const auto& kv : src) {
+        const std::string name = kv.first.Scalar();
+        const std::string here = path + "." + name;
+        const YAML::Node& view = dst;  // look-ups must not insert
+        if (kv.second.IsMap() && map_key(dst, name) && view[name].IsMap()) {
+            overlay(dst[name], kv.second, here, from);
+            continue;
+        }
+        if (map_key(dst, name)) dst.remove(name);
+        dst.force_insert(kv.first, kv.second);
+        from.push_back(here);
+    }
+}
+
+// The platform file over the document's `platform` map: first, if it names a preset, the
+// scenario's preset and its keys of the parameters the preset sets go (the file's preset,
+// applied afresh, stands in for them); then its keys. Returns the keys that now come from it.
+std::vector<std::string> apply_platform_file(YAML::Node& doc, const PlatformSource& src) {
+    const YAML::Node file = platform_map(src);
+    if (!doc.IsMap() || file.size() == 0) return {};
+    const YAML::Node& view = doc;
+    if (!view["platform"] || view["platform"].IsNull()) doc["platform"] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node platform = doc["platform"];
+    if (!platform.IsMap()) return {};  // the scenario's own error, at its line
+    if (file["preset"] && file["preset"].IsScalar())
+        if (const PlatformPreset* p = find_preset(file["preset"].Scalar())) {
+            platform.remove("preset");
+            for (const PresetValue& v : p->values) {  // "sm.warp_slots": platform.sm.warp_slots
+                YAML::Node m = platform;
+                std::string name = v.param;
+                for (size_t dot; (dot = name.find('.')) != std::string::npos && m.IsMap();) {
+                    const std::string group = name.substr(0, dot);
+                    name = name.substr(dot + 1);
+                    if (!map_key(m, group)) {
+                        m.reset(YAML::Node(YAML::NodeType::Undefined));
+                        break;
+                    }
+                    m.reset(m[group]);
+                }
+                if (m.IsMap() && map_key(m, name)) m.remove(name);
+            }
+        }
+    std::vector<std::string> from;
+    overlay(platform, file, "platform", from);
+    return from;
+}
+
 }  // namespace
 
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides) {
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides,
+                        const std::optional<PlatformSource>& platform) {
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);
@@ -1494,12 +1629,19 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
         throw ScenarioError(file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
     }
     // Read afresh for each variant, not cloned: a clone loses the lines errors name.
-    return read_document(root, file, overrides, yaml_text.size(), [&] { return YAML::Load(yaml_text); });
+    return read_document(root, file, overrides, platform, yaml_text.size(), [&] { return YAML::Load(yaml_text); });
 }
 
-Scenario read_document(YAML::Node root, const std::string& file, const Overrides& overrides, uint64_t text_bytes,
+Scenario read_document(YAML::Node root, const std::string& file, const Overrides& overrides,
+                       const std::optional<PlatformSource>& platform, uint64_t text_bytes,
                        const std::function<YAML::Node()>& fresh) {
     if (root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
+    PlatformBlame from_platform;  // the keys the platform file set
+    auto apply_platform = [&](YAML::Node& doc) {
+        if (!platform) return;
+        from_platform.file = platform->file;
+        from_platform.keys = apply_platform_file(doc, *platform);
+    };
     std::vector<std::string> overridden, blamed;  // blamed: overridden and what the overrides made
     auto apply_set = [&](YAML::Node& doc) {  // the --set overrides
         overridden.clear();
@@ -1517,11 +1659,13 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
         blamed = overridden;
         blamed.insert(blamed.end(), created.begin(), created.end());
     };
+    apply_platform(root);
     apply_set(root);
+    if (platform) text_bytes += platform->text.size();
     for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();
     check_size(root, file, text_bytes);  // every variant's document is this one with some keys changed
     auto read = [&](const YAML::Node& doc, VariantCtx variant) {
-        const Ctx c(file, blamed, std::move(variant));
+        const Ctx c(file, blamed, std::move(variant), from_platform);
         Scenario s;
         s.file = file;
         s.workload.queues.emplace_back().name = "q0";
@@ -1532,7 +1676,7 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
 
     // variants: [{name, set: {KEY: VALUE, ...}}, ...]: each variant is the file with its `set`
     // applied as --set would, read and checked as a whole scenario of its own.
-    const Ctx top(file, blamed);
+    const Ctx top(file, blamed, {}, from_platform);
     const YAML::Node list = root["variants"];
     const Loc at = key_loc(root, Loc{"", 1}, "variants");
     if (!list.IsSequence() || list.size() < 1 || list.size() > 32)
@@ -1591,6 +1735,7 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
     for (const Spec& spec : specs) {
         YAML::Node doc = fresh();
         if (doc.IsNull()) doc.reset(YAML::Node(YAML::NodeType::Map));
+        apply_platform(doc);
         apply_set(doc);
         doc.remove("variants");
         VariantCtx v{spec.name, names, {}};
@@ -1621,14 +1766,26 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
     return s;
 }
 
-Scenario load_scenario(const std::string& path, const Overrides& overrides) {
+PlatformSource read_platform_file(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ScenarioError(path, 0, "", "is a directory, not a platform file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ScenarioError(path, 0, "", std::string("cannot open the platform file: ") + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return {path, text.str()};
+}
+
+Scenario load_scenario(const std::string& path, const Overrides& overrides, const std::string& platform_file) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw ScenarioError(path, 0, "", "is a directory, not a scenario file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ScenarioError(path, 0, "", std::string("cannot open the scenario file: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
-    return parse_scenario(text.str(), path, overrides);
+    std::optional<PlatformSource> platform;
+    if (!platform_file.empty()) platform = read_platform_file(platform_file);
+    return parse_scenario(text.str(), path, overrides, platform);
 }
 
 }  // namespace gpuvp

@@ -38,10 +38,20 @@ struct Expectation {
 // `--set KEY=VALUE` overrides, applied to the YAML before it is checked.
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 
+// `--platform FILE`: a platform map in a file of its own (the keys of a scenario's `platform:`,
+// `preset` included; or the whole file `platform: {...}`), laid over the scenario's
+// `platform:` before the --set overrides. Its preset replaces the scenario's, and with the
+// preset's values those of the scenario's own keys (docs/presets.md, "Precedence").
+struct PlatformSource {
+    std::string file;  // its path, as errors name it
+    std::string text;  // its YAML
+};
+
 // The platform, policies and workload are the SystemConfig it builds a System from.
 struct Scenario : SystemConfig {
     std::string name;
     std::string file;
+    std::string preset;  // `platform.preset`, the platform preset its values started from; empty: none
     std::vector<Expectation> expect;
     double max_sim_ns = 1e9;  // a run that has not finished by then stops with an error
     bool measure_alone = false;  // also run every kernel alone, for its slowdown
@@ -76,11 +86,15 @@ private:
 };
 
 
-// Reads and checks a scenario file. Throws ScenarioError on any bad input.
-Scenario load_scenario(const std::string& path, const Overrides& overrides = {});
+// Reads and checks a scenario file, with its platform laid over by `platform_file` (a path;
+// empty: none) and then the overrides. Throws ScenarioError on any bad input: in the platform
+// file, one naming that file, the line and the key.
+Scenario load_scenario(const std::string& path, const Overrides& overrides = {}, const std::string& platform_file = {});
 // The same from YAML text (`file` names it in errors).
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
-                        const Overrides& overrides = {});
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides = {},
+                        const std::optional<PlatformSource>& platform = std::nullopt);
+// A platform file's text (for parse_scenario); a ScenarioError naming it if it cannot be read.
+PlatformSource read_platform_file(const std::string& path);
 
 // The metrics an `expect` entry may name: of one kernel (with `kernel:`), or of the whole run.
 const std::vector<std::string>& kernel_metrics();

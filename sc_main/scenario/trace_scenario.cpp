@@ -1,5 +1,6 @@
 // A profiler trace as a scenario document (docs/replay.md, "What each event becomes").
 #include "sc_main/scenario/trace_scenario.h"
+#include "sc_main/scenario/device_platform.h"
 #include "sc_main/scenario/document.h"
 #include <gpuvp/models/common/aql.h>
 
@@ -158,18 +159,18 @@ YAML::Node Importer::header(TraceImportSummary& sum) {
                 name.resize(name.size() - std::strlen(ext));
     }
     doc["name"] = name;
+    // The platform: the preset the device matches, then what its deviceProperties state.
     YAML::Node platform(YAML::NodeType::Map);
     for (const TraceDevice& d : t_.devices)
         if (d.id == device_ || t_.devices.size() == 1) {
             sum.gpu = d.name;
-            // What the trace's deviceProperties say (docs/replay.md, "Platform").
-            if (d.sms) platform["sms"] = *d.sms;
-            YAML::Node sm(YAML::NodeType::Map);
-            if (d.warp_size) sm["warp_size"] = *d.warp_size;
-            if (d.warp_size && d.max_threads_per_sm) sm["warp_slots"] = *d.max_threads_per_sm / *d.warp_size;
-            if (d.registers_per_sm) sm["registers"] = *d.registers_per_sm;
-            if (d.shared_per_sm) sm["shared_memory"] = *d.shared_per_sm;
-            if (sm.size()) platform["sm"] = sm;
+            sum.preset = preset_for(d);
+            if (!sum.preset.empty()) platform["preset"] = sum.preset;
+            for (const auto& [param, value] : device_values(d)) {  // "sm.warp_slots" -> platform.sm.warp_slots
+                const size_t dot = param.find('.');
+                if (dot == std::string::npos) platform[param] = value;
+                else platform[param.substr(0, dot)][param.substr(dot + 1)] = value;
+            }
             break;
         }
     std::set<int64_t> streams;
@@ -451,7 +452,8 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
 YAML::Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
     Importer im(trace, options);
     YAML::Node doc = im.header(sum);
-    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, 0, [&] { return YAML::Clone(doc); });
+    // The cycles are the traced GPU's: a platform file (--platform) or --set make a what-if of them.
+    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, std::nullopt, 0, [&] { return YAML::Clone(doc); });
     im.work(doc, base.platform, sum);
     return doc;
 }
@@ -495,7 +497,7 @@ Scenario load_trace_scenario(const ProfilerTrace& trace, const TraceImportOption
     TraceImportSummary sum;
     const YAML::Node doc = document(trace, options, sum);
     if (summary) *summary = sum;
-    return read_document(YAML::Clone(doc), trace.file, overrides, 0, [&] { return YAML::Clone(doc); });
+    return read_document(YAML::Clone(doc), trace.file, overrides, options.platform, 0, [&] { return YAML::Clone(doc); });
 }
 
 }  // namespace gpuvp

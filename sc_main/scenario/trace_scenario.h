@@ -17,6 +17,9 @@ struct TraceImportOptions {
     ReplayMode mode = ReplayMode::closed;  // host.replay
     bool skip_unfit = false;               // leave out (and count) a kernel the platform cannot hold, instead of an error
     std::string name;                      // the scenario's name; empty: from the trace's file name
+    // --platform: a platform file over the trace's own platform (a preset, or what `gpuvp
+    // calibrate` wrote). The kernels' cycles stay the traced GPU's: a what-if.
+    std::optional<PlatformSource> platform;
 };
 
 // What an import made, for the user.

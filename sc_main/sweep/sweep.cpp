@@ -68,7 +68,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     for (const auto& p : points) {
         Overrides o = fixed;
         for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
-        scenarios.push_back(load_scenario(file, o));  // throws on bad input, before anything runs
+        scenarios.push_back(load_scenario(file, o, options.platform_file));  // throws on bad input, before anything runs
     }
 
     std::string dir = options.out_dir;

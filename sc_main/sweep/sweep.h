@@ -19,6 +19,7 @@ struct SweepOptions {
                           // empty: nothing written
     unsigned jobs = 1;    // points run at once
     bool trace = false;   // trace.json for every point
+    std::string platform_file;  // --platform FILE: laid over the scenario's platform at every point; empty: none
 };
 
 struct SweepOutput {

@@ -2,6 +2,7 @@
 // real `gpuvp` program.
 #include <catch2/catch.hpp>
 #include <gpuvp/platform/gpu_config.h>
+#include <gpuvp/platform/presets.h>
 #include "tests/files.h"
 #include <nlohmann/json.hpp>
 
@@ -578,19 +579,55 @@ TEST_CASE("gpuvp params prints every parameter with its default and range", "[cl
     CHECK(cli("params extra").exit_code == 2);
 }
 
+TEST_CASE("gpuvp presets prints every preset with its values and sources", "[cli][presets]") {
+    const Result r = cli("presets");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == gpuvp::presets_markdown());
+    CHECK_THAT(r.output, Contains("| `sms` | 304 |"));
+    CHECK(cli("presets extra").exit_code == 2);
+}
+
+TEST_CASE("gpuvp run --platform FILE runs the scenario on that platform, --set over it; its errors name it",
+          "[cli][presets][platform-file]") {
+    const std::string dir = gpuvp::test::temp_dir();
+    const std::string gpu = dir + "/gpu.yaml", out = dir + "/out";
+    std::ofstream(gpu) << "platform:\n  preset: v100\n";
+    Result r = cli("run " + kDefault + " --platform " + gpu + " --set platform.sms=12 --quiet --no-trace --out " + out);
+    CHECK(r.exit_code == 0);
+    const auto results = nlohmann::json::parse(gpuvp::test::slurp(out + "/results.json"));
+    CHECK(results["platform"]["preset"] == "v100");
+    CHECK(results["sms"].size() == 12);                    // --set over the platform file
+    CHECK(results["sms"][0]["shared_memory"] == 98304);    // the preset's
+    CHECK(results["sms"][0]["warp_slots"] == 64);
+    // Without a preset, results.json has no platform member.
+    r = cli("run " + kDefault + " --quiet --no-trace --out " + out);
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(nlohmann::json::parse(gpuvp::test::slurp(out + "/results.json")).contains("platform"));
+
+    CHECK(cli("validate " + kDefault + " --platform " + gpu).exit_code == 0);
+    std::ofstream(gpu) << "preset: v100\nsms: 1000\n";
+    r = cli("validate " + kDefault + " --platform " + gpu);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains(gpu + ":2: platform.sms: 1000 is out of range 1..512"));
+    r = cli("run " + kDefault + " --platform " + dir + "/none.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("no such file"));
+}
+
 // --- help, version, parse errors and gpuvp report ------------------------------------------
 
 namespace {
 
 // Every command and the options its --help must describe.
 const std::vector<std::pair<std::string, std::vector<std::string>>> kCommandOptions = {
-    {"run", {"SCENARIO", "--out", "--set", "--no-trace", "--trace-limit", "--vcd", "-j", "--check-protocol", "--log",
+    {"run", {"SCENARIO", "--out", "--platform", "--set", "--no-trace", "--trace-limit", "--vcd", "-j", "--check-protocol", "--log",
              "--quiet", "-h,--help"}},
-    {"validate", {"SCENARIO", "--set", "-h,--help"}},
-    {"sweep", {"SCENARIO", "--set", "--out", "-j", "--trace", "--quiet", "-h,--help"}},
+    {"validate", {"SCENARIO", "--platform", "--set", "-h,--help"}},
+    {"sweep", {"SCENARIO", "--platform", "--set", "--out", "-j", "--trace", "--quiet", "-h,--help"}},
     {"regress", {"PATH", "--junit", "--csv", "--out", "-j", "--shard", "--check-protocol", "--quiet", "-h,--help"}},
     {"merge", {"OUT", "FILE", "-h,--help"}},
     {"params", {"-h,--help"}},
+    {"presets", {"-h,--help"}},
     {"report", {"DIR", "-h,--help"}},
     {"help", {"CMD", "-h,--help"}},
 };

@@ -44,8 +44,9 @@ std::string config_problem(const std::function<void(GpuConfig&)>& set) {
 }  // namespace
 
 TEST_CASE("limits: the loader refuses each platform limit with file line and key", "[limits]") {
-    CHECK(load_error("name: t\nplatform: {sms: 129}\n") == "t.yaml:2: platform.sms: 129 is out of range 1..128");
-    CHECK(load_error("name: t\nplatform: {sms: 0}\n") == "t.yaml:2: platform.sms: 0 is out of range 1..128");
+    CHECK(load_error("name: t\nplatform: {sms: 513}\n") == "t.yaml:2: platform.sms: 513 is out of range 1..512");
+    CHECK(load_error("name: t\nplatform: {sms: 0}\n") == "t.yaml:2: platform.sms: 0 is out of range 1..512");
+    CHECK(load_error("name: t\nplatform: {sms: 512}\n") == "no error");
     CHECK(load_error("name: t\nplatform:\n  sm: {warp_slots: 129}\n") ==
           "t.yaml:3: platform.sm.warp_slots: 129 is out of range 1..128");
     CHECK(load_error("name: t\nplatform:\n  sm: {warp_size: 48}\n") ==
@@ -81,7 +82,12 @@ TEST_CASE("limits: the loader refuses each queue and work limit with file line a
 }
 
 TEST_CASE("limits: check_config refuses a GPU outside its parameter ranges by the parameter's name", "[limits]") {
-    CHECK(config_problem([](GpuConfig& c) { c.platform.sms = 129; }) == "gpu.sms: 129 is out of range 1..128");
+    CHECK(config_problem([](GpuConfig& c) { c.platform.sms = 513; }) == "gpu.sms: 513 is out of range 1..512");
+    CHECK(config_problem([](GpuConfig& c) { c.platform.sms = map::kMaxSms; }) == "no problem");
+    // A cache of any whole number of sets, not only a power of two: A100's 40 MiB L2.
+    CHECK(config_problem([](GpuConfig& c) { c.platform.memory.l2_bytes = 40u << 20; }) == "no problem");
+    CHECK(config_problem([](GpuConfig& c) { c.platform.memory.l2_bytes = (40u << 20) + 64; }) ==
+          "gpu.memory.l2_bytes: 41943104 bytes of 64-byte lines do not divide into 16 ways (memory.l2_ways)");
     CHECK(config_problem([](GpuConfig& c) { c.platform.sm.warp_slots = 0; }) == "gpu.sm.warp_slots: 0 is out of range 1..128");
     CHECK(config_problem([](GpuConfig& c) { c.platform.cp.max_queues = 65; }) == "gpu.cp.max_queues: 65 is out of range 1..64");
     CHECK(config_problem([](GpuConfig& c) { c.platform.sm.max_kernels = 0; }) == "gpu.sm.max_kernels: 0 is out of range 1..64");
@@ -182,4 +188,65 @@ TEST_CASE("limits: memory too small for a scenario's rings and signals is exit 2
     REQUIRE(WIFEXITED(st));
     CHECK(WEXITSTATUS(st) == 2);
     CHECK(out == "error: " + path + ": host memory of 1048576 bytes is too small for the scenario's queues and kernel arguments\n");
+}
+
+TEST_CASE("limits: a GPU of 304 SMs (the mi300x preset) runs a kernel whose blocks spread over every SM", "[limits][presets]") {
+    // 608 blocks of one wave each: round-robin placement puts two on each of the 304 CUs.
+    const auto r = test::run_yaml(R"(
+name: wide
+platform: {preset: mi300x}
+kernels:
+  - name: k
+    grid: [38912]
+    block: [64]
+    program: [{op: kernarg_load}, {op: valu, cycles: 200}, {op: load, bytes: 256}]
+)");
+    CHECK(r.out.exit_code == 0);
+    CHECK(r.kernel("k")["status"] == "ok");
+    CHECK(r.kernel("k")["blocks"] == 608);
+    REQUIRE(r.results["sms"].size() == 304);
+    uint64_t blocks = 0;
+    for (const auto& sm : r.results["sms"]) {
+        INFO("sm " << sm["id"]);
+        CHECK(sm["blocks_run"] == 2);
+        CHECK(sm["warp_slots"] == 32);
+        blocks += sm["blocks_run"].get<uint64_t>();
+    }
+    CHECK(blocks == 608);
+    CHECK(r.results["platform"]["preset"] == "mi300x");
+}
+
+TEST_CASE("limits: an L2 whose size is not a power of two (A100's 40 MiB) caches as any other", "[limits][presets]") {
+    // 32 blocks on 4 SMs read 4 KiB over and over: the first reads of each line miss in the
+    // L2, the other SMs' then hit. The same run with a 32 MiB L2 (a power of two) ends at the
+    // same time with the same counts: the working set fits both.
+    auto run = [](const std::string& l2) {
+        return nlohmann::json::parse(test::in_child([&] {
+            const auto r = test::run_yaml(R"(
+name: l2
+platform: {preset: a100, sms: 4}
+kernels:
+  - name: k
+    grid: [1024]
+    block: [32]
+    global_bytes: 4096
+    program: [{op: kernarg_load}, {op: loop, count: 8, body: [{op: load, bytes: 128}]}]
+)",
+                                          {{"platform.memory.l2_bytes", l2}});
+            return nlohmann::json{{"exit", r.out.exit_code},
+                                  {"status", r.kernel("k")["status"]},
+                                  {"end", r.results["sim_end_ns"]},
+                                  {"l2", r.results["memory"]["l2"]},
+                                  {"preset", r.results["platform"]["preset"]}}
+                .dump();
+        }));
+    };
+    const auto a100 = run(std::to_string(40u << 20)), pow2 = run(std::to_string(32u << 20));
+    CHECK(a100["exit"] == 0);
+    CHECK(a100["status"] == "ok");
+    CHECK(a100["l2"]["read_misses"].get<uint64_t>() > 0);
+    CHECK(a100["l2"]["read_hits"].get<uint64_t>() > a100["l2"]["read_misses"].get<uint64_t>());
+    CHECK(a100["preset"] == "a100");
+    CHECK(a100["end"] == pow2["end"]);
+    CHECK(a100["l2"] == pow2["l2"]);
 }

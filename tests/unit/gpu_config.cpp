@@ -80,7 +80,9 @@ TEST_CASE("gpu config: set_param sets each kind of parameter and refuses bad nam
     CHECK_THAT(set_error(c, "sm.warp_slots", " 32"), Equals("gpu.sm.warp_slots: expected a number, got ' 32'"));
     CHECK_THAT(set_error(c, "sm.warp_slots", "0x20"), Equals("gpu.sm.warp_slots: expected a number, got '0x20'"));
     CHECK_THAT(set_error(c, "clock_mhz", "inf"), Equals("gpu.clock_mhz: expected a number, got 'inf'"));
-    CHECK_THAT(set_error(c, "sm.l1i_bytes", "3000"), Equals("gpu.sm.l1i_bytes: must be a power of two in 1024..1048576, got 3000"));
+    CHECK_THAT(set_error(c, "memory.line_bytes", "48"), Equals("gpu.memory.line_bytes: must be a power of two in 16..1024, got 48"));
+    CHECK(set_error(c, "sm.l1i_bytes", "3000").empty());  // in range; whole sets are a rule (config_rules)
+    c.platform.sm.l1i_bytes = GpuConfig{}.platform.sm.l1i_bytes;
     CHECK_THAT(set_error(c, "sm.warp_size", "24"), Equals("gpu.sm.warp_size: must be one of 8, 16, 32, 64, got 24"));
     CHECK_THAT(set_error(c, "clock_mhz", "50"), Equals("gpu.clock_mhz: 50 is out of range: must be 100..5000"));
     CHECK_THAT(set_error(c, "policy.dispatch", "fifoo"), Equals("gpu.policy.dispatch: unknown value 'fifoo' (did you mean 'fifo'?)"));

@@ -245,9 +245,15 @@ TEST_CASE("scenario: out-of-range values are errors naming line and key", "[scen
         CHECK_THAT(e.what(), Contains("> 0"));
     }
     SECTION("power of two") {
+        const auto e = error_of("name: x\nplatform:\n  memory: {line_bytes: 48}\n");
+        CHECK(e.key() == "platform.memory.line_bytes");
+        CHECK_THAT(e.what(), Contains("power of two in 16..1024"));
+    }
+    SECTION("a cache of whole sets, not only a power of two") {
+        CHECK(parse_scenario("name: x\nplatform:\n  sm: {l1d_bytes: 28672}\n", "t.yaml").platform.sm.l1d_bytes == 28672);
         const auto e = error_of("name: x\nplatform:\n  sm: {l1d_bytes: 3000}\n");
         CHECK(e.key() == "platform.sm.l1d_bytes");
-        CHECK_THAT(e.what(), Contains("power of two in 1024..1048576"));
+        CHECK_THAT(e.what(), Contains("3000 bytes of 64-byte lines do not divide into 4 ways (sm.l1_ways)"));
     }
     SECTION("one of a set") {
         const auto e = error_of("name: x\nplatform:\n  sm: {warp_size: 24}\n");
