@@ -12,6 +12,8 @@
 //     SystemC event);
 //   - where the host time of a whole `gpuvp run` of the launch storm goes: the scenario file,
 //     the simulation, the rest of the run (elaboration, results) and the files and report;
+//   - the import of a real profiler trace (read_profiler_trace of examples/traces/'s V100
+//     trace: gunzip and Kineto JSON): kernels per host second, MB of JSON text per second;
 //   - the cost per warp-instruction of the compute program from 8 to 128 SMs, two waves of
 //     blocks per SM at every size.
 //   gpuvp_bench [SCENARIO_DIR]   (default: the source tree's scenarios/bench)
@@ -21,6 +23,7 @@
 //                                the peak resident memory and host time of `gpuvp run FILE --out
 //                                DIR`, with and without a trace (docs/limits.md)
 // docs/performance.md explains every figure and what bounds it.
+#include "sc_main/replay/profiler_trace.h"
 #include "sc_main/run/run.h"
 #include "sc_main/scenario/scenario.h"
 
@@ -44,6 +47,7 @@ struct Measure {
     double host_seconds, sim_ns;
     double load_seconds, run_seconds, write_seconds;  // the whole-run line's phases
     unsigned long long instructions, kernels, acquisitions, tasks;
+    unsigned long long bytes;  // the import line's JSON text
     int status;
     long peak_kb;  // the child's peak resident memory (it starts as a copy of this small parent)
 };
@@ -172,6 +176,26 @@ bool ping_pong(unsigned long long events, Measure& m) {
         m);
 }
 
+// read_profiler_trace of a trace file, timed whole; then its read and gunzip alone.
+bool import_trace(const std::string& file, Measure& m) {
+    return in_child(
+        [&] {
+            using clock = std::chrono::steady_clock;
+            const auto t0 = clock::now();
+            const gpuvp::ProfilerTrace t = gpuvp::read_profiler_trace(file);
+            const auto t1 = clock::now();
+            const std::string text = gpuvp::read_trace_text(file);
+            const auto t2 = clock::now();
+            Measure r{};
+            r.host_seconds = std::chrono::duration<double>(t1 - t0).count();
+            r.load_seconds = std::chrono::duration<double>(t2 - t1).count();
+            for (const gpuvp::TraceGpuOp& op : t.ops) r.kernels += op.kind == gpuvp::TraceGpuOp::Kind::kernel;
+            r.bytes = text.size();
+            return r;
+        },
+        m);
+}
+
 double mb(long kb) { return kb / 1024.0; }
 
 // A big run is a whole run (above) whose peak resident set (wait4) and wall-clock time the
@@ -284,6 +308,16 @@ int sc_main(int argc, char** argv) {
                     total, m.load_seconds, m.host_seconds, m.run_seconds - m.host_seconds, m.write_seconds, mb(m.peak_kb));
     } else {
         std::printf("whole run:    failed\n");
+        ++failures;
+    }
+    const std::string trace = GPUVP_SOURCE_DIR "/examples/traces/v100-training-4350-kernels.json.gz";
+    if (import_trace(trace, m)) {
+        std::printf("import:       %12.0f kernels per host second            (read_profiler_trace of the V100 trace: %llu kernels, "
+                    "%.1f MB of JSON, %.3f s host, %.1f MB/s; its read and gunzip alone %.3f s; %.1f MB peak)\n",
+                    m.kernels / m.host_seconds, m.kernels, m.bytes / 1e6, m.host_seconds, m.bytes / 1e6 / m.host_seconds,
+                    m.load_seconds, mb(m.peak_kb));
+    } else {
+        std::printf("import:       failed\n");
         ++failures;
     }
     if (quick) return failures ? 1 : 0;

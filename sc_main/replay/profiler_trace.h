@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuvp {
@@ -47,7 +48,7 @@ struct TraceGpuOp {
     uint32_t scalar_registers = 0; // SGPRs (rocprofv3), 0 if not given
     uint32_t shared_bytes = 0;     // static + dynamic shared memory (LDS) per block
     uint64_t bytes = 0;            // copies and fills: bytes moved
-    uint64_t offset = 0;           // where the event starts in the file (byte offset; CSV: line)
+    uint64_t offset = 0;           // where the event starts: its '{' in the (gunzipped) JSON; CSV: its line
 };
 
 // One call of the host's runtime (cudaLaunchKernel, hipMemcpyWithStream, cudaDeviceSynchronize,
@@ -70,7 +71,9 @@ struct TraceHostCall {
     int64_t thread = 0;        // the host thread (Kineto tid)
     int64_t start_ns = 0, end_ns = 0;
     int64_t correlation = -1;
-    std::optional<int64_t> stream;  // where the call says (HIP's `stream` arg, or from its sync record)
+    // Where the trace says: HIP's `stream` handle, numbered as the stream of the ops its calls
+    // launched; a cuda_sync record's stream; rocprofv3: its kernel's. Unset: not said.
+    std::optional<int64_t> stream;
     uint64_t offset = 0;
 };
 
@@ -126,6 +129,10 @@ private:
 // The file's text, gunzipped if it is gzip (by its magic bytes, whatever its name). Throws
 // TraceError if it cannot be read or is a broken gzip stream.
 std::string read_trace_text(const std::string& path);
+// The bytes gunzipped if they start with gzip's magic (1f 8b), else the bytes themselves.
+// Concatenated gzip members are one stream. A broken or cut stream, or other bytes after it:
+// TraceError at the compressed byte offset, naming `file`.
+std::string gunzip_if_gzip(std::string bytes, const std::string& file);
 
 // Whether the text is a profiler trace: Kineto JSON (an object with a `traceEvents` array) or a
 // rocprofv3 CSV (its kernel_trace header). Anything else is read as a scenario.
@@ -143,10 +150,19 @@ ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& 
 // hip_api_trace.csv beside it (same folder, same prefix) is read too when it is there.
 ProfilerTrace read_profiler_trace(const std::string& path);
 
+// A host call's kind by its function's name (CUDA runtime or driver, HIP; a version suffix as
+// in cuMemcpyHtoD_v2 or cuLaunchKernel_ptsz is allowed): the list of TraceHostCall::Kind.
+TraceHostCall::Kind host_call_kind(std::string_view name);
+
 // A decimal number as a trace writes a time ("1712195495505583.0", "2413669097444.592", "12",
 // "1.5e3") in units of 10^-scale of the result's unit, exactly: parse_decimal("1.5", 3) is
 // 1500. Nothing if the text is not a number or does not fit in int64 (fractions beyond the
 // scale are rounded half away from zero).
 std::optional<int64_t> parse_decimal(const std::string& text, int scale);
+
+namespace detail {
+// The readers' last step: ops, calls and syncs in start order, ties in file order.
+void sort_by_start(ProfilerTrace& trace);
+}  // namespace detail
 
 }  // namespace gpuvp

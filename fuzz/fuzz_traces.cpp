@@ -1,0 +1,109 @@
+// Fuzz target `traces`: the input is a profiler trace's bytes as read_profiler_trace takes a
+// file: gunzipped if gzip's magic starts it (gunzip_if_gzip), then read by the reader its
+// trace_format names; text of neither format goes to both readers, which must refuse it
+// cleanly. A rocprofv3 input may carry its hip_api_trace.csv after a form feed (\f).
+//
+// Defined outcomes: a ProfilerTrace or a TraceError. A bug: any other exception, a crash, a
+// sanitizer report, a hang; or a trace read that breaks what the readers promise: at least one
+// kernel; ops, calls and syncs in start order; nothing ending before it starts; grids and
+// blocks of at least 1 in each dimension; shapes_defaulted the count of defaulted kernels;
+// Kineto offsets inside the text, each at a '{'. And parse_decimal of the input's first line
+// at scales 0 and 3 agrees: one is the other times 1000, within the rounding.
+// --expect-clean (replay only): every input must read as a trace; the seeds are checked this way.
+#include "sc_main/replay/profiler_trace.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+namespace {
+
+bool expect_clean = false;
+
+[[noreturn]] void bug(const std::string& what) {
+    std::fprintf(stderr, "fuzz_traces: BUG: %s\n", what.c_str());
+    std::abort();
+}
+
+template <class V>
+void check_order(const V& v, const char* what) {
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (v[i].end_ns < v[i].start_ns) bug(std::string(what) + " ending before it starts");
+        if (i > 0 && v[i].start_ns < v[i - 1].start_ns) bug(std::string(what) + " out of start order");
+    }
+}
+
+void check(const gpuvp::ProfilerTrace& t, const std::string& text) {
+    using gpuvp::TraceGpuOp;
+    uint64_t kernels = 0, defaulted = 0;
+    for (const TraceGpuOp& op : t.ops) {
+        if (op.kind != TraceGpuOp::Kind::kernel) continue;
+        ++kernels;
+        defaulted += op.shape_defaulted;
+        for (size_t d = 0; d < 3; ++d)
+            if (op.grid[d] == 0 || op.block[d] == 0) bug("a kernel with a grid or block of 0");
+        if (t.format == gpuvp::ProfilerTrace::Format::kineto && (op.offset >= text.size() || text[op.offset] != '{'))
+            bug("a kernel's offset is not where its event starts");
+    }
+    if (kernels == 0) bug("a trace without kernels was read");
+    if (defaulted != t.shapes_defaulted) bug("shapes_defaulted is not the count of defaulted shapes");
+    check_order(t.ops, "an op");
+    check_order(t.calls, "a call");
+    check_order(t.syncs, "a sync record");
+}
+
+// The input's first line read as a decimal at two scales.
+void check_decimal(const std::string& text) {
+    const std::string line = text.substr(0, std::min(text.find('\n'), size_t(64)));
+    const std::optional<int64_t> units = gpuvp::parse_decimal(line, 0), milli = gpuvp::parse_decimal(line, 3);
+    if (milli && !units) bug("parse_decimal reads \"" + line + "\" at scale 3 but not at scale 0");
+    if (units && milli) {
+        const __int128 diff = __int128(*units) * 1000 - *milli;
+        if (diff > 500 || diff < -500) bug("parse_decimal reads \"" + line + "\" differently at scales 0 and 3");
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+    for (int i = 1; i < *argc; ++i)
+        if (std::strcmp((*argv)[i], "--expect-clean") == 0) expect_clean = true;
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string bytes(reinterpret_cast<const char*>(data), size);
+    check_decimal(bytes);
+    std::string error;
+    bool read = false;
+    try {
+        const std::string text = gpuvp::gunzip_if_gzip(bytes, "fuzz.trace");
+        const gpuvp::TraceFormat format = gpuvp::trace_format(text);
+        auto try_read = [&](auto parse) {
+            try {
+                check(parse(), text);
+                read = true;
+            } catch (const gpuvp::TraceError& e) {
+                error = e.what();
+            }
+        };
+        if (format != gpuvp::TraceFormat::rocprofv3) try_read([&] { return gpuvp::parse_kineto(text, "fuzz.json"); });
+        if (format != gpuvp::TraceFormat::kineto) {
+            const size_t split = text.find('\f');
+            const std::string kernels = text.substr(0, split);
+            const std::string api = split == std::string::npos ? std::string() : text.substr(split + 1);
+            try_read([&] { return gpuvp::parse_rocprofv3(kernels, "fuzz_kernel_trace.csv", api, "fuzz_hip_api_trace.csv"); });
+        }
+        if (format == gpuvp::TraceFormat::none && read && expect_clean) bug("a seed of neither format reads as a trace");
+    } catch (const gpuvp::TraceError& e) {  // a broken gzip stream
+        error = e.what();
+    } catch (const std::exception& e) {
+        bug(std::string("unexpected exception: ") + e.what());
+    }
+    if (expect_clean && !read) bug("a seed does not read as a trace: " + error);
+    return 0;
+}
