@@ -3,6 +3,7 @@
 #pragma once
 #include <gpuvp/models/common/isa.h>
 #include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/common/stats.h>
 
 #include <array>
 #include <cstdint>
@@ -50,10 +51,18 @@ struct HostSignalSpec {
 // What the hardware measured for a kernel or a copy of a replayed profiler trace, in ns on the
 // replay's time base (0 is the start of the first replayed launch call).
 struct MeasuredTimes {
+    STATS_RECORD;
     int64_t launch_ns = 0;      // its launch call started
     int64_t launch_end_ns = 0;  // its launch call returned
     int64_t start_ns = 0;       // it began to run on the GPU
     int64_t end_ns = 0;         // it ended
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("launch_ns", s.launch_ns, {"ns", "its launch call started"});
+        v("launch_end_ns", s.launch_end_ns, {"ns", "its launch call returned"});
+        v("start_ns", s.start_ns, {"ns", "it began to run on the GPU"});
+        v("end_ns", s.end_ns, {"ns", "it ended"});
+    }
 };
 
 struct KernelSpec {

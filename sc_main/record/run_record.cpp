@@ -1,6 +1,9 @@
 #include "sc_main/record/run_record.h"
 #include "sc_main/record/metrics.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace gpuvp {
 
 const std::array<LaunchStage, 13> kLaunchStages = {{
@@ -32,6 +35,29 @@ RunRecord read_results(const fields::json& document) {
     r.unfinished = document.is_object() && document.contains("unfinished");
     fields::from_json(document, r, "");
     return r;
+}
+
+ReplaySides replay_sides(const std::vector<KernelRecord>& kernels) {
+    ReplaySides sides;
+    std::optional<double> zero;  // the earliest simulated launch call's start
+    for (const KernelRecord& k : kernels) {
+        if (!k.measured) continue;
+        const MeasuredTimes& m = *k.measured;
+        sides.measured.push_back({k.name, k.queue, double(m.launch_ns), double(m.launch_end_ns), double(m.start_ns),
+                                  double(m.end_ns)});
+        const double launch = k.call_start_ns ? *k.call_start_ns : k.submit_ns;
+        const double launch_end = k.call_end_ns ? *k.call_end_ns : k.doorbell_ns.value_or(launch);
+        sides.simulated.push_back({k.name, k.queue, launch, launch_end, k.first_warp_start_ns, k.end_ns});
+        zero = std::min(zero.value_or(launch), launch);
+    }
+    auto shift = [&](double t) { return std::round((t - *zero) * 1000) / 1000; };  // to whole ps
+    for (KernelTimes& k : sides.simulated) {
+        k.launch_ns = shift(k.launch_ns);
+        k.launch_end_ns = shift(k.launch_end_ns);
+        if (k.start_ns) k.start_ns = shift(*k.start_ns);
+        if (k.end_ns) k.end_ns = shift(*k.end_ns);
+    }
+    return sides;
 }
 
 std::string stats_markdown() {

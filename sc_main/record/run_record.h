@@ -3,11 +3,13 @@
 // once, in its type's `fields` (sc_main/record/fields.h): results.json's layout is that list.
 // docs/results.md describes every member.
 #pragma once
+#include <gpuvp/firmware/workload.h>
 #include <gpuvp/models/common/observer.h>
 #include <gpuvp/models/glc/global_logic_controller.h>
 #include <gpuvp/models/memory/cache.h>
 #include <gpuvp/models/sm/sm.h>
 #include "sc_main/record/fields.h"
+#include "sc_main/replay/replay_metrics.h"
 
 #include <array>
 #include <cstdint>
@@ -143,6 +145,10 @@ struct KernelRecord {
     std::vector<StageRecord> stages;
     Milestones milestones;
     Omit<InstancesSummary> instances;
+    // A replayed trace's kernel: what the hardware measured, and when its launch call started and
+    // returned in the model (closed-loop replay; otherwise submit_ns and doorbell_ns stand for them).
+    Omit<MeasuredTimes> measured;
+    Omit<double> call_start_ns, call_end_ns;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("name", s.name, {"", "the kernel's name in the scenario"});
@@ -168,6 +174,9 @@ struct KernelRecord {
         v("stages", s.stages, {"", "the launch path, stage by stage"});
         v("milestones", s.milestones, {"ns", "each milestone of the launch"});
         v("instances", s.instances, {"", "with instances: the summary over them"});
+        v("measured", s.measured, {"ns", "a replayed trace's kernel: what the hardware measured, on the replay's time base"});
+        v("call_start_ns", s.call_start_ns, {"ns", "closed-loop replay: when its launch call started"});
+        v("call_end_ns", s.call_end_ns, {"ns", "closed-loop replay: when its launch call returned"});
     }
 };
 
@@ -629,6 +638,7 @@ struct RunRecord {
     Omit<ProtocolRecord> protocol;
     Totals totals;
     HostRecord host;
+    Omit<ReplayRecord> replay;  // a replayed trace's: the model against the hardware
     Omit<std::vector<VariantEntry>> variants;  // with `variants:`: each variant's own
 
     template <class S, class V>
@@ -682,6 +692,7 @@ void RunRecord::fields(S& s, V& v) {
     v("protocol", s.protocol, {"", "with --check-protocol: the TLM-2.0 base-protocol checkers"});
     v("totals", s.totals, {"", "totals over the GPU"});
     v("host", s.host, {"", "the host model"});
+    v("replay", s.replay, {"", "a replayed trace: the model against the hardware (docs/replay.md)"});
     v("variants", s.variants, {"", "with variants: each variant's own results"});
 }
 
@@ -691,6 +702,12 @@ void RunRecord::fields(S& s, V& v) {
 std::string results_text(const RunRecord& r);
 // A record from results.json's parsed document; throws fields::FieldError naming what is wrong.
 RunRecord read_results(const fields::json& document);
+
+// A replayed run's kernels (those with `measured`), as the hardware measured them and as the model
+// simulated them: the launch call from call_start_ns and call_end_ns (or submit_ns and
+// doorbell_ns), the kernel from first_warp_start_ns to end_ns, shifted so that 0 is the earliest
+// launch call's start, as the measured times are.
+ReplaySides replay_sides(const std::vector<KernelRecord>& kernels);
 
 // Every member of results.json and every metric an expectation may name, as Markdown tables
 // (`gpuvp stats`; docs/results.md, "Every member", holds the same text).

@@ -124,6 +124,7 @@ std::string section_stages(const Page& p);
 std::string section_locks(const Page& p);
 std::string section_scalar(const Page& p);
 std::string section_shading(Page& p, Bound& bound);
+std::string section_replay(const Page& p, Bound& bound);  // "" unless the run replayed a trace
 
 extern const char* const kStyle;  // the page's CSS
 

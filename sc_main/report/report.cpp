@@ -1,7 +1,7 @@
 // report.html: one self-contained page (inline CSS and SVG, no script, no external
 // reference) built from a run's record and trace records. docs/report.md describes what it
 // shows. The page's pieces, in this folder: svg.cpp (drawing), timeline.cpp, sections.cpp,
-// variants.cpp, style.cpp (CSS); this file assembles them and reads the files.
+// replay.cpp, variants.cpp, style.cpp (CSS); this file assembles them and reads the files.
 #include "sc_main/report/report.h"
 #include "sc_main/report/page.h"
 #include "sc_main/run/run.h"
@@ -41,12 +41,14 @@ std::string render_report(const RunRecord& results, const std::vector<const Trac
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>gpuvp report: "
       << esc(results.scenario) << "</title><style>" << kStyle << "</style></head><body>\n";
     h << "<nav><a href=\"#summary\">Summary</a><a href=\"#expectations-heading\">Expectations</a>";
+    if (results.replay) h << "<a href=\"#replay\">Replay</a>";
     if (p.variants) h << "<a href=\"#variants\">Variants</a>";
     h << "<a href=\"#timeline\">Timeline</a><a href=\"#launch-stages\">Launch stages</a><a href=\"#locks\">Locks</a>"
          "<a href=\"#scalar\">Scalar registers</a><a href=\"#shading\">Shading array</a></nav>\n<main>\n";
     h << section_header(p);
     std::vector<Bound> vbounds;
-    Bound tbound, sbound;
+    Bound tbound, sbound, rbound;
+    h << section_replay(p, rbound);
     if (p.variants) h << section_variants(p, limits, vbounds);
     h << section_timeline(p, limits[0], tbound);
     h << section_stages(p);

@@ -1,7 +1,8 @@
 // report.html: one self-contained page (no network) that shows a run at a glance: the
 // timeline per SM, the launch stages per kernel, lock waits by priority, the scalar pools,
-// the shading array's core types over time, and for a scenario with variants the A/B
-// comparison side by side. Built from a run's record and its trace records.
+// the shading array's core types over time, for a replayed trace the model against the
+// hardware, and for a scenario with variants the A/B comparison side by side. Built from a run's
+// record and its trace records.
 #pragma once
 #include <string>
 #include <vector>

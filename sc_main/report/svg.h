@@ -16,6 +16,7 @@ constexpr double kWidth = 1240;            // every wide chart, in px
 constexpr double kLeft = 92, kRight = 16;  // plot margins of the wide charts (row labels left)
 constexpr size_t kWarpRectLimit = 20000;   // warp bars on the whole page, every timeline together
 constexpr size_t kTaskRectLimit = 10000;   // shading-array task bars
+constexpr size_t kReplayRectLimit = 10000; // a replay's kernel bars, measured and simulated together
 constexpr size_t kMaxBarRows = 200;        // kernels drawn in a per-kernel chart (the tables list all)
 constexpr size_t kCounterBins = 400;       // columns of a counter chart
 

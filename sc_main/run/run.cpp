@@ -476,6 +476,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         j.milestones.complete_ns = opt_ns(k ? k->completed : std::nullopt);
         if (l.first_done && l.rung) j.milestones.host_saw_completion_ns = ns_of(l.seen_complete);
         if (instanced) j.instances = instances_summary(l, spec.interval_ns, inst, true);
+        if (spec.measured) j.measured = *spec.measured;
+        if (l.call_start) j.call_start_ns = ns_of(*l.call_start);
+        if (l.call_end) j.call_end_ns = ns_of(*l.call_end);
         rec.add_launch_stages(l.name, trace_stages, uint32_t(i));
     }
 
@@ -679,6 +682,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.totals = {instructions, rec.warps_finished(), sys.gpu.glc().blocks_dispatched(), sys.gpu.cp().packets_processed(),
                 sys.host.interrupts()};
     r.host = {s.workload.quantum_ns, sys.host.syncs(), policy_name(s.workload.code)};
+    if (std::any_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return bool(k.measured); }))
+        r.replay = replay_summary(replay_sides(r.kernels));
 
     // Expectations, on everything above.
     std::vector<ExpectationRecord> expectations;
@@ -729,8 +734,53 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     return out;
 }
 
+namespace {
+
+// A replay's figures, measured against simulated: a row per distribution, then the ratios.
+std::string replay_table(const ReplayRecord& x) {
+    std::ostringstream t;
+    auto cell = [](const std::optional<double>& v, size_t w) {
+        const std::string s = v ? fmt_ns(*v) : "-";
+        return std::string(w - std::min(w, s.size()), ' ') + s;
+    };
+    auto side = [&](const Distribution& d) {
+        const std::string n = std::to_string(d.count);
+        return cell(d.median, 11) + cell(d.p90, 11) + cell(d.max, 11) + std::string(8 - std::min<size_t>(8, n.size()), ' ') + n;
+    };
+    auto ratio = [](const std::optional<double>& v) {
+        if (!v) return std::string("-");
+        char b[32];
+        std::snprintf(b, sizeof b, "%.3f", *v);
+        return std::string(b);
+    };
+    auto percent = [](const std::optional<double>& v) { return v ? fmt_ns(*v * 100) + " %" : std::string("-"); };
+    t << "Replay: the model against the hardware, " << x.kernels << " kernels (ns)\n";
+    auto banner = [](const std::string& side) {  // over a side's 41 columns
+        const size_t dashes = 41 - 3 - side.size();
+        return "   " + std::string(dashes / 2, '-') + side + std::string(dashes - dashes / 2, '-');
+    };
+    t << std::string(24, ' ') << banner(" measured ") << banner(" simulated ") << "\n";
+    t << std::string(24, ' ') << "     median        p90        max   count     median        p90        max   count\n";
+    t << "  same-stream gap       " << side(x.same_stream_gap_ns.measured) << side(x.same_stream_gap_ns.simulated) << "\n";
+    t << "  idle launch latency   " << side(x.idle_launch_latency_ns.measured) << side(x.idle_launch_latency_ns.simulated)
+      << "\n";
+    const Distribution& d = x.kernel_duration_ratio;
+    t << "  kernel duration       simulated / measured: median " << ratio(d.median) << ", p90 " << ratio(d.p90) << ", max "
+      << ratio(d.max) << " (" << d.count << " kernels)\n";
+    t << "  cross-stream overlap  measured " << percent(x.cross_stream_overlap.measured) << ", simulated "
+      << percent(x.cross_stream_overlap.simulated) << " of kernel time\n";
+    t << "  makespan              measured " << cell(x.makespan_ns.measured, 0) << " ns, simulated "
+      << cell(x.makespan_ns.simulated, 0) << " ns, ratio " << ratio(x.makespan_ratio) << "\n";
+    t << "  same-stream gap = start - the previous kernel's end on its stream, where its launch had returned before "
+         "that end;\n  idle launch latency = launch call start -> start, no kernel running or queued, first launch of "
+         "each name left out\n";
+    return t.str();
+}
+
+}  // namespace
+
 // The breakdown table for people: stages as rows, kernels as columns (the first eight), then
-// the draws, the protocol checkers' summary, a hang and the run's totals.
+// a replay's figures, the draws, the protocol checkers' summary, a hang and the run's totals.
 std::string console_table(const RunRecord& r) {
     std::ostringstream t;
     const size_t kernel_count = r.kernels.size();
@@ -773,6 +823,7 @@ std::string console_table(const RunRecord& r) {
              " launch = the same from submit;\n  response = submit -> first warp running;"
              " turnaround = submit -> completion signal written\n";
     }
+    if (r.replay) t << replay_table(*r.replay);
     const UsaRecord& u = r.usa;
     if (!u.draws.empty()) {  // M4
         t << "Draws (simulated ns), shading array '" << u.policy << "'\n";

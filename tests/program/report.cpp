@@ -562,6 +562,76 @@ TEST_CASE("bars of different kernels merge when nothing else keeps the bound", "
     CHECK(count(html, "data-kernel=\"several kernels\"") > 0);
 }
 
+namespace {
+
+// A replayed run's record: `n` kernels, kernel i on stream i % `streams`, measured running 600 ns
+// from 300 ns after its launch call, simulated 2300 ns (kernel(): 700 ns after submit).
+RunRecord replayed(size_t n, size_t streams) {
+    RunRecord r = small_results();
+    r.kernels.clear();
+    for (size_t i = 0; i < n; ++i) {
+        KernelRecord k = kernel("k#" + std::to_string(i), 0, double(i) * 1000, 1);
+        k.queue = "s" + std::to_string(i % streams);
+        const int64_t t = int64_t(i) * 1000;
+        k.measured = gpuvp::MeasuredTimes{t, t + 50, t + 300, t + 900};
+        r.kernels.push_back(std::move(k));
+    }
+    r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a replayed run's Replay section: a measured and a simulated row per stream, and the distributions", "[report][replay]") {
+    const std::string html = gpuvp::render_report(replayed(6, 2), {});
+    const std::string s = section(html, "replay");
+    REQUIRE_FALSE(s.empty());
+    CHECK(count(html, "<a href=\"#replay\">Replay</a>") == 1);
+    CHECK(html.find("<section id=\"replay\">") < html.find("<section id=\"timeline\">"));
+    CHECK(count(s, "id=\"replay-table\"") == 1);
+    CHECK(count(s, "id=\"replay-timeline\"") == 1);
+    // Three kernels per stream on each side, each its own bar on its stream's row.
+    CHECK(count(s, "<rect class=\"replay-kernel\" data-side=\"measured\"") == 6);
+    CHECK(count(s, "<rect class=\"replay-kernel\" data-side=\"simulated\"") == 6);
+    // Rows: s0 (measured), simulated, s1 (measured), simulated.
+    const size_t s0 = s.find("text-anchor=\"end\">s0</text>"), s1 = s.find("text-anchor=\"end\">s1</text>"),
+                 sim = s.find("text-anchor=\"end\">simulated</text>", s0);
+    CHECK((s0 < sim && sim < s1 && s1 != std::string::npos));
+    CHECK(s.find("k#2, measured on s0: 2300.0–2900.0 ns (600.0 ns)") != std::string::npos);  // a bar's tooltip
+    CHECK(s.find("id=\"replay-timeline-start\"") == std::string::npos);  // nothing merged: no close-up
+    // The histograms, a panel per side (the duration ratio: one), and the farthest kernels.
+    CHECK(count(s, "<svg class=\"replay-histogram\"") == 3);
+    CHECK(count(s, "data-figure=\"same_stream_gap_ns\"") == 2);  // the table's row and the chart
+    CHECK(count(s, "<g class=\"histogram-panel\"") == 5);
+    CHECK(count(s, "<tr data-kernel=") == 6);
+    CHECK(s.find("no samples") != std::string::npos);  // no launch found the GPU idle in the model
+    // No replay, no section and no link.
+    const std::string plain = gpuvp::render_report(small_results(), {});
+    CHECK(section(plain, "replay").empty());
+    CHECK(plain.find("#replay") == std::string::npos);
+}
+
+TEST_CASE("the replay's kernel bars stay bounded at 20000 kernels", "[report][replay]") {
+    const std::string html = gpuvp::render_report(replayed(20000, 4), {});
+    const std::string all = section(html, "replay"), from = "id=\"replay-timeline\"";
+    const std::string s = all.substr(all.find(from), all.find("</svg>", all.find(from)) - all.find(from));
+    // Every kernel is in a bar: a merged bar says how many it holds.
+    size_t bars = 0, kernels = 0;
+    const std::regex bar("<rect class=\"replay-kernel( merged\" data-side=\"\\w+\" data-count=\"(\\d+))?");
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), bar); it != std::sregex_iterator(); ++it, ++bars)
+        kernels += (*it)[2].matched ? std::stoul((*it)[2]) : 1;
+    CHECK(kernels == 40000);
+    CHECK(bars <= 10000);
+    CHECK(bars >= 8);  // each stream's two rows
+    CHECK(count(all, "id=\"replay-note\"") == 1);
+    CHECK(count(all, "40000 kernels are drawn as") == 1);
+    // The close-up of the start: the first 100 kernels (k#99 ends at 99 * 1000 + 3000 ns in the
+    // model), unmerged.
+    CHECK(count(all, "id=\"replay-timeline-start\"") == 1);
+    CHECK(all.find("until the first 100 kernels have ended on both sides (0 – 102000.0 ns)") != std::string::npos);
+    CHECK(all.size() < 3u * 1024 * 1024);
+}
+
 TEST_CASE("the report is deterministic", "[report]") {
     const TraceRecord trace = small_trace();
     CHECK(gpuvp::render_report(small_results(), {&trace}) == gpuvp::render_report(small_results(), {&trace}));

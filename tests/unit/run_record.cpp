@@ -35,6 +35,7 @@ gpuvp::RunRecord small_record() {
     in.count = 3;
     in.turnaround_ns.max = 9000;
     k.instances = in;
+    k.measured = gpuvp::MeasuredTimes{0, 500, 1000, 4000};  // a replayed kernel
     gpuvp::KernelRecord& k2 = r.kernels.emplace_back();
     k2.name = "beta";
     k2.alone_turnaround_ns = std::optional<double>();  // present, null
@@ -43,6 +44,7 @@ gpuvp::RunRecord small_record() {
     r.sms[1].id = 1;
     r.locks.by_priority.emplace_back("2", gpuvp::PriorityLocks{});
     r.locks.by_priority.back().second.wait_ns.mean = 12.5;
+    r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
     return r;
 }
 
@@ -136,6 +138,12 @@ TEST_CASE("a path finds what results.json holds there", "[record]") {
     CHECK(at("kernels.gamma.response_ns") == "none");
     CHECK(at("kernels.alpha.instances.launch_latency_ns") == "none");  // left out
     CHECK(at("sms.7") == "none");
+    CHECK(at("kernels.alpha.measured.end_ns") == 4000);
+    CHECK(at("kernels.beta.measured") == "none");  // not replayed: left out
+    CHECK(at("replay.kernels") == 1);
+    CHECK(at("replay.makespan_ns.measured") == 4000.0);
+    CHECK(at("replay.same_stream_gap_ns.simulated.count") == 0);
+    CHECK(at("replay.same_stream_gap_ns.simulated.median").is_null());
     CHECK(at("sim_end_ns.more") == "none");
     CHECK(at("policy") == json{{"dispatch", "fifo"}, {"launch", "serial"}, {"lock", "spin"}, {"scalar", "per-warp"},
                                {"shading", "static"}});

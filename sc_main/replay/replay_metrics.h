@@ -1,0 +1,112 @@
+// The model against the hardware: a replayed trace's kernels as the hardware measured them and
+// as the model simulated them, and the figures that compare the two sides (docs/replay.md, "The
+// model against the hardware"). Pure functions on plain times; no SystemC. The run fills
+// results.json's `replay` from them (replay_summary); the report draws their samples.
+//
+// Every figure is computed the same way on each side from the same five times per kernel. A
+// kernel without a start or an end (it never ran) takes part in none of them.
+#pragma once
+#include "sc_main/record/fields.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuvp {
+
+// One kernel on one side, in ns.
+struct KernelTimes {
+    std::string name;    // BASENAME#INDEX in an imported scenario
+    std::string stream;  // its queue
+    double launch_ns = 0, launch_end_ns = 0;  // its launch call started, returned
+    std::optional<double> start_ns, end_ns;   // it ran on the GPU
+};
+
+// The kernels of a replay, side by side: measured[i] and simulated[i] are one kernel.
+struct ReplaySides {
+    std::vector<KernelTimes> measured, simulated;
+};
+
+// Samples summarised (nearest rank: the p-th percentile of n sorted samples is the one of rank
+// ceil(p / 100 * n), counting from 1). Without samples: count 0, the rest null.
+struct Distribution {
+    STATS_RECORD;
+    std::optional<double> median, p90, max;
+    uint64_t count = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("median", s.median, {"", "the median (nearest rank)"});
+        v("p90", s.p90, {"", "the 90th percentile (nearest rank)"});
+        v("max", s.max, {"", "the largest"});
+        v("count", s.count, {"count", "samples"});
+    }
+};
+
+// A figure in ns, a distribution per side.
+struct SidesDistribution {
+    STATS_RECORD;
+    Distribution measured, simulated;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("measured", s.measured, {"ns", "as the hardware measured it"});
+        v("simulated", s.simulated, {"ns", "as the model simulated it"});
+    }
+};
+
+struct SidesValue {
+    STATS_RECORD;
+    std::optional<double> measured, simulated;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("measured", s.measured, {"", "on the hardware"});
+        v("simulated", s.simulated, {"", "in the model"});
+    }
+};
+
+// results.json's `replay`.
+struct ReplayRecord {
+    STATS_RECORD;
+    uint64_t kernels = 0;
+    SidesDistribution same_stream_gap_ns, idle_launch_latency_ns;
+    Distribution kernel_duration_ratio;
+    SidesValue makespan_ns;
+    std::optional<double> makespan_ratio;
+    SidesValue cross_stream_overlap;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("kernels", s.kernels, {"count", "kernels replayed (those with measured times)"});
+        v("same_stream_gap_ns", s.same_stream_gap_ns,
+          {"ns", "start - previous end on one stream, where the launch had returned before the previous ended"});
+        v("idle_launch_latency_ns", s.idle_launch_latency_ns,
+          {"ns", "launch call start -> kernel start with no kernel running or queued, first launch of a name left out"});
+        v("kernel_duration_ratio", s.kernel_duration_ratio, {"ratio", "per kernel, simulated over measured end - start"});
+        v("makespan_ns", s.makespan_ns, {"ns", "first launch call start -> last kernel end"});
+        v("makespan_ratio", s.makespan_ratio, {"ratio", "makespan, simulated over measured"});
+        v("cross_stream_overlap", s.cross_stream_overlap,
+          {"fraction", "kernel time during which a kernel of another stream runs, over all kernel time"});
+    }
+};
+
+// The name whose first launch loads code: the part before the last '#' (all of it without one).
+std::string_view base_name(std::string_view kernel);
+
+// The samples of one side, in the order of the kernels that give them.
+std::vector<double> same_stream_gaps(const std::vector<KernelTimes>& kernels);
+std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernels);
+// Per kernel that ran on both sides with a measured duration above 0: simulated over measured.
+std::vector<double> kernel_duration_ratios(const ReplaySides& sides);
+
+// The p-th percentile of `sorted` (ascending, not empty), nearest rank.
+double nearest_rank(const std::vector<double>& sorted, double p);
+Distribution distribution(std::vector<double> samples);
+
+// null without kernels that ran (or, for the overlap, without kernel time).
+std::optional<double> cross_stream_overlap(const std::vector<KernelTimes>& kernels);
+std::optional<double> makespan(const std::vector<KernelTimes>& kernels);
+
+// Everything above, for both sides.
+ReplayRecord replay_summary(const ReplaySides& sides);
+
+}  // namespace gpuvp
