@@ -481,9 +481,10 @@ bool HostDriver::submit_copy(HostQuantum& qk, uint32_t q, size_t k) {
 }
 
 // A replayed trace's host thread: each call `gap_ns` of CPU time after the previous returned.
-// A launch submits its work and returns once its measured duration has passed (or when its
-// packets are written, if later); a cpu call takes its measured duration; a sync call returns
-// when the host has seen the work it names end (at once if it has already).
+// A launch is the runtime's work for its measured duration, then its packets (as any launch:
+// api_overhead_ns, the stores, the doorbell), and returns with the last doorbell; a cpu call
+// takes its measured duration; a sync call returns when the host has seen the work it names end
+// (at once if it has already).
 void HostDriver::replay_calls(uint32_t thread) {
     HostQuantum& qk = call_quanta_[thread];
     qk.reset();
@@ -498,6 +499,8 @@ void HostDriver::replay_calls(uint32_t thread) {
         const sc_time start = qk.get_current_time();
         switch (call.kind) {
         case HostCall::Kind::launch: {
+            // The runtime's own work, as long as the trace measured the call, then the packets.
+            qk.annotate(ns(call.duration_ns));
             std::vector<size_t> posted;
             for (const std::string& name : call.work) {
                 const size_t k = by_name_.at(name);
@@ -507,7 +510,7 @@ void HostDriver::replay_calls(uint32_t thread) {
                 if (!submit_launch(qk, r.queue, k, 0)) break;  // the queue takes no more
                 posted.push_back(k);
             }
-            qk.wait_until(std::max(start + ns(call.duration_ns), qk.get_current_time()));
+            qk.flush();
             for (size_t k : posted) launches_[k].call_end = qk.get_current_time();
             break;
         }

@@ -5,7 +5,10 @@
 #include "sc_main/regress/regress.h"
 #include "sc_main/report/report.h"
 #include "sc_main/run/run.h"
+#include "sc_main/replay/calibrate.h"
+#include "sc_main/replay/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
+#include "sc_main/scenario/trace_scenario.h"
 #include "sc_main/sweep/sweep.h"
 
 #include <CLI/CLI.hpp>
@@ -104,7 +107,9 @@ CLI::Option* add_jobs(CLI::App& cmd, unsigned& jobs, const std::string& what) {
 }
 
 CLI::Option* add_scenario(CLI::App& cmd, std::string& file) {
-    return cmd.add_option("SCENARIO", file, "the scenario file (YAML, docs/scenario.md)")
+    return cmd.add_option("SCENARIO", file,
+                          "the scenario file (YAML, docs/scenario.md), or a profiler trace to replay\n"
+                          "(Kineto JSON, rocprofv3 CSV, .gz read directly; docs/replay.md)")
         ->required()
         ->type_name("FILE")
         ->check(existing(false));
@@ -195,6 +200,59 @@ bool is_dir(const std::string& path) {
     return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// --- Input: a scenario file, or a profiler trace read as one --------------------------------
+
+// The options of a trace's import (`run TRACE`, `validate TRACE`, `import`).
+struct TraceArgs {
+    int64_t device = -1;  // -1: the first GPU with kernels
+    bool skip_unfit = false;
+};
+
+void add_trace_options(CLI::App& cmd, TraceArgs& t) {
+    cmd.add_option("--device", t.device,
+                   "a profiler trace: the GPU to replay, by its device number in the trace.\n"
+                   "Default: the first with kernels")
+        ->type_name("N")
+        ->check(whole_number<uint32_t>("a device number", 0));
+    cmd.add_flag("--skip-unfit", t.skip_unfit,
+                 "a profiler trace: leave out (and count) kernels the platform cannot hold\n"
+                 "instead of stopping with an error. Default: an error");
+}
+
+// A trace when the file's content is one (Kineto JSON, rocprofv3 CSV; .gz read directly),
+// else a scenario. Throws ScenarioError or TraceError.
+gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const std::string& platform_file,
+                           const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr) {
+    std::optional<gpuvp::PlatformSource> platform;
+    if (!platform_file.empty()) platform = gpuvp::read_platform_file(platform_file);
+    const std::string text = gpuvp::read_trace_text(file);
+    const gpuvp::TraceFormat format = gpuvp::trace_format(text);
+    if (trace) *trace = format != gpuvp::TraceFormat::none;
+    if (format == gpuvp::TraceFormat::none) return gpuvp::parse_scenario(text, file, overrides, platform);
+    const gpuvp::ProfilerTrace parsed =
+        format == gpuvp::TraceFormat::kineto ? gpuvp::parse_kineto(text, file) : gpuvp::read_profiler_trace(file);
+    gpuvp::TraceImportOptions options;
+    if (t.device >= 0) options.device = t.device;
+    options.skip_unfit = t.skip_unfit;
+    options.platform = platform;
+    return gpuvp::load_trace_scenario(parsed, options, overrides, summary);
+}
+
+// "a100-alexnet-step.json.gz: 79 kernels and 19 copies on 2 streams of device 0 (NVIDIA A100-...)"
+std::string import_line(const std::string& file, const gpuvp::TraceImportSummary& s) {
+    std::string line = file + ": " + std::to_string(s.kernels) + " kernels";
+    if (s.copies) line += " and " + std::to_string(s.copies) + " copies";
+    line += " on " + std::to_string(s.streams) + " stream" + (s.streams == 1 ? "" : "s") + " of device " +
+            std::to_string(s.device);
+    if (!s.gpu.empty()) line += " (" + s.gpu + ")";
+    line += ", " + std::to_string(s.calls) + " host calls on " + std::to_string(s.host_threads) + " thread" +
+            (s.host_threads == 1 ? "" : "s");
+    if (s.skipped_unfit) line += "; " + std::to_string(s.skipped_unfit) + " kernels left out (--skip-unfit)";
+    if (s.shapes_defaulted) line += "; " + std::to_string(s.shapes_defaulted) + " kernels without grid or block took the defaults";
+    if (s.other_devices) line += "; " + std::to_string(s.other_devices) + " kernels and copies of other GPUs not replayed";
+    return line;
+}
+
 // --- gpuvp run ------------------------------------------------------------------------------
 
 struct RunArgs {
@@ -203,6 +261,7 @@ struct RunArgs {
     bool no_trace = false, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
     unsigned jobs = 1;
+    TraceArgs trace;
 };
 
 int run_main(const CLI::App& cmd, const RunArgs& a) {
@@ -213,11 +272,16 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         if (!parse_log(a.log, log, why)) return bad_input(&cmd, why);
     }
     gpuvp::Scenario scenario;
+    gpuvp::TraceImportSummary imported;
+    bool trace = false;
     try {
-        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets), a.platform);
+        scenario = load_input(a.file, overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
+    } catch (const gpuvp::TraceError& e) {
+        return failed(e.what());
     }
+    if (trace && !a.quiet) std::cout << import_line(a.file, imported) << "\n";
     if (!a.vcd_file.empty() && !scenario.variants.empty())
         return bad_input(&cmd, "--vcd records one run: it takes a scenario without 'variants'");
 
@@ -285,6 +349,7 @@ Action setup_run(CLI::App& cmd) {
     cmd.add_flag("--quiet", a->quiet,
                  "print no tables on stdout and no progress line on stderr.\n"
                  "Default: the tables, and a progress line when stderr is a terminal");
+    add_trace_options(cmd, a->trace);
     return [&cmd, a] { return run_main(cmd, *a); };
 }
 
@@ -293,15 +358,21 @@ Action setup_run(CLI::App& cmd) {
 struct ValidateArgs {
     std::string file, platform;
     std::vector<std::string> sets;
+    TraceArgs trace;
 };
 
 int validate_main(const ValidateArgs& a) {
     gpuvp::Scenario scenario;
+    gpuvp::TraceImportSummary imported;
+    bool trace = false;
     try {
-        scenario = gpuvp::load_scenario(a.file, overrides_of(a.sets), a.platform);
+        scenario = load_input(a.file, overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
+    } catch (const gpuvp::TraceError& e) {
+        return failed(e.what());
     }
+    if (trace) std::cout << import_line(a.file, imported) << "\n";
     uint64_t launches = 0, draw_launches = 0;  // with `instances`, a packet each
     for (const auto& k : scenario.workload.kernels) launches += k.instances;
     for (const auto& d : scenario.workload.draws) draw_launches += d.instances;
@@ -321,7 +392,124 @@ Action setup_validate(CLI::App& cmd) {
     add_scenario(cmd, a->file);
     add_platform(cmd, a->platform);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
+    add_trace_options(cmd, a->trace);
     return [a] { return validate_main(*a); };
+}
+
+// --- gpuvp calibrate ------------------------------------------------------------------------
+
+struct CalibrateArgs {
+    std::vector<std::string> files;
+    std::string out;
+    std::vector<std::string> sets;
+    unsigned evaluations = gpuvp::CalibrationOptions{}.evaluations;
+    uint64_t seed = 1;
+    unsigned jobs = 1;
+};
+
+int calibrate_main(const CalibrateArgs& a) {
+    std::vector<gpuvp::ProfilerTrace> traces;
+    try {
+        for (const std::string& f : a.files) traces.push_back(gpuvp::read_profiler_trace(f));
+    } catch (const gpuvp::TraceError& e) {
+        return failed(e.what());
+    }
+    gpuvp::CalibrationOptions options;
+    options.evaluations = a.evaluations;
+    options.seed = a.seed;
+    options.jobs = a.jobs;
+    if (isatty(2))
+        options.progress = [&](unsigned n, double best) {
+            std::fprintf(stderr, "\r  evaluation %u/%u, best %.0f ns off   ", n, a.evaluations, best);
+        };
+    gpuvp::CalibrationResult r;
+    try {
+        r = gpuvp::calibrate(traces, overrides_of(a.sets), options);
+    } catch (const gpuvp::ScenarioError& e) {
+        return failed(e.what());
+    } catch (const gpuvp::TraceError& e) {
+        return failed(e.what());
+    } catch (const std::exception& e) {
+        return failed(e.what());
+    }
+    if (isatty(2)) std::fprintf(stderr, "\n");
+    std::cout << gpuvp::calibration_table(r);
+    if (!a.out.empty()) {
+        if (!write_file(a.out, gpuvp::calibration_yaml(r, a.files))) return failed("cannot write " + a.out);
+        std::cout << "wrote " << a.out << " (use it with gpuvp run TRACE --platform " << a.out << ")\n";
+    }
+    return 0;
+}
+
+Action setup_calibrate(CLI::App& cmd) {
+    auto a = std::make_shared<CalibrateArgs>();
+    cmd.add_option("TRACE", a->files,
+                   "profiler traces: fitted on the first (its even launches; the odd ones held out),\n"
+                   "the others only measured with the result")
+        ->required()
+        ->type_name("FILE...")
+        ->check(existing(false));
+    cmd.add_option("-o,--output", a->out, "write the fitted values as a platform file for --platform. Default: none")
+        ->type_name("FILE");
+    add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
+    cmd.add_option("--evaluations", a->evaluations, "simulations at most. Default: " + std::to_string(a->evaluations))
+        ->type_name("N")
+        ->check(whole_number<unsigned>("a number of simulations", 1));
+    cmd.add_option("--seed", a->seed, "the search's seed. Default: 1")->type_name("N")->check(whole_number<uint64_t>("a seed", 0));
+    add_jobs(cmd, a->jobs, "simulations at once");
+    return [a] { return calibrate_main(*a); };
+}
+
+// --- gpuvp import ---------------------------------------------------------------------------
+
+struct ImportArgs {
+    std::string file, out;
+    TraceArgs trace;
+    bool open_loop = false;
+    std::string name;
+};
+
+int import_main(const ImportArgs& a) {
+    std::string yaml;
+    gpuvp::TraceImportSummary summary;
+    try {
+        const std::string text = gpuvp::read_trace_text(a.file);
+        const gpuvp::TraceFormat format = gpuvp::trace_format(text);
+        if (format == gpuvp::TraceFormat::none)
+            return failed(a.file + ": not a profiler trace (a Kineto JSON with traceEvents, or a rocprofv3 kernel_trace.csv)");
+        const gpuvp::ProfilerTrace parsed =
+            format == gpuvp::TraceFormat::kineto ? gpuvp::parse_kineto(text, a.file) : gpuvp::read_profiler_trace(a.file);
+        gpuvp::TraceImportOptions options;
+        if (a.trace.device >= 0) options.device = a.trace.device;
+        options.skip_unfit = a.trace.skip_unfit;
+        options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
+        options.name = a.name;
+        yaml = gpuvp::trace_scenario_yaml(parsed, options, &summary);
+    } catch (const gpuvp::TraceError& e) {
+        return failed(e.what());
+    } catch (const gpuvp::ScenarioError& e) {
+        return failed(e.what());
+    }
+    if (!write_file(a.out, yaml)) return failed("cannot write " + a.out);
+    std::cout << import_line(a.file, summary) << "\nwrote " << a.out << "\n";
+    return 0;
+}
+
+Action setup_import(CLI::App& cmd) {
+    auto a = std::make_shared<ImportArgs>();
+    cmd.add_option("TRACE", a->file,
+                   "a profiler trace: PyTorch profiler / Kineto JSON (CUDA or ROCm) or rocprofv3\n"
+                   "kernel_trace.csv; .gz read directly (docs/replay.md)")
+        ->required()
+        ->type_name("FILE")
+        ->check(existing(false));
+    cmd.add_option("-o,--output", a->out, "the scenario file to write (YAML)")->required()->type_name("SCENARIO.yaml");
+    add_trace_options(cmd, a->trace);
+    cmd.add_flag("--open-loop", a->open_loop,
+                 "write host.replay: open (each launch at its measured time, whatever the GPU does).\n"
+                 "Default: closed (the host's calls in order, waiting where the trace's host waited)");
+    cmd.add_option("--name", a->name, "the scenario's name. Default: the trace's file name")->type_name("NAME");
+    return [a] { return import_main(*a); };
 }
 
 // --- gpuvp sweep ----------------------------------------------------------------------------
@@ -569,9 +757,12 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"run", "run one scenario: the launch breakdown on stdout, results, trace and report with --out", setup_run},
-    {"validate", "check a scenario file without running it, and count its kernels, draws and queues",
+    {"run", "run one scenario or replay a profiler trace: the launch breakdown on stdout, results, trace and\n"
+            "report with --out", setup_run},
+    {"validate", "check a scenario file (or a profiler trace) without running it, and count its kernels, draws and queues",
      setup_validate},
+    {"import", "turn a profiler trace (Kineto JSON, rocprofv3 CSV) into a scenario file", setup_import},
+    {"calibrate", "fit the front end's latencies to what profiler traces measured; a platform file", setup_calibrate},
     {"sweep", "run a scenario at every point of a grid of --set values; a table and a CSV", setup_sweep},
     {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},
     {"merge", "join the JUnit or CSV files of regress shards into one", setup_merge},

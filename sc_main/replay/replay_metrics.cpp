@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -20,25 +21,24 @@ double round6(double v) { return std::round(v * 1e6) / 1e6; }
 std::string_view base_name(std::string_view kernel) { return kernel.substr(0, kernel.rfind('#')); }
 
 // Stream by stream (in name order), each in start order (scenario order on a tie).
-std::vector<double> same_stream_gaps(const std::vector<KernelTimes>& kernels) {
+namespace {
+
+// The samples of each figure, handed to `sample(kernel, value)` in the order the figure finds them.
+using Sink = std::function<void(const KernelTimes&, double)>;
+
+void each_same_stream_gap(const std::vector<KernelTimes>& kernels, const Sink& sample) {
     std::map<std::string, std::vector<const KernelTimes*>> streams;
     for (const KernelTimes& k : kernels)
         if (ran(k)) streams[k.stream].push_back(&k);
-    std::vector<double> gaps;
     for (auto& [stream, ks] : streams) {
         std::stable_sort(ks.begin(), ks.end(), [](const KernelTimes* a, const KernelTimes* b) { return *a->start_ns < *b->start_ns; });
         for (size_t i = 1; i < ks.size(); ++i)
             if (ks[i]->launch_end_ns < *ks[i - 1]->end_ns)  // queued on the GPU when the previous ended
-                gaps.push_back(round_ps(*ks[i]->start_ns - *ks[i - 1]->end_ns));
+                sample(*ks[i], round_ps(*ks[i]->start_ns - *ks[i - 1]->end_ns));
     }
-    return gaps;
 }
 
-// In launch order. Another kernel is running or queued at time c when its launch call started at
-// or before c (two calls at one instant: each finds the other queued) and it ends after c. With
-// the kernels in launch order: the latest end among those launched before c, then the others
-// launched at c itself.
-std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernels) {
+void each_idle_launch_latency(const std::vector<KernelTimes>& kernels, const Sink& sample) {
     std::vector<const KernelTimes*> order;
     for (const KernelTimes& k : kernels)
         if (ran(k)) order.push_back(&k);
@@ -48,7 +48,6 @@ std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernel
     for (size_t i = 0; i < order.size(); ++i)
         latest_end[i] = std::max(i ? latest_end[i - 1] : -INFINITY, *order[i]->end_ns);
     std::set<std::string_view> loaded;
-    std::vector<double> latencies;
     size_t first = 0;  // of the kernels launched at the same time as order[i]
     for (size_t i = 0; i < order.size(); ++i) {
         const KernelTimes& k = *order[i];
@@ -58,9 +57,34 @@ std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernel
         bool busy = first > 0 && latest_end[first - 1] > c;
         for (size_t j = first; j < order.size() && order[j]->launch_ns == c && !busy; ++j)
             busy = j != i && *order[j]->end_ns > c;
-        if (!busy) latencies.push_back(round_ps(*k.start_ns - c));
+        if (!busy) sample(k, round_ps(*k.start_ns - c));
     }
-    return latencies;
+}
+
+std::vector<double> samples(const std::vector<KernelTimes>& kernels, void (*each)(const std::vector<KernelTimes>&, const Sink&)) {
+    std::vector<double> v;
+    each(kernels, [&](const KernelTimes&, double x) { v.push_back(x); });
+    return v;
+}
+
+std::vector<std::optional<double>> by_kernel(const std::vector<KernelTimes>& kernels,
+                                             void (*each)(const std::vector<KernelTimes>&, const Sink&)) {
+    std::vector<std::optional<double>> v(kernels.size());
+    each(kernels, [&](const KernelTimes& k, double x) { v[size_t(&k - kernels.data())] = x; });
+    return v;
+}
+
+}  // namespace
+
+std::vector<double> same_stream_gaps(const std::vector<KernelTimes>& kernels) { return samples(kernels, each_same_stream_gap); }
+std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernels) {
+    return samples(kernels, each_idle_launch_latency);
+}
+std::vector<std::optional<double>> same_stream_gap_of(const std::vector<KernelTimes>& kernels) {
+    return by_kernel(kernels, each_same_stream_gap);
+}
+std::vector<std::optional<double>> idle_launch_latency_of(const std::vector<KernelTimes>& kernels) {
+    return by_kernel(kernels, each_idle_launch_latency);
 }
 
 std::vector<double> kernel_duration_ratios(const ReplaySides& sides) {

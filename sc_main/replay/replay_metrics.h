@@ -95,6 +95,10 @@ std::string_view base_name(std::string_view kernel);
 // The samples of one side, in the order of the kernels that give them.
 std::vector<double> same_stream_gaps(const std::vector<KernelTimes>& kernels);
 std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernels);
+// The same per kernel: kernels[i]'s sample (as the next kernel of a gap; as the launch of an
+// idle latency), or null where it gives none.
+std::vector<std::optional<double>> same_stream_gap_of(const std::vector<KernelTimes>& kernels);
+std::vector<std::optional<double>> idle_launch_latency_of(const std::vector<KernelTimes>& kernels);
 // Per kernel that ran on both sides with a measured duration above 0: simulated over measured.
 std::vector<double> kernel_duration_ratios(const ReplaySides& sides);
 

@@ -1531,7 +1531,8 @@ YAML::Node platform_map(const PlatformSource& src) {
     }
     if (root.IsNull()) return YAML::Node(YAML::NodeType::Map);
     check_size(root, src.file, src.text.size());
-    const char* expected = "a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them)";
+    const char* expected =
+        "a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them and 'host:' the host's)";
     if (!root.IsMap()) throw ScenarioError(src.file, line_of(root, 1), "", std::string("expected ") + expected + ", got " + got(root));
     YAML::Node m = root;
     std::string at;
@@ -1539,7 +1540,8 @@ YAML::Node platform_map(const PlatformSource& src) {
     if (view["platform"]) {
         std::vector<std::string> others;
         for (const auto& kv : root)
-            if (!kv.first.IsScalar() || kv.first.Scalar() != "platform") others.push_back(kv.first.IsScalar() ? kv.first.Scalar() : "?");
+            if (!kv.first.IsScalar() || (kv.first.Scalar() != "platform" && kv.first.Scalar() != "host"))
+                others.push_back(kv.first.IsScalar() ? kv.first.Scalar() : "?");
         if (!others.empty())
             throw ScenarioError(src.file, line_of(root, 1), "",
                                 std::string("expected ") + expected + ", got 'platform' and " + join_words(others) +
@@ -1615,6 +1617,13 @@ std::vector<std::string> apply_platform_file(YAML::Node& doc, const PlatformSour
         }
     std::vector<std::string> from;
     overlay(platform, file, "platform", from);
+    // `host:` beside `platform:` (what `gpuvp calibrate` fits of the host's runtime): over the
+    // scenario's host map.
+    const YAML::Node root = YAML::Load(src.text);
+    if (root.IsMap() && root["platform"] && root["host"] && root["host"].IsMap()) {
+        if (!view["host"] || view["host"].IsNull()) doc["host"] = YAML::Node(YAML::NodeType::Map);
+        if (doc["host"].IsMap()) overlay(doc["host"], root["host"], "host", from);
+    }
     return from;
 }
 

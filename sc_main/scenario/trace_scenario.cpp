@@ -83,6 +83,22 @@ YAML::Node dims(const std::array<T, 3>& d) {
     return n;
 }
 
+// The cycles each warp of a kernel is busy for so that the kernel takes `duration` cycles at the
+// occupancy the platform gives it (docs/replay.md, "Kernel bodies"): blocks start in waves of
+// `per_sm` blocks on every SM, and the GLC places one block every `dispatch_cycles`. The kernel
+// takes about the longer of its waves one after the other (the first wave's placement, then
+// `waves` bodies) and its placements one after the other (all of them, then the last body):
+// the longest body that fits the duration both ways. At least 1 cycle: a kernel the model
+// cannot place or start that fast runs longer than it did (`kernel_duration_ratio`).
+uint64_t body_cycles(const PlatformConfig& p, uint64_t blocks, uint64_t per_sm, double duration) {
+    const double per_wave = double(std::max<uint64_t>(1, per_sm * p.sms));
+    const double waves = std::ceil(double(blocks) / per_wave);
+    const double d = p.glc.dispatch_cycles;
+    const double compute_bound = (duration - std::min(per_wave, double(blocks)) * d) / std::max(1.0, waves);
+    const double dispatch_bound = duration - double(blocks) * d;
+    return uint64_t(std::max(1.0, std::round(std::min(compute_bound, dispatch_bound))));
+}
+
 struct Replayed {  // an op of the replayed device, as the scenario names it
     const TraceGpuOp* op = nullptr;
     std::string name, queue;
@@ -318,14 +334,10 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
             if (op.shared_bytes) n["shared_bytes"] = op.shared_bytes;
             n["global_bytes"] = 0;
             n["barrier"] = true;
-            // Each warp busy for the cycles that make the kernel take its measured duration at
-            // the occupancy the platform gives it: duration / waves of blocks.
             const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
             const uint64_t blocks = uint64_t(op.grid[0]) * op.grid[1] * op.grid[2];
-            const uint64_t per_wave = std::max<uint64_t>(1, blocks_per_sm(p.sm, threads, vregs, op.shared_bytes) * p.sms);
-            const uint64_t waves = (blocks + per_wave - 1) / per_wave;
-            const uint64_t cycles =
-                std::max<uint64_t>(1, uint64_t(std::llround(double(duration) / double(std::max<uint64_t>(1, waves)) * clock_ghz)));
+            const uint64_t cycles = body_cycles(p, blocks, blocks_per_sm(p.sm, threads, vregs, op.shared_bytes),
+                                                double(duration) * clock_ghz);
             YAML::Node program(YAML::NodeType::Sequence);
             for (const ProgramStep& step : duration_program(cycles)) {
                 YAML::Node v = flow_map();
@@ -452,8 +464,9 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
 YAML::Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
     Importer im(trace, options);
     YAML::Node doc = im.header(sum);
-    // The cycles are the traced GPU's: a platform file (--platform) or --set make a what-if of them.
-    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, std::nullopt, 0, [&] { return YAML::Clone(doc); });
+    // The traced GPU: the trace's own platform, or the platform file in its place (--platform: a
+    // preset, or what `gpuvp calibrate` fitted). The cycles are its; --set makes a what-if of them.
+    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, options.platform, 0, [&] { return YAML::Clone(doc); });
     im.work(doc, base.platform, sum);
     return doc;
 }

@@ -18,7 +18,8 @@ struct TraceImportOptions {
     bool skip_unfit = false;               // leave out (and count) a kernel the platform cannot hold, instead of an error
     std::string name;                      // the scenario's name; empty: from the trace's file name
     // --platform: a platform file over the trace's own platform (a preset, or what `gpuvp
-    // calibrate` wrote). The kernels' cycles stay the traced GPU's: a what-if.
+    // calibrate` wrote): the GPU the trace ran on, as the model should take it. The kernels'
+    // cycles are computed on it; --set afterwards is a what-if of the same cycles.
     std::optional<PlatformSource> platform;
 };
 

@@ -390,7 +390,7 @@ TEST_CASE("M3 against per-warp scalars on the scalar-levels scenario", "[m3][bas
     char dir[] = "/tmp/gpuvp-m3-XXXXXX";
     REQUIRE(mkdtemp(dir));
     run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/scalar-levels.yaml", {},
-              {{"policy.scalar", {"multilevel", "per-warp"}}}, SweepOptions{dir, 2, false});
+              {{"policy.scalar", {"multilevel", "per-warp"}}}, SweepOptions{dir, 2, false, {}});
     auto load = [&](int point) {
         std::ifstream f(std::string(dir) + "/point-" + std::to_string(point) + "/results.json");
         return nlohmann::json::parse(f);

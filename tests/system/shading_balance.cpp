@@ -228,7 +228,7 @@ std::vector<nlohmann::json> three_policies(const std::string& scenario) {
     REQUIRE(mkdtemp(dir));
     const SweepOutput out =
         run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/" + scenario, {},
-                  {{"policy.shading", {"static", "adaptive", "adaptive-depth-first"}}}, SweepOptions{dir, 2, false});
+                  {{"policy.shading", {"static", "adaptive", "adaptive-depth-first"}}}, SweepOptions{dir, 2, false, {}});
     // A draw-only stream: the table is the draws' alone, with no empty kernel table above it.
     CHECK(out.table.rfind("Draws (M4)", 0) == 0);
     CHECK(out.table.find("| kernel |") == std::string::npos);

@@ -565,7 +565,7 @@ TEST_CASE("M2 against the spin-lock baseline on the contention scenario", "[m2][
     char dir[] = "/tmp/gpuvp-m2-XXXXXX";
     REQUIRE(mkdtemp(dir));
     const SweepOutput out = run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/lock-contention.yaml", {},
-                                      {{"policy.lock", {"priority", "spin"}}}, SweepOptions{dir, 2, false});
+                                      {{"policy.lock", {"priority", "spin"}}}, SweepOptions{dir, 2, false, {}});
     auto load = [&](int point) {
         std::ifstream f(std::string(dir) + "/point-" + std::to_string(point) + "/results.json");
         return nlohmann::json::parse(f);

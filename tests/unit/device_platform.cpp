@@ -1,8 +1,8 @@
-// A profiler trace's device as a platform (sc_main/replay/device_platform.h): the preset its
+// A profiler trace's device as a platform (sc_main/scenario/device_platform.h): the preset its
 // name or properties match, and its stated properties over the preset, with the values of the
 // real traces' `deviceProperties`.
 #include <gpuvp/platform/presets.h>
-#include "sc_main/replay/device_platform.h"
+#include "sc_main/scenario/device_platform.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <catch2/catch.hpp>

@@ -203,9 +203,9 @@ TEST_CASE("presets: an error in a platform file names that file, its line and th
     CHECK(with_platform_error(yaml, "sms: 10\n", {{"platform.sms", "0"}}) == "--set: platform.sms: 0 is out of range 1..512");
     // Not a platform map.
     CHECK(with_platform_error(yaml, "- sms: 4\n") ==
-          "p.yaml:1: expected a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them), got a list of 1");
+          "p.yaml:1: expected a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them and 'host:' the host's), got a list of 1");
     CHECK(with_platform_error(yaml, "name: x\nplatform: {sms: 4}\n") ==
-          "p.yaml:1: expected a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them), got "
+          "p.yaml:1: expected a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them and 'host:' the host's), got "
           "'platform' and name: a platform file is not a scenario");
     CHECK(with_platform_error(yaml, "platform: 4\n") == "p.yaml:1: platform: expected a map, got '4'");
     CHECK(with_platform_error(yaml, "sms: [\n") .rfind("p.yaml:", 0) == 0);

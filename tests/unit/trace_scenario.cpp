@@ -136,17 +136,21 @@ TEST_CASE("trace import: streams, names, measured times and the platform from de
     CHECK(sum.copies == 1);
     CHECK(sum.streams == 2);
     CHECK(sum.gpu == "NVIDIA A100-PG509-200");
+    CHECK(sum.preset == "a100");
+    CHECK(s.preset == "a100");
+    CHECK(s.platform.clock_mhz == 1410);
 }
 
 TEST_CASE("trace import: a kernel's body makes its measured duration at the platform's occupancy", "[trace-scenario]") {
     const Scenario s = load_trace_scenario(two_streams(), {}, {}, nullptr);
     // 216 blocks of 4 warps: an SM holds 16 (64 slots), 108 SMs hold them all: one wave. 8 µs at
-    // the default 1500 MHz: 12000 cycles after the argument load.
+    // the a100 preset's 1410 MHz is 11280 cycles, less the GLC's placement of the 216 blocks (12
+    // cycles each): 8688 after the argument load.
     const KernelSpec& k = find(s, "elementwise_kernel#0");
     REQUIRE(k.program.size() >= 2);
     CHECK(k.program[0].insn.op == Opcode::kernarg_load);
     CHECK(k.program[1].insn.op == Opcode::valu);
-    CHECK(k.program[1].insn.a == 12000);
+    CHECK(k.program[1].insn.a == 8688);
     CHECK(k.program[1].repeat == 1);
 }
 
@@ -197,11 +201,11 @@ TEST_CASE("trace import: repeated kernels get their launch index; long bodies lo
     t.calls.push_back(call(TraceHostCall::Kind::launch, "cudaLaunchKernel", 20, 44'000, 45'000));
     const Scenario s = load_trace_scenario(t, {}, {}, nullptr);
     const KernelSpec& k = find(s, "elementwise_kernel#1");
-    // 100 µs at 1.5 GHz: 150000 cycles = 2 x 65535 + 18930.
+    // 100 µs at 1.41 GHz: 141000 cycles, less 216 placements of 12: 138408 = 2 x 65535 + 7338.
     REQUIRE(k.program.size() >= 3);
     CHECK(k.program[1].insn.a == 65535);
     CHECK(k.program[1].repeat == 2);
-    CHECK(k.program[2].insn.a == 18930);
+    CHECK(k.program[2].insn.a == 7338);
 }
 
 TEST_CASE("trace import: what the platform cannot hold is an error naming it, or skipped and counted", "[trace-scenario]") {

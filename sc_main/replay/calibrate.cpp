@@ -1,0 +1,307 @@
+#include "sc_main/replay/calibrate.h"
+#include <gpuvp/firmware/assembler.h>
+#include "sc_main/batch/batch.h"
+#include "sc_main/record/run_record.h"
+#include "sc_main/replay/replay_metrics.h"
+#include "sc_main/scenario/trace_scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+namespace gpuvp {
+
+const std::vector<CalibrationParam>& calibration_params() {
+    static const std::vector<CalibrationParam> params{
+        {"host.api_overhead_ns", 0, 20000, "the runtime's work in a launch call before the packet is written"},
+        {"host.store_ns", 0, 1000, "one store of the host CPU (kernel arguments, signal, packet)"},
+        {"platform.cp.wakeup_cycles", 0, 4000, "the CP's firmware waking to a doorbell"},
+        {"platform.cp.decode_cycles", 0, 4000, "the CP decoding and checking a packet"},
+        {"platform.cp.completion_cycles", 0, 4000, "a kernel's end to its completion signal's write"},
+        {"platform.cp.fence_release_system_cycles", 0, 4000, "a kernel's system-scope release fence at its completion"},
+        {"platform.wlm.setup_cycles", 0, 4000, "the WLM's set-up of a kernel"},
+    };
+    return params;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The calibration replays every launch with each kernel folded into one wave of blocks, busy
+// as long as all its waves were: the front end sees the same kernels at the same times, the
+// SMs run far fewer blocks.
+void fold_to_one_wave(Scenario& s) {
+    for (KernelSpec& k : s.workload.kernels) {
+        if (!k.measured) continue;
+        const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
+        const uint64_t per_wave = std::max<uint64_t>(1, blocks_per_sm(s.platform.sm, threads, k.vregs, k.shared_bytes) * s.platform.sms);
+        const uint64_t blocks = block_count(k);
+        if (blocks <= per_wave) continue;
+        const uint64_t waves = (blocks + per_wave - 1) / per_wave;
+        uint64_t cycles = 0;
+        for (const ProgramStep& step : k.program)
+            if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
+        k.program = duration_program(cycles * waves);
+        k.grid = {uint32_t(per_wave * k.block[0]), k.block[1], k.block[2]};
+    }
+}
+
+// Per kernel (by index), whether it is among the launches `which` names.
+bool in_set(const std::string& which, size_t i) {
+    if (which == "fit") return i % 2 == 0;
+    if (which == "held out") return i % 2 == 1;
+    return true;
+}
+
+FitFigures figures(const std::vector<KernelTimes>& side, const std::string& which) {
+    FitFigures f;
+    std::vector<double> gaps, idles;
+    const auto gap = same_stream_gap_of(side);
+    const auto idle = idle_launch_latency_of(side);
+    for (size_t i = 0; i < side.size(); ++i) {
+        if (!in_set(which, i)) continue;
+        if (gap[i]) gaps.push_back(*gap[i]);
+        if (idle[i]) idles.push_back(*idle[i]);
+    }
+    const Distribution g = distribution(gaps), d = distribution(idles);
+    f.gap_median = g.median;
+    f.idle_median = d.median;
+    f.gaps = g.count;
+    f.idles = d.count;
+    return f;
+}
+
+// The fit's objective (ns): how far the simulated medians of the same-stream gap and of the idle
+// launch latency, over the fit launches, are from the measured ones. A figure the measured side
+// has and the simulated side does not counts 1 ms.
+double objective(const ReplaySides& sides) {
+    const FitFigures m = figures(sides.measured, "fit"), s = figures(sides.simulated, "fit");
+    auto off = [](const std::optional<double>& measured, const std::optional<double>& simulated) {
+        if (!measured) return 0.0;
+        return simulated ? std::fabs(*simulated - *measured) : 1e6;
+    };
+    return off(m.gap_median, s.gap_median) + off(m.idle_median, s.idle_median);
+}
+
+std::string value_text(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f", v);
+    return b;
+}
+
+// Keys and values as a platform file: `platform:` and `host:` maps, in flow style
+// ("platform.cp.wakeup_cycles" -> platform: {cp: {wakeup_cycles: 600}}).
+std::string platform_text(const std::vector<std::pair<std::string, double>>& values) {
+    std::map<std::string, std::map<std::string, std::vector<std::pair<std::string, double>>>> tree;
+    for (const auto& [key, value] : values) {
+        const size_t a = key.find('.'), b = key.find('.', a + 1);
+        if (b == std::string::npos) tree[key.substr(0, a)][""].emplace_back(key.substr(a + 1), value);
+        else tree[key.substr(0, a)][key.substr(a + 1, b - a - 1)].emplace_back(key.substr(b + 1), value);
+    }
+    std::string y;
+    for (const auto& [top, groups] : tree) {
+        y += top + ":\n";
+        for (const auto& [group, items] : groups) {
+            if (group.empty()) {
+                for (const auto& [name, value] : items) y += "  " + name + ": " + value_text(value) + "\n";
+                continue;
+            }
+            std::string list;
+            for (const auto& [name, value] : items) list += (list.empty() ? "" : ", ") + name + ": " + value_text(value);
+            y += "  " + group + ": {" + list + "}\n";
+        }
+    }
+    return y;
+}
+
+std::string platform_text(const std::vector<CalibrationParam>& params, const std::vector<double>& values) {
+    std::vector<std::pair<std::string, double>> v;
+    for (size_t i = 0; i < params.size(); ++i) v.emplace_back(params[i].key, values[i]);
+    return platform_text(v);
+}
+
+}  // namespace
+
+CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Overrides& overrides,
+                            const CalibrationOptions& options) {
+    if (traces.empty()) throw std::runtime_error("no trace to calibrate on");
+    const auto& params = calibration_params();
+    const std::string dir = options.work_dir.empty()
+                                ? (fs::temp_directory_path() / ("gpuvp-calibrate-" + std::to_string(getpid()))).string()
+                                : options.work_dir;
+    fs::create_directories(dir);
+    unsigned run = 0;
+
+    // One simulation per set of values (a process each), `jobs` at a time: each trace's
+    // simulated side.
+    auto simulate = [&](size_t trace, const std::vector<std::vector<double>>& sets) {
+        std::vector<Scenario> scenarios;
+        for (const auto& values : sets) {
+            // As a platform file: the kernels' bodies are computed on the fitted platform.
+            TraceImportOptions import;
+            import.platform = PlatformSource{"(calibration)", platform_text(params, values)};
+            Scenario s = load_trace_scenario(traces[trace], import, overrides);
+            fold_to_one_wave(s);
+            scenarios.push_back(std::move(s));
+        }
+        std::vector<BatchJob> jobs;
+        std::vector<std::string> dirs;
+        for (const Scenario& s : scenarios) {
+            dirs.push_back(dir + "/run-" + std::to_string(run++));
+            fs::create_directories(dirs.back());
+            BatchJob j;
+            j.scenario = &s;
+            j.dir = dirs.back();
+            jobs.push_back(j);
+        }
+        const std::vector<int> codes = run_batch(jobs, options.jobs);
+        std::vector<ReplaySides> sides;
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            std::ifstream f(dirs[i] + "/results.json", std::ios::binary);
+            if (!f || codes[i] > 1)
+                throw std::runtime_error("the replay of " + traces[trace].file + " did not run (exit " + std::to_string(codes[i]) + ")");
+            std::stringstream text;
+            text << f.rdbuf();
+            sides.push_back(replay_sides(read_results(fields::json::parse(text.str())).kernels));
+            fs::remove_all(dirs[i]);
+        }
+        return sides;
+    };
+
+    // The defaults: the values the first trace's scenario has before the fit.
+    const Scenario base = load_trace_scenario(traces[0], {}, overrides);
+    std::vector<double> defaults;
+    for (const CalibrationParam& p : params) {
+        if (p.key == "host.api_overhead_ns") defaults.push_back(base.workload.api_overhead_ns);
+        else if (p.key == "host.store_ns") defaults.push_back(base.workload.store_ns);
+        else defaults.push_back(std::stod(get_param(GpuConfig{base.platform, base.policy, {}}, p.key.substr(9))));
+    }
+
+    CalibrationResult result;
+    std::vector<double> best = defaults;
+    double best_error = 0;
+    auto consider = [&](const std::vector<std::vector<double>>& sets) {
+        const auto sides = simulate(0, sets);
+        for (size_t i = 0; i < sets.size(); ++i) {
+            const double e = objective(sides[i]);
+            if (result.evaluations == 0) best_error = result.error_before = e;
+            if (e < best_error) {
+                best_error = e;
+                best = sets[i];
+            }
+            ++result.evaluations;
+            if (options.progress) options.progress(result.evaluations, best_error);
+        }
+    };
+    const unsigned budget = std::max(1u, options.evaluations);
+    consider({defaults});
+    // A sixth of the budget: values drawn at random in the ranges (seeded). The rest: a pattern
+    // search from the best so far, each parameter in turn a step either side (the two at once),
+    // the step halved when neither side is better, until every step is below 1 or the budget is
+    // spent.
+    std::mt19937_64 rng(options.seed);
+    const unsigned batch = std::max(1u, options.jobs);
+    while (result.evaluations < budget / 6) {
+        std::vector<std::vector<double>> sets;
+        for (unsigned i = 0; i < batch && result.evaluations + sets.size() < budget / 6; ++i) {
+            std::vector<double> v;
+            for (const CalibrationParam& p : params) v.push_back(std::round(std::uniform_real_distribution<double>(p.lo, p.hi)(rng)));
+            sets.push_back(v);
+        }
+        consider(sets);
+    }
+    std::vector<double> step;
+    for (const CalibrationParam& p : params) step.push_back((p.hi - p.lo) / 4);
+    for (size_t p = 0; result.evaluations < budget; p = (p + 1) % params.size()) {
+        if (std::all_of(step.begin(), step.end(), [](double s) { return s < 1; })) break;
+        if (step[p] < 1) continue;
+        std::vector<std::vector<double>> sets;
+        for (double sign : {-1.0, 1.0}) {
+            std::vector<double> v = best;
+            v[p] = std::clamp(std::round(best[p] + sign * step[p]), params[p].lo, params[p].hi);
+            if (v[p] != best[p]) sets.push_back(v);
+        }
+        if (sets.size() > budget - result.evaluations) sets.resize(budget - result.evaluations);
+        const double before = best_error;
+        if (!sets.empty()) consider(sets);
+        if (best_error >= before) step[p] /= 2;
+    }
+    result.error_after = best_error;
+    for (size_t p = 0; p < params.size(); ++p) result.values.emplace_back(params[p].key, best[p]);
+
+    // The table: the first trace's fit and held-out launches, every other trace whole, each with
+    // the defaults and the fitted values.
+    for (size_t t = 0; t < traces.size(); ++t) {
+        const auto sides = simulate(t, {defaults, best});
+        for (const char* which : t == 0 ? std::vector<const char*>{"fit", "held out"} : std::vector<const char*>{"all"}) {
+            CalibrationRow row;
+            row.trace = traces[t].file;
+            row.launches = which;
+            row.measured = figures(sides[0].measured, which);
+            row.before = figures(sides[0].simulated, which);
+            row.after = figures(sides[1].simulated, which);
+            result.rows.push_back(row);
+        }
+    }
+    fs::remove_all(dir);
+    return result;
+}
+
+std::string calibration_yaml(const CalibrationResult& r, const std::vector<std::string>& trace_files) {
+    std::ostringstream y;
+    y << "# gpuvp calibrate";
+    for (const std::string& f : trace_files) y << " " << f;
+    y << "\n# fitted on the even launches of the first trace, " << r.evaluations << " evaluations; objective "
+      << value_text(r.error_before) << " ns before, " << value_text(r.error_after) << " ns after (docs/replay.md)\n";
+    y << platform_text(r.values);
+    return y.str();
+}
+
+std::string calibration_table(const CalibrationResult& r) {
+    std::ostringstream t;
+    char line[512];
+    auto ns = [](const std::optional<double>& v) -> std::string {
+        if (!v) return "-";
+        char b[32];
+        std::snprintf(b, sizeof b, "%.0f", *v);
+        return b;
+    };
+    auto err = [&](const std::optional<double>& s, const std::optional<double>& m) -> std::string {
+        if (!s || !m) return "-";
+        char b[32];
+        std::snprintf(b, sizeof b, "%+.0f", *s - *m);
+        return b;
+    };
+    t << "fitted values:\n";
+    for (const auto& [key, value] : r.values) t << "  " << key << " = " << value_text(value) << "\n";
+    t << "objective (ns off, gap median + idle latency median, fit launches): " << value_text(r.error_before) << " before, "
+      << value_text(r.error_after) << " after, " << r.evaluations << " evaluations\n\n";
+    std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6s\n", "trace", "launches", "figure (ns)", "measured",
+                  "before", "after", "err bef", "err aft", "n");
+    t << line;
+    for (const CalibrationRow& row : r.rows) {
+        const std::string name = row.trace.substr(row.trace.find_last_of('/') + 1);
+        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6llu\n", name.c_str(), row.launches.c_str(),
+                      "same-stream gap median", ns(row.measured.gap_median).c_str(), ns(row.before.gap_median).c_str(),
+                      ns(row.after.gap_median).c_str(), err(row.before.gap_median, row.measured.gap_median).c_str(),
+                      err(row.after.gap_median, row.measured.gap_median).c_str(), (unsigned long long)row.measured.gaps);
+        t << line;
+        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6llu\n", "", "", "idle launch median",
+                      ns(row.measured.idle_median).c_str(), ns(row.before.idle_median).c_str(), ns(row.after.idle_median).c_str(),
+                      err(row.before.idle_median, row.measured.idle_median).c_str(),
+                      err(row.after.idle_median, row.measured.idle_median).c_str(), (unsigned long long)row.measured.idles);
+        t << line;
+    }
+    return t.str();
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,65 @@
+// `gpuvp calibrate`: fits the front end's latencies to what profiler traces measured
+// (docs/replay.md, "Calibration"). A seeded, bounded search over the model: each evaluation
+// replays the first trace with one set of values and compares the same-stream gap and the idle
+// launch latency of the launches it fits on with the measured ones (calibrate.cpp, objective).
+#pragma once
+#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/scenario/scenario.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+// A latency the calibration fits: a scenario key and the range it searches.
+struct CalibrationParam {
+    std::string key;  // "host.api_overhead_ns", "platform.cp.wakeup_cycles", ...
+    double lo = 0, hi = 0;
+    std::string what;
+};
+const std::vector<CalibrationParam>& calibration_params();
+
+struct CalibrationOptions {
+    unsigned evaluations = 64;  // simulations at most, the first one the defaults
+    uint64_t seed = 1;
+    unsigned jobs = 1;          // simulations at once (a process each)
+    std::string work_dir;       // their results go here
+    // Called after each evaluation: how many so far, the best error so far (ns).
+    std::function<void(unsigned, double)> progress;
+};
+
+// The two figures the fit compares, on one side of one set of launches.
+struct FitFigures {
+    std::optional<double> gap_median, idle_median;  // ns
+    uint64_t gaps = 0, idles = 0;                   // samples
+};
+
+// One trace's figures for one set of launches: measured, and simulated with the defaults
+// (before) and with the fitted values (after).
+struct CalibrationRow {
+    std::string trace;
+    std::string launches;  // "fit" (the even launches of the first trace), "held out" (its odd ones), "all"
+    FitFigures measured, before, after;
+};
+
+struct CalibrationResult {
+    std::vector<std::pair<std::string, double>> values;  // the fitted value of each parameter
+    double error_before = 0, error_after = 0;            // the fit's objective (ns), defaults and fitted
+    unsigned evaluations = 0;
+    std::vector<CalibrationRow> rows;
+};
+
+// `traces`: each read as a scenario with `overrides` (the first is fitted on). Throws
+// std::runtime_error when a replay cannot run.
+CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Overrides& overrides,
+                            const CalibrationOptions& options);
+
+// The platform file (`--platform`) the fit gives: the fitted values as YAML.
+std::string calibration_yaml(const CalibrationResult& result, const std::vector<std::string>& trace_files);
+// The table `gpuvp calibrate` prints: per trace and set of launches, measured against before and after.
+std::string calibration_table(const CalibrationResult& result);
+
+}  // namespace gpuvp
