@@ -418,11 +418,13 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
             }
         }
         if (kind.empty()) continue;  // CPU time only: in the next call's gap
-        n["call"] = kind;
-        if (th) n["thread"] = th;
-        n["gap_ns"] = std::max<int64_t>(0, c.start_ns - thread_end[th]);
+        YAML::Node entry = flow_map();  // call, thread, gap first: the order a reader scans
+        entry["call"] = kind;
+        if (th) entry["thread"] = th;
+        entry["gap_ns"] = std::max<int64_t>(0, c.start_ns - thread_end[th]);
+        for (const auto& kv : n) entry[kv.first] = kv.second;
         thread_end[th] = c.end_ns;
-        calls.push_back(n);
+        calls.push_back(entry);
         if (blocking_copy && !work.empty()) {  // cudaMemcpy: returns when the copy is done
             YAML::Node w = flow_map();
             w["call"] = "sync-work";

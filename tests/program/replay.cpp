@@ -1,0 +1,117 @@
+// Profiler traces as users replay them: `gpuvp import`, `gpuvp run TRACE`, `gpuvp calibrate`,
+// on the bundled real traces (examples/traces/). These start the real `gpuvp` program.
+#include <catch2/catch.hpp>
+#include "tests/files.h"
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+using gpuvp::test::slurp;
+using gpuvp::test::temp_dir;
+using Catch::Matchers::Contains;
+
+struct Result {
+    int exit_code;
+    std::string output;  // stdout and stderr
+};
+
+Result gpuvp_cli(const std::string& args) {
+    const std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " 2>&1";
+    Result r{-1, ""};
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    const int st = pclose(p);
+    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+std::string trace(const char* name) { return std::string(GPUVP_SOURCE_DIR) + "/examples/traces/" + name; }
+
+nlohmann::json results_without_host_time(const std::string& dir) {
+    nlohmann::json r = nlohmann::json::parse(slurp(dir + "/results.json"));
+    r.erase("host_seconds");
+    r.erase("scenario");  // the file's name differs
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("replay: run TRACE gives the results of import then run of the file it wrote", "[replay][cli]") {
+    const std::string dir = temp_dir();
+    const Result imported = gpuvp_cli("import " + trace("a100-event-sync-3-streams.json.gz") + " -o " + dir + "/s.yaml");
+    INFO(imported.output);
+    REQUIRE(imported.exit_code == 0);
+    CHECK_THAT(imported.output, Contains("3 kernels and 3 copies on 3 streams of device 0 (NVIDIA A100-PG509-200)"));
+    const Result direct = gpuvp_cli("run " + trace("a100-event-sync-3-streams.json.gz") + " --no-trace --out " + dir + "/direct");
+    INFO(direct.output);
+    REQUIRE(direct.exit_code == 0);
+    CHECK_THAT(direct.output, Contains("Replay: the model against the hardware, 3 kernels"));
+    const Result file = gpuvp_cli("run " + dir + "/s.yaml --quiet --no-trace --out " + dir + "/file");
+    REQUIRE(file.exit_code == 0);
+    CHECK(results_without_host_time(dir + "/direct") == results_without_host_time(dir + "/file"));
+    const nlohmann::json r = nlohmann::json::parse(slurp(dir + "/direct/results.json"));
+    CHECK(r["platform"]["preset"] == "a100");
+    CHECK(r["replay"]["kernels"] == 3);
+    CHECK(r["replay"]["idle_launch_latency_ns"]["measured"]["count"] == 2);
+    CHECK(r["kernels"][0]["measured"]["start_ns"].is_number());
+}
+
+TEST_CASE("replay: run TRACE takes --set and --platform, and validate TRACE counts it", "[replay][cli]") {
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/p.yaml") << "preset: h100-sxm\n";
+    const Result r = gpuvp_cli("run " + trace("a100-triton-one-kernel.json.gz") + " --quiet --no-trace --out " + dir +
+                               " --platform " + dir + "/p.yaml --set policy.dispatch=priority-warp");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(slurp(dir + "/results.json"));
+    CHECK(j["platform"]["preset"] == "h100-sxm");
+    CHECK(j["policy"]["dispatch"] == "priority-warp");
+    CHECK(j["sms"].size() == 132);
+    const Result v = gpuvp_cli("validate " + trace("mi250-rocm6.2-minitoy-train.json.gz"));
+    INFO(v.output);
+    CHECK(v.exit_code == 0);
+    CHECK_THAT(v.output, Contains("14 kernels and 2 copies on 1 stream of device 2"));
+    CHECK_THAT(v.output, Contains("host calls on 2 threads"));
+}
+
+TEST_CASE("replay: a broken trace is exit 2 naming the file and where", "[replay][cli]") {
+    const std::string dir = temp_dir();
+    const std::string whole = slurp(trace("a100-event-sync-3-streams.json.gz"));
+    std::ofstream(dir + "/cut.json.gz", std::ios::binary) << whole.substr(0, whole.size() / 2);
+    const Result cut = gpuvp_cli("run " + dir + "/cut.json.gz");
+    INFO(cut.output);
+    CHECK(cut.exit_code == 2);
+    CHECK_THAT(cut.output, Contains(dir + "/cut.json.gz: byte "));
+    std::ofstream(dir + "/none.json") << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "x", "ts": 1, "dur": 2}]})";
+    const Result none = gpuvp_cli("import " + dir + "/none.json -o " + dir + "/o.yaml");
+    CHECK(none.exit_code == 2);
+    CHECK_THAT(none.output, Contains("no kernels"));
+    const Result device = gpuvp_cli("run " + trace("a100-triton-one-kernel.json.gz") + " --device 5");
+    CHECK(device.exit_code == 2);
+    CHECK_THAT(device.output, Contains("no kernels on device 5"));
+}
+
+TEST_CASE("replay: calibrate writes a platform file that run TRACE takes", "[replay][cli][calibrate]") {
+    const std::string dir = temp_dir();
+    const Result c = gpuvp_cli("calibrate " + trace("a100-event-sync-3-streams.json.gz") + " " +
+                               trace("a100-triton-one-kernel.json.gz") + " --evaluations 6 -j 2 -o " + dir + "/cal.yaml");
+    INFO(c.output);
+    REQUIRE(c.exit_code == 0);
+    CHECK_THAT(c.output, Contains("fitted values:"));
+    CHECK_THAT(c.output, Contains("held out"));
+    CHECK_THAT(c.output, Contains("6 evaluations"));
+    const std::string yaml = slurp(dir + "/cal.yaml");
+    CHECK_THAT(yaml, Contains("platform:"));
+    CHECK_THAT(yaml, Contains("api_overhead_ns"));
+    const Result r = gpuvp_cli("run " + trace("a100-event-sync-3-streams.json.gz") + " --quiet --platform " + dir + "/cal.yaml");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+}
