@@ -510,9 +510,10 @@ std::string trace_scenario_yaml(const ProfilerTrace& trace, const TraceImportOpt
 Scenario load_trace_scenario(const ProfilerTrace& trace, const TraceImportOptions& options, const Overrides& overrides,
                              TraceImportSummary* summary) {
     TraceImportSummary sum;
-    const YAML::Node doc = document(trace, options, sum);
+    YAML::Node doc = document(trace, options, sum);
     if (summary) *summary = sum;
-    return read_document(YAML::Clone(doc), trace.file, overrides, options.platform, 0, [&] { return YAML::Clone(doc); });
+    // Read in place: the document has no variants, so nothing needs it again.
+    return read_document(doc, trace.file, overrides, options.platform, 0, [&] { return YAML::Clone(doc); });
 }
 
 }  // namespace gpuvp
