@@ -24,6 +24,7 @@
 //                                DIR`, with and without a trace (docs/limits.md)
 // docs/performance.md explains every figure and what bounds it.
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/scenario/trace_scenario.h"
 #include "sc_main/run/run.h"
 #include "sc_main/scenario/scenario.h"
 
@@ -176,13 +177,16 @@ bool ping_pong(unsigned long long events, Measure& m) {
         m);
 }
 
-// read_profiler_trace of a trace file, timed whole; then its read and gunzip alone.
-bool import_trace(const std::string& file, Measure& m) {
+// read_profiler_trace of a trace file, timed whole; then its read and gunzip alone; then the
+// trace as a scenario (load_trace_scenario: the document `gpuvp import` writes, read and
+// checked), of the trace and of `copies` copies of it one after the other (a trace
+// `copies` times as long).
+bool import_trace(const std::string& file, unsigned copies, Measure& m) {
     return in_child(
         [&] {
             using clock = std::chrono::steady_clock;
             const auto t0 = clock::now();
-            const gpuvp::ProfilerTrace t = gpuvp::read_profiler_trace(file);
+            gpuvp::ProfilerTrace t = gpuvp::read_profiler_trace(file);
             const auto t1 = clock::now();
             const std::string text = gpuvp::read_trace_text(file);
             const auto t2 = clock::now();
@@ -191,6 +195,39 @@ bool import_trace(const std::string& file, Measure& m) {
             r.load_seconds = std::chrono::duration<double>(t2 - t1).count();
             for (const gpuvp::TraceGpuOp& op : t.ops) r.kernels += op.kind == gpuvp::TraceGpuOp::Kind::kernel;
             r.bytes = text.size();
+            if (copies > 1) {  // the same work again after the trace's end, with new correlations
+                int64_t first = INT64_MAX, last = 0, corr = 0;
+                for (const auto& op : t.ops) first = std::min(first, op.start_ns), last = std::max(last, op.end_ns);
+                for (const auto& c : t.calls) first = std::min(first, c.start_ns), corr = std::max(corr, c.correlation);
+                const size_t ops = t.ops.size(), calls = t.calls.size(), syncs = t.syncs.size();
+                for (unsigned k = 1; k < copies; ++k) {
+                    const int64_t shift = int64_t(k) * (last - first + 1000), c = int64_t(k) * (corr + 1);
+                    for (size_t i = 0; i < ops; ++i) {
+                        gpuvp::TraceGpuOp op = t.ops[i];
+                        op.start_ns += shift, op.end_ns += shift;
+                        if (op.correlation >= 0) op.correlation += c;
+                        t.ops.push_back(op);
+                    }
+                    for (size_t i = 0; i < calls; ++i) {
+                        gpuvp::TraceHostCall call = t.calls[i];
+                        call.start_ns += shift, call.end_ns += shift;
+                        if (call.correlation >= 0) call.correlation += c;
+                        t.calls.push_back(call);
+                    }
+                    for (size_t i = 0; i < syncs; ++i) {
+                        gpuvp::TraceSync sync = t.syncs[i];
+                        sync.start_ns += shift, sync.end_ns += shift;
+                        if (sync.correlation >= 0) sync.correlation += c;
+                        if (sync.wait_on_event_record >= 0) sync.wait_on_event_record += c;
+                        t.syncs.push_back(sync);
+                    }
+                }
+                r.kernels *= copies;
+            }
+            const auto t3 = clock::now();
+            const gpuvp::Scenario s = gpuvp::load_trace_scenario(t, {}, {});
+            r.run_seconds = std::chrono::duration<double>(clock::now() - t3).count();
+            r.instructions = s.workload.kernels.size();
             return r;
         },
         m);
@@ -311,13 +348,24 @@ int sc_main(int argc, char** argv) {
         ++failures;
     }
     const std::string trace = GPUVP_SOURCE_DIR "/examples/traces/v100-training-4350-kernels.json.gz";
-    if (import_trace(trace, m)) {
+    if (import_trace(trace, 1, m)) {
         std::printf("import:       %12.0f kernels per host second            (read_profiler_trace of the V100 trace: %llu kernels, "
-                    "%.1f MB of JSON, %.3f s host, %.1f MB/s; its read and gunzip alone %.3f s; %.1f MB peak)\n",
+                    "%.1f MB of JSON, %.3f s host, %.1f MB/s; its read and gunzip alone %.3f s; then as a scenario %.3f s; "
+                    "%.1f MB peak)\n",
                     m.kernels / m.host_seconds, m.kernels, m.bytes / 1e6, m.host_seconds, m.bytes / 1e6 / m.host_seconds,
-                    m.load_seconds, mb(m.peak_kb));
+                    m.load_seconds, m.run_seconds, mb(m.peak_kb));
     } else {
         std::printf("import:       failed\n");
+        ++failures;
+    }
+    // A trace of about 20 000 kernels (the V100 trace five times over): read at the rate above,
+    // 50 MB of JSON take about 50 / (MB/s) s more.
+    if (import_trace(trace, 5, m)) {
+        std::printf("import 20k:   %12.3f s host for a trace as a scenario    (the V100 trace 5 times over: %llu kernels; "
+                    "reading it 5 x %.3f s, as a scenario %.3f s; %.1f MB peak)\n",
+                    5 * m.host_seconds + m.run_seconds, m.kernels, m.host_seconds, m.run_seconds, mb(m.peak_kb));
+    } else {
+        std::printf("import 20k:   failed\n");
         ++failures;
     }
     if (quick) return failures ? 1 : 0;

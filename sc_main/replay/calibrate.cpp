@@ -28,6 +28,7 @@ const std::vector<CalibrationParam>& calibration_params() {
         {"platform.cp.completion_cycles", 0, 4000, "a kernel's end to its completion signal's write"},
         {"platform.cp.fence_release_system_cycles", 0, 4000, "a kernel's system-scope release fence at its completion"},
         {"platform.wlm.setup_cycles", 0, 4000, "the WLM's set-up of a kernel"},
+        {"platform.memory.link_latency_ns", 100, 2000, "the host link, both ways (the doorbell, the packet's read)"},
     };
     return params;
 }
@@ -37,8 +38,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The calibration replays every launch with each kernel folded into one wave of blocks, busy
-// as long as all its waves were: the front end sees the same kernels at the same times, the
-// SMs run far fewer blocks.
+// as long as all its waves and the placements of the rest were: the front end sees the same
+// kernels at the same times, the SMs run far fewer blocks.
 void fold_to_one_wave(Scenario& s) {
     for (KernelSpec& k : s.workload.kernels) {
         if (!k.measured) continue;
@@ -50,7 +51,9 @@ void fold_to_one_wave(Scenario& s) {
         uint64_t cycles = 0;
         for (const ProgramStep& step : k.program)
             if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
-        k.program = duration_program(cycles * waves);
+        // The placements of the blocks folded away are part of the kernel's time too (the GLC
+        // places one block every dispatch_cycles): the body keeps them.
+        k.program = duration_program(cycles * waves + (blocks - per_wave) * s.platform.glc.dispatch_cycles);
         k.grid = {uint32_t(per_wave * k.block[0]), k.block[1], k.block[2]};
     }
 }
@@ -183,7 +186,7 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     for (const CalibrationParam& p : params) {
         if (p.key == "host.api_overhead_ns") defaults.push_back(base.workload.api_overhead_ns);
         else if (p.key == "host.store_ns") defaults.push_back(base.workload.store_ns);
-        else defaults.push_back(std::stod(get_param(GpuConfig{base.platform, base.policy, {}}, p.key.substr(9))));
+        else defaults.push_back(std::stod(get_param(GpuConfig{base.platform, base.policy, {}}, p.key.substr(9))));  // "platform."
     }
 
     CalibrationResult result;

@@ -84,19 +84,15 @@ YAML::Node dims(const std::array<T, 3>& d) {
 }
 
 // The cycles each warp of a kernel is busy for so that the kernel takes `duration` cycles at the
-// occupancy the platform gives it (docs/replay.md, "Kernel bodies"): blocks start in waves of
-// `per_sm` blocks on every SM, and the GLC places one block every `dispatch_cycles`. The kernel
-// takes about the longer of its waves one after the other (the first wave's placement, then
-// `waves` bodies) and its placements one after the other (all of them, then the last body):
-// the longest body that fits the duration both ways. At least 1 cycle: a kernel the model
-// cannot place or start that fast runs longer than it did (`kernel_duration_ratio`).
+// occupancy the platform gives it (docs/replay.md, "Kernel bodies"): its blocks run in waves of
+// `per_sm` blocks on every SM, and the GLC places one block every `dispatch_cycles`, a wave's
+// blocks one after the other as the wave before ends (`fifo`'s placement): the kernel takes
+// its placements and then `waves` bodies. At least 1 cycle: a kernel the model cannot place
+// that fast runs longer than it did (`kernel_duration_ratio`).
 uint64_t body_cycles(const PlatformConfig& p, uint64_t blocks, uint64_t per_sm, double duration) {
     const double per_wave = double(std::max<uint64_t>(1, per_sm * p.sms));
-    const double waves = std::ceil(double(blocks) / per_wave);
-    const double d = p.glc.dispatch_cycles;
-    const double compute_bound = (duration - std::min(per_wave, double(blocks)) * d) / std::max(1.0, waves);
-    const double dispatch_bound = duration - double(blocks) * d;
-    return uint64_t(std::max(1.0, std::round(std::min(compute_bound, dispatch_bound))));
+    const double waves = std::max(1.0, std::ceil(double(blocks) / per_wave));
+    return uint64_t(std::max(1.0, std::round((duration - double(blocks) * p.glc.dispatch_cycles) / waves)));
 }
 
 struct Replayed {  // an op of the replayed device, as the scenario names it
