@@ -21,6 +21,9 @@ using Kind = TraceGpuOp::Kind;
 using Call = TraceHostCall::Kind;
 
 constexpr uint32_t kMaxValuCycles = 65535;  // a valu instruction's 16-bit count
+// A document built here has no aliases: the loader's bound on what aliases expand to
+// (read_document's text_bytes) is set past any trace's size.
+constexpr uint64_t kBuilt = 1ull << 40;
 
 // "void at::native::(anonymous namespace)::elementwise_kernel<128, 2, ...>(int, ...)" ->
 // "elementwise_kernel": the function's own name, letters, digits and '_' only, 48 at most.
@@ -464,7 +467,7 @@ YAML::Node document(const ProfilerTrace& trace, const TraceImportOptions& option
     YAML::Node doc = im.header(sum);
     // The traced GPU: the trace's own platform, or the platform file in its place (--platform: a
     // preset, or what `gpuvp calibrate` fitted). The cycles are its; --set makes a what-if of them.
-    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, options.platform, 0, [&] { return YAML::Clone(doc); });
+    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, options.platform, kBuilt, [&] { return YAML::Clone(doc); });
     im.work(doc, base.platform, sum);
     return doc;
 }
@@ -509,7 +512,7 @@ Scenario load_trace_scenario(const ProfilerTrace& trace, const TraceImportOption
     YAML::Node doc = document(trace, options, sum);
     if (summary) *summary = sum;
     // Read in place: the document has no variants, so nothing needs it again.
-    return read_document(doc, trace.file, overrides, options.platform, 0, [&] { return YAML::Clone(doc); });
+    return read_document(doc, trace.file, overrides, options.platform, kBuilt, [&] { return YAML::Clone(doc); });
 }
 
 }  // namespace gpuvp
