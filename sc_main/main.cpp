@@ -219,6 +219,19 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
                  "instead of stopping with an error. Default: an error");
 }
 
+// The trace in `text` (read from `file`), by its format; rocprofv3's is read again from its
+// folder, for the hip_api_trace.csv beside it.
+gpuvp::ProfilerTrace parse_trace(const std::string& text, gpuvp::TraceFormat format, const std::string& file) {
+    return format == gpuvp::TraceFormat::kineto ? gpuvp::parse_kineto(text, file) : gpuvp::read_profiler_trace(file);
+}
+
+gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
+    gpuvp::TraceImportOptions options;
+    if (t.device >= 0) options.device = t.device;
+    options.skip_unfit = t.skip_unfit;
+    return options;
+}
+
 // A trace when the file's content is one (Kineto JSON, rocprofv3 CSV; .gz read directly),
 // else a scenario. Throws ScenarioError or TraceError.
 gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const std::string& platform_file,
@@ -229,13 +242,9 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     const gpuvp::TraceFormat format = gpuvp::trace_format(text);
     if (trace) *trace = format != gpuvp::TraceFormat::none;
     if (format == gpuvp::TraceFormat::none) return gpuvp::parse_scenario(text, file, overrides, platform);
-    const gpuvp::ProfilerTrace parsed =
-        format == gpuvp::TraceFormat::kineto ? gpuvp::parse_kineto(text, file) : gpuvp::read_profiler_trace(file);
-    gpuvp::TraceImportOptions options;
-    if (t.device >= 0) options.device = t.device;
-    options.skip_unfit = t.skip_unfit;
+    gpuvp::TraceImportOptions options = import_options(t);
     options.platform = platform;
-    return gpuvp::load_trace_scenario(parsed, options, overrides, summary);
+    return gpuvp::load_trace_scenario(parse_trace(text, format, file), options, overrides, summary);
 }
 
 // "a100-alexnet-step.json.gz: 79 kernels and 19 copies on 2 streams of device 0 (NVIDIA A100-...)"
@@ -477,14 +486,10 @@ int import_main(const ImportArgs& a) {
         const gpuvp::TraceFormat format = gpuvp::trace_format(text);
         if (format == gpuvp::TraceFormat::none)
             return failed(a.file + ": not a profiler trace (a Kineto JSON with traceEvents, or a rocprofv3 kernel_trace.csv)");
-        const gpuvp::ProfilerTrace parsed =
-            format == gpuvp::TraceFormat::kineto ? gpuvp::parse_kineto(text, a.file) : gpuvp::read_profiler_trace(a.file);
-        gpuvp::TraceImportOptions options;
-        if (a.trace.device >= 0) options.device = a.trace.device;
-        options.skip_unfit = a.trace.skip_unfit;
+        gpuvp::TraceImportOptions options = import_options(a.trace);
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
-        yaml = gpuvp::trace_scenario_yaml(parsed, options, &summary);
+        yaml = gpuvp::trace_scenario_yaml(parse_trace(text, format, a.file), options, &summary);
     } catch (const gpuvp::TraceError& e) {
         return failed(e.what());
     } catch (const gpuvp::ScenarioError& e) {
