@@ -9,8 +9,12 @@
 // blocks of at least 1 in each dimension; shapes_defaulted the count of defaulted kernels;
 // Kineto offsets inside the text, each at a '{'. And parse_decimal of the input's first line
 // at scales 0 and 3 agrees: one is the other times 1000, within the rounding.
+// A trace read goes on to the importer (load_trace_scenario: the scenario document `gpuvp import`
+// writes, read by the loader): a Scenario, a TraceError or a ScenarioError; a kernel the
+// platform cannot hold is skipped (--skip-unfit), so a trace's other work still gets there.
 // --expect-clean (replay only): every input must read as a trace; the seeds are checked this way.
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/scenario/trace_scenario.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -85,8 +89,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const gpuvp::TraceFormat format = gpuvp::trace_format(text);
         auto try_read = [&](auto parse) {
             try {
-                check(parse(), text);
+                const gpuvp::ProfilerTrace t = parse();
+                check(t, text);
                 read = true;
+                gpuvp::TraceImportOptions options;
+                options.skip_unfit = true;
+                try {
+                    gpuvp::load_trace_scenario(t, options, {});
+                } catch (const gpuvp::ScenarioError&) {  // a value the loader refuses: a defined outcome
+                }
             } catch (const gpuvp::TraceError& e) {
                 error = e.what();
             }

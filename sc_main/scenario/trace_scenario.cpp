@@ -483,6 +483,7 @@ uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uin
 }
 
 std::vector<ProgramStep> duration_program(uint64_t cycles) {
+    cycles = std::min<uint64_t>(cycles, uint64_t(kMaxValuCycles) << 31);  // a step repeats 2^31 times at most
     std::vector<ProgramStep> program(1);
     program[0].insn.op = Opcode::kernarg_load;
     auto valu = [&](uint64_t c, uint64_t repeat) {

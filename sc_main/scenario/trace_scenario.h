@@ -39,7 +39,8 @@ struct TraceImportSummary {
 // (0: none fits).
 uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uint32_t shared_bytes);
 // A replayed kernel's body: its kernel-argument load, then `cycles` of vector ALU work (as
-// 65535-cycle instructions repeated and the rest), then the end.
+// 65535-cycle instructions repeated and the rest; at most 65535 x 2^31 cycles, days at any
+// clock), then the end.
 std::vector<ProgramStep> duration_program(uint64_t cycles);
 
 // The trace as scenario YAML text. Throws TraceError for a trace that cannot be replayed (no
