@@ -491,7 +491,10 @@ void HostDriver::replay_calls(uint32_t thread) {
     auto ns = [](double v) { return sc_time(std::max(0.0, v), sc_core::SC_NS); };
     auto wait_until_ended = [&](const std::function<bool()>& ended) {
         qk.flush();
-        while (!ended()) qk.wait(work_ended_);
+        while (!ended()) {
+            sync_waiter_ = true;
+            qk.wait(work_ended_);
+        }
     };
     for (size_t c : thread_calls_[thread]) {
         const HostCall& call = work_.calls[c];
@@ -623,7 +626,10 @@ std::map<uint64_t, PostedPacket>::iterator HostDriver::ended(HostQuantum& qk, ui
     }
     r.done = r.ended == r.instances;
     slots_[p.launch][p.slot] = Slot{false, qk.get_current_time()};
-    work_ended_.notify(qk.get_local_time());
+    if (sync_waiter_) {
+        sync_waiter_ = false;
+        work_ended_.notify(qk.get_local_time());
+    }
     if (slot_waiter_) {
         slot_waiter_ = false;
         instance_ended_.notify(qk.get_local_time());  // when the handler, in its own time, saw it

@@ -201,6 +201,7 @@ private:
     sc_core::sc_event instance_ended_;      // a slot may have come free
     bool slot_waiter_ = false;              // a submitting thread waits for one
     sc_core::sc_event work_ended_;          // the host saw an instance end (a replayed sync call waits for it)
+    bool sync_waiter_ = false;              // a replayed sync call waits for it
     std::map<std::string, size_t> by_name_;  // launches_ by name
     std::vector<std::vector<size_t>> thread_calls_;  // Workload::calls by host thread, in order
     std::vector<HostQuantum> call_quanta_;           // each replayed host thread's keeper

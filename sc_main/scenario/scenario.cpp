@@ -739,14 +739,10 @@ const Schema<KernelSpec>& kernel_schema() {
                       });
                   }),
         K::custom("after",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
-                      k.after.clear();
-                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.after.push_back(get_string(c, x, l)); });
-                  }),
+                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) { k.after = get_names(c, v, at); }),
         K::custom("after_any",
                   [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
-                      k.after_any.clear();
-                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.after_any.push_back(get_string(c, x, l)); });
+                      k.after_any = get_names(c, v, at);
                       if (k.after_any.size() > 5) c.fail(at, "at most 5 kernels or signals (one barrier-OR packet)");
                   }),
         K::flag("barrier", &KernelSpec::barrier),

@@ -434,31 +434,27 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
         }
     }
     // Work whose launch call the trace lacks (a rocprofv3 trace without its API trace): launched
-    // by a host thread of its own at its measured launch time.
-    std::set<size_t> launched;
-    for (const TraceHostCall& c : t_.calls)
-        if (c.start_ns >= t0_) {
-            auto range = work_of.equal_range(&c);
-            for (auto w = range.first; w != range.second; ++w) launched.insert(w->second);
-        }
+    // by a host thread of its own at its measured launch time. (Every launch call starts at t0 or
+    // later: t0 is the first of them.)
     const uint32_t own = uint32_t(thread_of.size());
+    bool own_used = false;
     int64_t prev = t0_;
-    for (size_t i = 0; i < ops_.size(); ++i) {
-        if (launched.count(i)) continue;
+    for (const Replayed& r : ops_) {
+        if (r.call) continue;
         YAML::Node n = flow_map();
         n["call"] = "launch";
         if (own) n["thread"] = own;
-        n["gap_ns"] = std::max<int64_t>(0, ops_[i].launch - prev);
+        n["gap_ns"] = std::max<int64_t>(0, r.launch - prev);
         YAML::Node names = flow_list();
-        names.push_back(ops_[i].name);
+        names.push_back(r.name);
         n["work"] = names;
-        prev = ops_[i].launch;
+        prev = r.launch;
         calls.push_back(n);
-        thread_of.emplace(INT64_MIN, own);
+        own_used = true;
     }
     doc["host"]["calls"] = calls;
     sum.calls = calls.size();
-    sum.host_threads = std::max<size_t>(1, thread_of.size());
+    sum.host_threads = std::max<size_t>(1, thread_of.size() + own_used);
 }
 
 // The document of the whole trace, and the platform its cycles were computed on.
