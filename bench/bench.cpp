@@ -3,6 +3,7 @@
 // process) and prints, with each child's peak resident memory:
 //   - simulated warp-instructions per host second on the compute benchmark (80 SMs of 64
 //     warp slots, long programs mixing vector ALU, scalar ALU and memory operations);
+//   - warps per host second on short warps (3 instructions, as a replayed trace's);
 //   - kernel launches per host second on a launch storm of tiny kernels;
 //   - the host time of a scenario with 1 s of idle simulated time (and of the same work
 //     without the idle time);
@@ -12,9 +13,12 @@
 //     SystemC event);
 //   - where the host time of a whole `gpuvp run` of the launch storm goes: the scenario file,
 //     the simulation, the rest of the run (elaboration, results) and the files and report;
+//   - real workloads: the A100 AlexNet trace of examples/traces/ replayed without a trace
+//     (`gpuvp run TRACE --no-trace`), simulated warps per host second; the V100 trace of 4350
+//     kernels too, without --quick;
 //   - the import of a real profiler trace (read_profiler_trace of examples/traces/'s V100
 //     trace: gunzip and Kineto JSON): kernels per host second, MB of JSON text per second;
-//   - the cost per warp-instruction of the compute program from 8 to 128 SMs, two waves of
+//   - the cost per warp-instruction of the compute program from 8 to 128 SMs and at 304, two waves of
 //     blocks per SM at every size.
 //   gpuvp_bench [SCENARIO_DIR]   (default: the source tree's scenarios/bench)
 //   gpuvp_bench --quick [DIR]    the same without the scaling table
@@ -49,6 +53,7 @@ struct Measure {
     double load_seconds, run_seconds, write_seconds;  // the whole-run line's phases
     unsigned long long instructions, kernels, acquisitions, tasks;
     unsigned long long bytes;  // the import line's JSON text
+    unsigned long long warps, blocks;
     int status;
     long peak_kb;  // the child's peak resident memory (it starts as a copy of this small parent)
 };
@@ -83,22 +88,30 @@ bool in_child(Work work, Measure& m) {
     return n == sizeof m && m.status == 0;
 }
 
+// The figures of a run without a trace (run_scenario, RunOptions{false}).
+Measure figures(const gpuvp::Scenario& s) {
+    gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
+    Measure r{};
+    r.host_seconds = o.host_seconds;
+    r.sim_ns = o.sim_end_ns;
+    r.instructions = o.warp_instructions;
+    r.kernels = o.kernels;
+    r.acquisitions = o.lock_acquisitions;
+    r.tasks = o.shading_tasks;
+    r.warps = o.record->totals.warps;
+    r.blocks = o.record->totals.blocks_dispatched;
+    r.status = o.ok ? 0 : 1;
+    return r;
+}
+
 bool measure(const std::string& file, Measure& m, const gpuvp::Overrides& overrides = {}) {
-    return in_child(
-        [&] {
-            gpuvp::Scenario s = gpuvp::load_scenario(file, overrides);
-            gpuvp::RunOutput o = gpuvp::run_scenario(s, gpuvp::RunOptions{false});
-            Measure r{};
-            r.host_seconds = o.host_seconds;
-            r.sim_ns = o.sim_end_ns;
-            r.instructions = o.warp_instructions;
-            r.kernels = o.kernels;
-            r.acquisitions = o.lock_acquisitions;
-            r.tasks = o.shading_tasks;
-            r.status = o.ok ? 0 : 1;
-            return r;
-        },
-        m);
+    return in_child([&] { return figures(gpuvp::load_scenario(file, overrides)); }, m);
+}
+
+// A profiler trace replayed as `gpuvp run TRACE --no-trace` replays it (docs/replay.md): the
+// trace read and imported with its own platform, then run; host_seconds is sc_start's.
+bool replay(const std::string& file, Measure& m) {
+    return in_child([&] { return figures(gpuvp::load_trace_scenario(gpuvp::read_profiler_trace(file), {}, {})); }, m);
 }
 
 // A whole run as `gpuvp run FILE [--no-trace] --out DIR` does it (files and report), in a
@@ -297,6 +310,14 @@ int sc_main(int argc, char** argv) {
         std::printf("compute:      failed\n");
         ++failures;
     }
+    if (measure(dir + "/warps.yaml", m)) {
+        std::printf("warps:        %12.0f warps per host second              (%llu warps of %.1f instructions, %llu blocks, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
+                    m.warps / m.host_seconds, m.warps, double(m.instructions) / double(m.warps), m.blocks, m.host_seconds,
+                    m.sim_ns / 1000, mb(m.peak_kb));
+    } else {
+        std::printf("warps:        failed\n");
+        ++failures;
+    }
     if (measure(dir + "/launch_storm.yaml", m)) {
         std::printf("launch storm: %12.0f kernel launches per host second    (%llu kernels, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
                     m.kernels / m.host_seconds, m.kernels, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
@@ -340,13 +361,28 @@ int sc_main(int argc, char** argv) {
                     instruction_rate / event_rate);
     if (whole_run(dir + "/launch_storm.yaml", m)) {
         const double total = m.load_seconds + m.run_seconds + m.write_seconds;
-        std::printf("whole run:    %12.3f s host for `gpuvp run launch_storm.yaml --out DIR`  (scenario file %.3f s, simulation %.3f s, "
-                    "the rest of the run %.3f s, files and report %.3f s; %.1f MB peak)\n",
-                    total, m.load_seconds, m.host_seconds, m.run_seconds - m.host_seconds, m.write_seconds, mb(m.peak_kb));
+        std::printf("whole run:    %12.3f s host for `gpuvp run launch_storm.yaml --out DIR`  (%.1f times the simulation; scenario file %.3f s, "
+                    "simulation %.3f s, the rest of the run %.3f s, files and report %.3f s; %.1f MB peak)\n",
+                    total, total / m.host_seconds, m.load_seconds, m.host_seconds, m.run_seconds - m.host_seconds, m.write_seconds,
+                    mb(m.peak_kb));
     } else {
         std::printf("whole run:    failed\n");
         ++failures;
     }
+    // Real workloads: profiler traces replayed (the V100 trace only in the full run: minutes).
+    auto replay_line = [&](const char* label, const char* name) {
+        if (replay(GPUVP_SOURCE_DIR "/examples/traces/" + std::string(name), m)) {
+            std::printf("%-13s %12.0f warps per host second              (%s: %llu kernels, %llu blocks, %llu warps, %llu instructions, "
+                        "%.3f s host, %.3f ms simulated, %.1f MB peak)\n",
+                        label, m.warps / m.host_seconds, name, m.kernels, m.blocks, m.warps, m.instructions, m.host_seconds,
+                        m.sim_ns / 1e6, mb(m.peak_kb));
+        } else {
+            std::printf("%-13s failed\n", label);
+            ++failures;
+        }
+    };
+    replay_line("replay:", "a100-alexnet-step.json.gz");
+    if (!quick) replay_line("replay V100:", "v100-training-4350-kernels.json.gz");
     const std::string trace = GPUVP_SOURCE_DIR "/examples/traces/v100-training-4350-kernels.json.gz";
     if (import_trace(trace, 1, m)) {
         std::printf("import:       %12.0f kernels per host second            (read_profiler_trace of the V100 trace: %llu kernels, "
@@ -374,7 +410,7 @@ int sc_main(int argc, char** argv) {
     std::printf("\nScaling: the compute program, 16 blocks of 8 warps per SM (two waves of 64 warp slots)\n");
     std::printf("  %5s %14s %10s %14s %12s %10s\n", "SMs", "instructions", "host s", "ns/instruction", "vs 8 SMs", "peak MB");
     double base = 0;
-    for (unsigned sms : {8u, 16u, 32u, 64u, 80u, 128u}) {
+    for (unsigned sms : {8u, 16u, 32u, 64u, 80u, 128u, 304u}) {
         const gpuvp::Overrides o = {{"platform.sms", std::to_string(sms)},
                                     {"kernels.compute.grid", "[" + std::to_string(4096u * sms) + "]"}};
         if (!measure(dir + "/compute.yaml", m, o)) {

@@ -7,10 +7,11 @@
 #pragma once
 #include <systemc>
 
-#include <deque>
+#include <cstddef>
 #include <functional>
 #include <iterator>
 #include <utility>
+#include <vector>
 
 namespace gpuvp {
 
@@ -21,34 +22,52 @@ public:
     explicit Inbox(std::function<void(const sc_core::sc_time&)> wake) : wake_fn_(std::move(wake)) {}
 
     void post(const T& message, const sc_core::sc_time& at) {
+        const auto first = queue_.begin() + std::ptrdiff_t(head_);
         auto it = queue_.end();
-        while (it != queue_.begin() && std::prev(it)->first > at) --it;
-        queue_.insert(it, {at, message});
+        while (it != first && std::prev(it)->first > at) --it;
+        if (it == queue_.end()) queue_.push_back({at, message});  // the usual case: after all
+        else queue_.insert(it, {at, message});
         if (wake_fn_) wake_fn_(at);
         else wake_->notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stands
     }
     // Arrives after `delay` from now.
     void post_in(const T& message, const sc_core::sc_time& delay) { post(message, sc_core::sc_time_stamp() + delay); }
 
-    bool due(const sc_core::sc_time& now) const { return !queue_.empty() && queue_.front().first <= now; }
+    bool due(const sc_core::sc_time& now) const { return !empty() && queue_[head_].first <= now; }
     T pop() {
-        T m = std::move(queue_.front().second);
-        queue_.pop_front();
+        T m = std::move(queue_[head_].second);
+        if (++head_ == queue_.size()) {  // empty: the array is reused from its start
+            queue_.clear();
+            head_ = 0;
+        } else if (head_ >= 64 && 2 * head_ >= queue_.size()) {  // most of it taken: drop that part
+            queue_.erase(queue_.begin(), queue_.begin() + std::ptrdiff_t(head_));
+            head_ = 0;
+        }
         return m;
     }
-    bool empty() const { return queue_.empty(); }
-    const sc_core::sc_time& next() const { return queue_.front().first; }  // not empty
+    bool empty() const { return head_ == queue_.size(); }
+    const sc_core::sc_time& next() const { return queue_[head_].first; }  // not empty
 
-    // For a process woken by the event: sleep until the next message is due or a new one is posted.
+    // For a method process woken by the event: run again when the next message is due or a new
+    // one is posted (the event itself, notified for the next message's time: an earlier
+    // pending notification stands).
+    void trigger_for_next() const {
+        if (!empty()) wake_->notify(next() - sc_core::sc_time_stamp());
+        sc_core::next_trigger(*wake_);
+    }
+    // For a thread woken by the event: sleep until the next message is due or a new one is posted.
     void wait_for_next() const {
-        if (queue_.empty()) sc_core::wait(*wake_);
-        else sc_core::wait(queue_.front().first - sc_core::sc_time_stamp(), *wake_);
+        if (empty()) sc_core::wait(*wake_);
+        else sc_core::wait(next() - sc_core::sc_time_stamp(), *wake_);
     }
 
 private:
     sc_core::sc_event* wake_ = nullptr;
     std::function<void(const sc_core::sc_time&)> wake_fn_;
-    std::deque<std::pair<sc_core::sc_time, T>> queue_;
+    // [head_, end): waiting, in time order; what is before head_ has been taken (a vector, not a
+    // deque: no allocation per message once it has grown).
+    std::vector<std::pair<sc_core::sc_time, T>> queue_;
+    size_t head_ = 0;
 };
 
 }  // namespace gpuvp

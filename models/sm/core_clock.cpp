@@ -107,7 +107,10 @@ void CoreClock::run() {
         }
         sc_time at = any_soon ? soon_at_ : queue_.front().at;
         if (any_soon && any_queued && queue_.front().at < at) at = queue_.front().at;
-        wait(at - now, wake_);
+        // One event for both: an earlier wake-up already pending stands (wait(time, event) would
+        // cost a second, timeout event).
+        wake_.notify(at - now);
+        wait(wake_);
     }
 }
 

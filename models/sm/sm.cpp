@@ -159,6 +159,9 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         b.has_barrier = contexts_[d.kernel_slot % contexts_.size()].regs.barrier != 0;
         locks_.block_arrived(uint32_t(i), contexts_[d.kernel_slot % contexts_.size()].cpr, d.warps);
         unstarted_warps_ += d.warps;
+        needed_regs_ += uint64_t(d.warps) * d.regs_per_warp;
+        needed_shared_ += d.shared_bytes;
+        highest_priority_ = std::min(highest_priority_, d.priority);
         if (multilevel_) scalars_.block_arrived(uint32_t(i));
         b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
                          d.shared_bytes, d.warps, 0};
@@ -234,6 +237,7 @@ void StreamingMultiprocessor::start_warps(const sc_time& now) {
             const std::optional<uint32_t> base = shared_.allocate(b->desc.shared_bytes);
             if (base) {
                 free_shared_ -= b->desc.shared_bytes;
+                needed_shared_ -= b->desc.shared_bytes;
                 b->holds_shared = true;
                 b->shared_base = *base;
                 b->row.shared_needed = 0;
@@ -264,6 +268,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.block = bi;
     w.index = b.next_warp++;
     --unstarted_warps_;
+    needed_regs_ -= b.desc.regs_per_warp;
     w.pc = contexts_[b.desc.kernel_slot].regs.pc;
     w.start = now;
     w.loop_depth = 0;
@@ -485,6 +490,7 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
         const uint32_t never = b.desc.warps - b.next_warp;
         b.next_warp = b.desc.warps;
         unstarted_warps_ -= never;
+        needed_regs_ -= uint64_t(never) * b.desc.regs_per_warp;
         b.done_warps += never;
         b.row.undispatched_warps = 0;
         b.row.regs_needed = 0;
@@ -531,9 +537,12 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     if (b.holds_shared) {
         free_shared_ += b.desc.shared_bytes;
         shared_.free(b.shared_base, b.desc.shared_bytes);
+    } else {
+        needed_shared_ -= b.desc.shared_bytes;
     }
     if (multilevel_) scalars_.block_left(bi, now);
     block_used_[bi] = false;
+    if (b.desc.priority == highest_priority_) highest_priority_ = highest_priority();
     ++stats_.blocks_run;
     if (observer_) observer_->block_finished(b.desc.kernel_slot, b.desc.block_id, id_, now);
     table_changed(b, now);
@@ -544,28 +553,32 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     send_notice(n);
 }
 
-// What the SM can still give new work, after its logic controller has started what it could.
+// What the SM can still give new work, after its logic controller has started what it could:
+// its free resources less what the blocks here still need (their warps not started yet, the
+// shared memory of those that hold none yet).
 void StreamingMultiprocessor::send_status() {
-    uint64_t needed_regs = 0, needed_slots = 0, needed_shared = 0;
-    for (size_t i = 0; i < blocks_.size(); ++i) {
-        if (!block_used_[i]) continue;
-        const Block& b = blocks_[i];
-        needed_regs += uint64_t(b.desc.warps - b.next_warp) * b.desc.regs_per_warp;
-        needed_slots += b.desc.warps - b.next_warp;
-        if (!b.holds_shared) needed_shared += b.desc.shared_bytes;
-    }
     auto less = [](uint32_t have, uint64_t need) { return uint32_t(have > need ? have - need : 0); };
     SmNotice n{};
     n.kind = NoticeKind::status;
-    n.free_regs = less(free_regs_, needed_regs);
-    n.free_slots = less(free_slots_, needed_slots);
-    n.free_shared = std::min(less(free_shared_, needed_shared), shared_.largest_hole());  // a block needs one piece
-    n.highest_priority = highest_priority();
+    n.free_regs = less(free_regs_, needed_regs_);
+    n.free_slots = less(free_slots_, unstarted_warps_);
+    n.free_shared = std::min(less(free_shared_, needed_shared_), shared_.largest_hole());  // a block needs one piece
+    n.highest_priority = highest_priority_;
     n.blocks_seen = arrivals_seen_;
-    send_notice(n);
     status_dirty_ = false;
+    // The same values as the last notice change nothing in the GLC's tables (it has counted
+    // every block up to blocks_seen already): not sent, unless the register tables are traced
+    // (the GLC writes its row again then).
+    const bool same = sent_status_ && n.free_regs == last_status_.free_regs && n.free_slots == last_status_.free_slots &&
+                      n.free_shared == last_status_.free_shared &&
+                      n.highest_priority == last_status_.highest_priority && n.blocks_seen == last_status_.blocks_seen;
+    if (same && !(observer_ && observer_->wants_table_updates())) return;
+    last_status_ = n;
+    sent_status_ = true;
+    send_notice(n);
 }
 
+// The highest priority (lowest value) of the blocks here, from their rows.
 uint32_t StreamingMultiprocessor::highest_priority() const {
     uint32_t p = kNoPriority;
     for (size_t i = 0; i < blocks_.size(); ++i)

@@ -270,9 +270,14 @@ private:
     uint64_t progress_ = 0;               // see progress()
     uint64_t arrivals_seen_ = 0;
     uint64_t unstarted_warps_ = 0;  // of the blocks here, not started yet (nothing to admit at 0)
+    uint64_t needed_regs_ = 0;      // the registers those warps need
+    uint64_t needed_shared_ = 0;    // the shared memory of the blocks here that hold none yet
+    uint32_t highest_priority_ = kNoPriority;  // of the blocks here (highest_priority())
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;
     bool status_dirty_ = false;  // a status notice is owed to the GLC
+    bool sent_status_ = false;   // last_status_ holds the last status notice sent
+    SmNotice last_status_{};
     sc_core::sc_time busy_since_;
     std::vector<unsigned char, HostLineAllocator<unsigned char>> scratch_;
     std::vector<unsigned char, HostLineAllocator<unsigned char>> fetched_;  // a line just fetched, before it goes into lines_
