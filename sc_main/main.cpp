@@ -247,6 +247,11 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     return gpuvp::load_trace_scenario(parse_trace(text, format, file), options, overrides, summary);
 }
 
+// "1 event wait or sync", "8 event waits and syncs": Stream Wait Event and Event Sync records.
+std::string event_waits(uint64_t n) {
+    return std::to_string(n) + (n == 1 ? " event wait or sync" : " event waits and syncs");
+}
+
 // "a100-alexnet-step.json.gz: 79 kernels and 19 copies on 2 streams of device 0 (NVIDIA A100-...)"
 std::string import_line(const std::string& file, const gpuvp::TraceImportSummary& s) {
     std::string line = file + ": " + std::to_string(s.kernels) + " kernels";
@@ -259,7 +264,18 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
     if (s.skipped_unfit) line += "; " + std::to_string(s.skipped_unfit) + " kernels left out (--skip-unfit)";
     if (s.shapes_defaulted) line += "; " + std::to_string(s.shapes_defaulted) + " kernels without grid or block took the defaults";
     if (s.other_devices) line += "; " + std::to_string(s.other_devices) + " kernels and copies of other GPUs not replayed";
+    if (s.events_joined) line += "; " + event_waits(s.events_joined) + " joined to their record calls";
+    if (s.events_unresolved) line += "; " + event_waits(s.events_unresolved) + " unresolved";
     return line;
+}
+
+// On stderr, what the import could not replay as the trace has it.
+void import_warnings(const std::string& file, const gpuvp::TraceImportSummary& s) {
+    if (s.events_unresolved)
+        std::cerr << "warning: " << file << ": " << event_waits(s.events_unresolved)
+                  << " unresolved (Stream Wait Event, Event Sync records): the trace does not say what the event "
+                     "recorded and no record call could be joined; replayed without the wait (docs/replay.md, "
+                     "\"Events\")\n";
 }
 
 // --- gpuvp run ------------------------------------------------------------------------------
@@ -291,6 +307,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         return failed(e.what());
     }
     if (trace && !a.quiet) std::cout << import_line(a.file, imported) << "\n";
+    if (trace) import_warnings(a.file, imported);
     if (!a.vcd_file.empty() && !scenario.variants.empty())
         return bad_input(&cmd, "--vcd records one run: it takes a scenario without 'variants'");
 
@@ -382,6 +399,7 @@ int validate_main(const ValidateArgs& a) {
         return failed(e.what());
     }
     if (trace) std::cout << import_line(a.file, imported) << "\n";
+    if (trace) import_warnings(a.file, imported);
     uint64_t launches = 0, draw_launches = 0;  // with `instances`, a packet each
     for (const auto& k : scenario.workload.kernels) launches += k.instances;
     for (const auto& d : scenario.workload.draws) draw_launches += d.instances;
@@ -497,6 +515,7 @@ int import_main(const ImportArgs& a) {
     }
     if (!write_file(a.out, yaml)) return failed("cannot write " + a.out);
     std::cout << import_line(a.file, summary) << "\nwrote " << a.out << "\n";
+    import_warnings(a.file, summary);
     return 0;
 }
 

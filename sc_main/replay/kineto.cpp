@@ -45,7 +45,7 @@ struct Event {
     bool dropped = false;  // ph or cat say it is not kept: what follows is not stored
     Value ph, cat, name, pid, tid, ts, dur;
     // args
-    Value device, stream, correlation, registers, shared, bytes, size, sync_kind, wait_on_stream, wait_on_record;
+    Value device, stream, correlation, registers, shared, bytes, size, sync_kind, wait_on_stream, wait_on_record, wait_on_event;
     std::array<Value, 3> grid, block;
     size_t grid_n = 0, block_n = 0;  // elements given (more than 3: wrong)
     bool grid_seen = false, block_seen = false;
@@ -254,6 +254,7 @@ private:
         if (k == "cuda_sync_kind") return &event_.sync_kind;
         if (k == "wait_on_stream") return &event_.wait_on_stream;
         if (k == "wait_on_cuda_event_record_corr_id") return &event_.wait_on_record;
+        if (k == "wait_on_cuda_event_id") return &event_.wait_on_event;
         return nullptr;
     }
     Value* device_member() {
@@ -525,6 +526,7 @@ private:
         if (e.wait_on_record.present() &&
             !integer(e.wait_on_record, cat + ": args.wait_on_cuda_event_record_corr_id", at, s.wait_on_event_record))
             return false;
+        if (e.wait_on_event.present() && !integer(e.wait_on_event, cat + ": args.wait_on_cuda_event_id", at, s.event)) return false;
         for (int64_t* v : {&s.stream, &s.wait_on_stream})
             if (*v == kCuptiNoStream) *v = -1;
         trace.syncs.push_back(s);

@@ -86,9 +86,12 @@ struct TraceSync {
     int64_t stream = -1;       // the stream that waits (stream_wait_event) or is waited on
     int64_t start_ns = 0, end_ns = 0;
     // stream_wait_event and event_sync: the stream the event was recorded on and the
-    // correlation of its cudaEventRecord call (-1 when the trace does not say).
+    // correlation of its cudaEventRecord call (-1 when the trace does not say), and the event
+    // (CUPTI's id for it; -1: not said). Some traces give only the event: the importer then
+    // joins the record to its event's record call (docs/replay.md).
     int64_t wait_on_stream = -1;
     int64_t wait_on_event_record = -1;
+    int64_t event = -1;
     uint64_t offset = 0;
 };
 

@@ -121,6 +121,15 @@ private:
                          op.offset, why);
     }
     const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
+    // The device's event waits and syncs that do not name their record call: joined to one, or
+    // counted as unresolved.
+    void join_events(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum);
+    // What a wait or sync's event recorded: the last work launched on `stream` before `at`.
+    struct EventRecord {
+        int64_t stream = -1, at = 0;
+    };
+    std::optional<EventRecord> event_record(const TraceSync& s, int64_t before,
+                                            const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr) const;
 
     const ProfilerTrace& t_;
     const TraceImportOptions& o_;
@@ -130,6 +139,7 @@ private:
     std::map<int64_t, std::string> queue_of_;                // stream -> queue name
     std::unordered_map<const TraceGpuOp*, size_t> index_;     // op -> ops_ index
     std::map<int64_t, std::vector<size_t>> by_stream_;       // ops_ indices in launch order
+    std::unordered_map<const TraceSync*, EventRecord> joined_;  // join_events
 };
 
 YAML::Node Importer::header(TraceImportSummary& sum) {
@@ -234,6 +244,100 @@ const TraceGpuOp* Importer::op_before(int64_t stream, int64_t t) const {
     return last;
 }
 
+// A `Stream Wait Event` or `Event Sync` record that names its event (wait_on_cuda_event_id) but
+// neither the stream it was recorded on nor its record call: CUPTI 13 with PyTorch's
+// cudaEventRecordWithFlags writes all of them so, and the record call's trace event says
+// neither the event nor the stream. Where no record of the trace names its record call (a
+// trace that does has CUPTI's event records: a record naming none is of an event not recorded
+// in the trace), each is joined to:
+// - the event's record call: the last cudaEventRecord or cudaEventRecordWithFlags of the
+//   waiting call's host thread before it, unless that call would record two events (two event
+//   ids joined to it: neither is taken);
+// - the event's stream: the stream of the last work that thread launched before the record
+//   call (its current stream, as PyTorch records);
+// and taken only if the measured timeline agrees: the recorded work ended by the time the
+// waiting stream's next work started (a wait) or the sync call returned (a sync). What names
+// no record call and is not joined (a record without an event too), where the replay would
+// have used it, is counted (`events_unresolved`).
+void Importer::join_events(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum) {
+    using S = TraceSync::Kind;
+    const bool names_records = std::any_of(t_.syncs.begin(), t_.syncs.end(), [](const TraceSync& s) {
+        return s.wait_on_stream >= 0 || s.wait_on_event_record >= 0;
+    });
+    auto call_of = [&](const TraceSync& s) -> const TraceHostCall* {
+        auto c = call_by_corr.find(s.correlation);
+        return s.correlation >= 0 && c != call_by_corr.end() ? c->second : nullptr;
+    };
+    // The next work launched on the waiting stream at or after the wait (none: nothing waits).
+    auto waiter = [&](const TraceSync& s) -> const Replayed* {
+        auto waiting = by_stream_.find(s.stream);
+        if (waiting == by_stream_.end()) return nullptr;
+        const TraceHostCall* c = call_of(s);
+        const int64_t at = c ? c->start_ns : s.start_ns;
+        for (size_t i : waiting->second)
+            if (ops_[i].launch >= at) return &ops_[i];
+        return nullptr;
+    };
+    // Those the replay would use: a wait with work after it, a sync whose call is replayed.
+    std::vector<const TraceSync*> open;
+    for (const TraceSync& s : t_.syncs) {
+        if (s.device != device_ && s.device >= 0) continue;
+        if ((s.kind != S::stream_wait_event && s.kind != S::event_sync) || s.wait_on_stream >= 0) continue;
+        const TraceHostCall* c = call_of(s);
+        const bool used = s.kind == S::stream_wait_event ? waiter(s) != nullptr : c && c->start_ns >= t0_;
+        if (used) open.push_back(&s);
+    }
+    if (open.empty()) return;
+    std::unordered_map<const TraceHostCall*, std::set<int64_t>> events_of;  // record call -> the events joined to it
+    std::unordered_map<const TraceSync*, std::pair<const TraceHostCall*, const TraceGpuOp*>> found;  // its record, that thread's last work
+    if (!names_records) {
+        std::unordered_map<const TraceHostCall*, std::vector<const TraceSync*>> by_call;
+        for (const TraceSync* s : open)
+            if (const TraceHostCall* c = call_of(*s); c && s->event >= 0) by_call[c].push_back(s);
+        std::unordered_map<int64_t, const TraceGpuOp*> op_of;  // correlation -> its work, any device
+        for (const TraceGpuOp& op : t_.ops)
+            if (op.correlation >= 0) op_of.emplace(op.correlation, &op);
+        std::unordered_map<int64_t, const TraceGpuOp*> launched;  // thread -> its last work launched
+        std::unordered_map<int64_t, std::pair<const TraceHostCall*, const TraceGpuOp*>> record;  // thread -> its last record
+        for (const TraceHostCall& c : t_.calls) {
+            if (c.kind == Call::launch || c.kind == Call::graph_launch || c.kind == Call::copy || c.kind == Call::fill)
+                if (auto op = op_of.find(c.correlation); c.correlation >= 0 && op != op_of.end()) launched[c.thread] = op->second;
+            if (c.kind == Call::event_record) record[c.thread] = {&c, launched.count(c.thread) ? launched[c.thread] : nullptr};
+            auto waits = by_call.find(&c);
+            auto r = record.find(c.thread);
+            if (waits == by_call.end() || r == record.end()) continue;
+            for (const TraceSync* s : waits->second) {
+                found[s] = r->second;
+                events_of[r->second.first].insert(s->event);
+            }
+        }
+    }
+    for (const TraceSync* s : open) {
+        auto f = found.find(s);
+        const TraceGpuOp* last = f != found.end() ? f->second.second : nullptr;
+        const TraceGpuOp* target = nullptr;
+        if (last && last->device == device_ && events_of[f->second.first].size() == 1)
+            target = op_before(last->stream, f->second.first->start_ns);
+        bool agrees = target != nullptr;
+        if (agrees && s->kind == S::event_sync) agrees = call_of(*s)->end_ns >= target->end_ns;
+        if (agrees && s->kind == S::stream_wait_event) agrees = waiter(*s)->op->start_ns >= target->end_ns;
+        if (agrees) {
+            joined_[s] = {last->stream, f->second.first->start_ns};
+            ++sum.events_joined;
+        } else {
+            ++sum.events_unresolved;
+        }
+    }
+}
+
+std::optional<Importer::EventRecord> Importer::event_record(
+    const TraceSync& s, int64_t before, const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr) const {
+    if (auto j = joined_.find(&s); j != joined_.end()) return j->second;
+    if (s.wait_on_stream < 0) return std::nullopt;
+    auto rec = call_by_corr.find(s.wait_on_event_record);
+    return EventRecord{s.wait_on_stream, rec != call_by_corr.end() ? rec->second->start_ns : before};
+}
+
 void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary& sum) {
     // Names, fit, and the kernels' bodies.
     std::map<std::string, std::string> short_of;  // full name -> its short name, one each
@@ -288,11 +392,11 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
     std::unordered_map<int64_t, const TraceHostCall*> call_by_corr;
     for (const TraceHostCall& c : t_.calls)
         if (c.correlation >= 0) call_by_corr.emplace(c.correlation, &c);
+    join_events(call_by_corr, sum);
     // What an event recorded: the last work of its stream launched before its cudaEventRecord.
     auto recorded = [&](const TraceSync& s, int64_t before) -> const TraceGpuOp* {
-        if (s.wait_on_stream < 0) return nullptr;
-        auto rec = call_by_corr.find(s.wait_on_event_record);
-        return op_before(s.wait_on_stream, rec != call_by_corr.end() ? rec->second->start_ns : before);
+        const std::optional<EventRecord> r = event_record(s, before, call_by_corr);
+        return r ? op_before(r->stream, r->at) : nullptr;
     };
     // Cross-stream waits: the next work launched on the waiting stream after the wait waits for
     // the recorded work's completion signal.
@@ -300,8 +404,10 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
     for (const TraceSync& s : t_.syncs) {
         if (s.device != device_ && s.device >= 0) continue;
         sync_by_corr.emplace(s.correlation, &s);
-        if (s.kind != TraceSync::Kind::stream_wait_event || s.stream == s.wait_on_stream) continue;
-        const TraceGpuOp* target = recorded(s, s.start_ns);
+        if (s.kind != TraceSync::Kind::stream_wait_event) continue;
+        const std::optional<EventRecord> r = event_record(s, s.start_ns, call_by_corr);
+        if (!r || r->stream == s.stream) continue;
+        const TraceGpuOp* target = op_before(r->stream, r->at);
         auto waiting = by_stream_.find(s.stream);
         if (!target || waiting == by_stream_.end()) continue;
         const int64_t at = call_by_corr.count(s.correlation) ? call_by_corr[s.correlation]->start_ns : s.start_ns;

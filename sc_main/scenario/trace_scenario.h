@@ -32,6 +32,10 @@ struct TraceImportSummary {
     uint64_t skipped_unfit = 0;     // with skip_unfit
     uint64_t shapes_defaulted = 0;  // kernels without grid or block in the trace
     uint64_t other_devices = 0;     // kernels and copies of other GPUs, not replayed
+    // `Stream Wait Event` and `Event Sync` records that do not name their event's record call:
+    // joined to it by the importer, or left unresolved (replayed without their wait: a wait
+    // gives no `after`, a sync is CPU time). docs/replay.md, "Events".
+    uint64_t events_joined = 0, events_unresolved = 0;
     double measured_makespan_ns = 0;
 };
 

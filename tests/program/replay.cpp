@@ -82,6 +82,36 @@ TEST_CASE("replay: run TRACE takes --set and --platform, and validate TRACE coun
     CHECK_THAT(v.output, Contains("host calls on 2 threads"));
 }
 
+TEST_CASE("replay: event waits and syncs joined by the importer are counted; those it cannot join are a warning",
+          "[replay][cli][trace-import]") {
+    const std::string dir = temp_dir();
+    const Result joined = gpuvp_cli("import " + trace("h200-two-streams.json.gz") + " -o " + dir + "/two.yaml");
+    INFO(joined.output);
+    REQUIRE(joined.exit_code == 0);
+    CHECK_THAT(joined.output, Contains("8 event waits and syncs joined to their record calls"));
+    CHECK_THAT(slurp(dir + "/two.yaml"), Contains("after: [vectorized_elementwise_kernel_5#0]"));
+    CHECK(joined.output.find("warning") == std::string::npos);
+    // A sync on an event recorded by no call before it: nothing to join it to.
+    const std::string file = dir + "/lost.json";
+    std::ofstream(file) << R"({"traceEvents": [
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3, "dur": 5,
+       "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1], "block": [64, 1, 1]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventSynchronize", "pid": 9, "tid": 9, "ts": 4, "dur": 4, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": 1, "ts": 4, "dur": 4,
+       "args": {"cuda_sync_kind": "Event Sync", "wait_on_stream": -1, "wait_on_cuda_event_record_corr_id": -1,
+                "wait_on_cuda_event_id": 3, "stream": -1, "correlation": 2, "device": 0}}]})";
+    const std::string warning = "warning: " + file + ": 1 event wait or sync unresolved (Stream Wait Event, Event Sync records)";
+    for (const std::string& command : {"import " + file + " -o " + dir + "/lost.yaml", "validate " + file,
+                                       "run " + file + " --quiet --no-trace --out " + dir + "/lost"}) {
+        const Result r = gpuvp_cli(command);
+        INFO(command << "\n" << r.output);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.output, Contains(warning));
+        if (command.rfind("run", 0) != 0) CHECK_THAT(r.output, Contains("; 1 event wait or sync unresolved"));
+    }
+}
+
 TEST_CASE("replay: a broken trace is exit 2 naming the file and where", "[replay][cli]") {
     const std::string dir = temp_dir();
     const std::string whole = slurp(trace("a100-event-sync-3-streams.json.gz"));

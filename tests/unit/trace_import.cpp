@@ -1,5 +1,5 @@
 // The profiler-trace readers (sc_main/replay/): exact decimals, gzip, format detection, Kineto
-// JSON from CUDA and ROCm (the five real traces of examples/traces/ and small hand-made ones),
+// JSON from CUDA and ROCm (the eight real traces of examples/traces/ and small hand-made ones),
 // rocprofv3's CSVs (tests/data/traces/), and the errors each names by byte or line.
 #include "sc_main/replay/profiler_trace.h"
 
@@ -232,11 +232,13 @@ TEST_CASE("the event-sync trace: a record of each sync kind, with what it waited
     CHECK(first.kind == TraceSync::Kind::event_sync);
     CHECK(first.wait_on_stream == -1);
     CHECK(first.wait_on_event_record == -1);
+    CHECK(first.event == 9);  // wait_on_cuda_event_id
     CHECK(first.correlation == 24);
     const auto wait = std::find_if(t.syncs.begin(), t.syncs.end(), [](const TraceSync& s) { return s.kind == TraceSync::Kind::stream_wait_event; });
     CHECK(wait->stream == 24);
     CHECK(wait->wait_on_stream == 20);
     CHECK(wait->wait_on_event_record == 1385);
+    CHECK(wait->event == 19);
     CHECK(wait->correlation == 1389);
     // The stream that waits is the cudaStreamWaitEvent call's.
     const auto call = std::find_if(t.calls.begin(), t.calls.end(), [](const TraceHostCall& c) { return c.correlation == 1389; });
@@ -246,6 +248,57 @@ TEST_CASE("the event-sync trace: a record of each sync kind, with what it waited
     std::set<int64_t> streams;
     for (const TraceGpuOp& op : t.ops) streams.insert(op.stream);
     CHECK(streams == std::set<int64_t>{20, 24, 28});
+}
+
+TEST_CASE("the H200 traces: kernels, fills, streams, threads and sync records", "[trace-import]") {
+    struct Expected {
+        const char* file;
+        size_t kernels, fills, calls;
+        std::set<int64_t> streams, threads;
+    };
+    for (const Expected& e : {Expected{"h200-cnn-train-step.json.gz", 122, 8, 241, {7}, {443, 472}},
+                              Expected{"h200-transformer-infer.json.gz", 1317, 0, 1579, {7}, {443}},
+                              Expected{"h200-two-streams.json.gz", 40, 8, 83, {46, 50}, {443}}}) {
+        INFO(e.file);
+        const ProfilerTrace t = read_profiler_trace(kTraces + e.file);
+        CHECK(count_ops(t, TraceGpuOp::Kind::kernel) == e.kernels);
+        CHECK(count_ops(t, TraceGpuOp::Kind::fill) == e.fills);
+        CHECK(count_ops(t, TraceGpuOp::Kind::copy) == 0);
+        CHECK(t.calls.size() == e.calls);
+        std::set<int64_t> streams, threads;
+        for (const TraceGpuOp& op : t.ops) streams.insert(op.stream);
+        for (const TraceHostCall& c : t.calls) threads.insert(c.thread);
+        CHECK(streams == e.streams);
+        CHECK(threads == e.threads);
+        CHECK(in_start_order(t.ops));
+        CHECK(t.shapes_defaulted == 0);
+        REQUIRE(t.devices.size() == 1);
+        CHECK(t.devices[0].name == "NVIDIA H200");
+        CHECK(t.devices[0].sms == 132u);
+        CHECK(count_syncs(t, TraceSync::Kind::context_sync) == (e.streams.size() == 2 ? 3 : 2));
+    }
+    // CUPTI 13 with PyTorch 2.11: the event waits and syncs name their event and nothing else;
+    // the record calls (cudaEventRecordWithFlags) carry no event and no stream.
+    const ProfilerTrace t = read_profiler_trace(kTraces + "h200-two-streams.json.gz");
+    CHECK(count_calls(t, TraceHostCall::Kind::event_record) == 4);
+    CHECK(count_calls(t, TraceHostCall::Kind::stream_wait_event) == 4);
+    CHECK(count_calls(t, TraceHostCall::Kind::event_sync) == 4);
+    CHECK(count_syncs(t, TraceSync::Kind::stream_sync) == 4);
+    std::vector<int64_t> waited, synced;
+    for (const TraceSync& s : t.syncs) {
+        if (s.kind != TraceSync::Kind::stream_wait_event && s.kind != TraceSync::Kind::event_sync) continue;
+        CHECK(s.wait_on_stream == -1);
+        CHECK(s.wait_on_event_record == -1);
+        (s.kind == TraceSync::Kind::stream_wait_event ? waited : synced).push_back(s.event);
+        if (s.kind == TraceSync::Kind::stream_wait_event) CHECK(s.stream == 50);
+    }
+    CHECK(waited == std::vector<int64_t>{55, 56, 57, 58});
+    CHECK(synced == std::vector<int64_t>{55, 56, 57, 58});
+    for (const TraceHostCall& c : t.calls)
+        if (c.kind == TraceHostCall::Kind::event_record) {
+            CHECK(c.name == "cudaEventRecordWithFlags");
+            CHECK_FALSE(c.stream);
+        }
 }
 
 TEST_CASE("the Triton trace: cuLaunchKernel is a launch, and its kernel's times are exact", "[trace-import]") {
@@ -386,6 +439,7 @@ TEST_CASE("a small Kineto trace: every kept event, ties in file order, the rest 
     REQUIRE(t.syncs.size() == 1);  // the unknown sync kind is not kept
     CHECK(t.syncs[0].kind == TraceSync::Kind::stream_sync);
     CHECK(t.syncs[0].wait_on_event_record == -1);
+    CHECK(t.syncs[0].event == -1);
     REQUIRE(t.devices.size() == 1);
     CHECK(t.devices[0].shared_per_block == 232448u);
     CHECK_FALSE(t.devices[0].amd);
@@ -482,6 +536,8 @@ TEST_CASE("Kineto errors: cut JSON, a kernel without ts, a bad number, no kernel
     CHECK(kernel_error(R"({"ph": "X", "cat": "kernel", "ts": 1, "dur": 1, "args": {"grid": [1, 0, 1], "block": [1, 1, 1]}})").find("grid[1]") != std::string::npos);
     CHECK(kernel_error(R"({"ph": "X", "cat": "kernel", "ts": 1, "dur": 1, "args": {"block": [4294967296, 1, 1]}})").find("out of range") != std::string::npos);
     CHECK(kernel_error(R"({"ph": "X", "cat": "gpu_memcpy", "ts": 1, "dur": 1, "args": {"bytes": -1}})").find("bytes") != std::string::npos);
+    CHECK(kernel_error(R"({"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "ts": 1, "dur": 1, "args": {"wait_on_cuda_event_id": "5"}})")
+              .find("args.wait_on_cuda_event_id: an integer expected") != std::string::npos);
     // A trace without kernels.
     for (const std::string& none : {kineto(""), std::string("{\"traceEvents\": {}}"), std::string("[]"), std::string("{}"),
                                     kineto(R"({"ph": "X", "cat": "cpu_op", "name": "k", "ts": 1, "dur": 1})")}) {

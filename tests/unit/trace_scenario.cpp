@@ -256,3 +256,152 @@ TEST_CASE("trace import: work without a launch call in the trace is launched at 
     CHECK(s.workload.calls[2].gap_ns == 6000);
     for (const HostCall& c : s.workload.calls) CHECK(c.thread == 0);
 }
+
+// --- Events named only by their id (docs/replay.md, "Events") --------------------------------
+
+namespace {
+
+// Kineto events as CUPTI 13 and PyTorch write them: a runtime call with only cbid and
+// correlation, a kernel, a cuda_sync record naming only its event.
+std::string runtime(const std::string& name, int64_t corr, double ts, double dur) {
+    return R"({"ph": "X", "cat": "cuda_runtime", "name": ")" + name + R"(", "pid": 9, "tid": 9, "ts": )" +
+           std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {"cbid": 1, "correlation": )" +
+           std::to_string(corr) + "}}";
+}
+std::string gpu_kernel(const std::string& name, int64_t stream, int64_t corr, double ts, double dur) {
+    return R"({"ph": "X", "cat": "kernel", "name": ")" + name + R"(", "pid": 0, "tid": )" + std::to_string(stream) +
+           R"(, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + R"(, "args": {"device": 0, "stream": )" +
+           std::to_string(stream) + R"(, "correlation": )" + std::to_string(corr) +
+           R"(, "registers per thread": 32, "grid": [4, 1, 1], "block": [128, 1, 1]}})";
+}
+// A `Stream Wait Event` (stream >= 0: the stream that waits) or an `Event Sync` (stream -1).
+std::string event_sync(int64_t stream, int64_t event, int64_t corr, double ts, int64_t on_stream = -1, int64_t on_record = -1) {
+    const std::string kind = stream >= 0 ? "Stream Wait Event" : "Event Sync";
+    return R"({"ph": "X", "cat": "cuda_sync", "name": ")" + kind + R"(", "pid": 0, "tid": 1, "ts": )" + std::to_string(ts) +
+           R"(, "dur": 0.5, "args": {"cuda_sync_kind": ")" + kind + R"(", "wait_on_stream": )" + std::to_string(on_stream) +
+           R"(, "wait_on_cuda_event_record_corr_id": )" + std::to_string(on_record) + R"(, "wait_on_cuda_event_id": )" +
+           std::to_string(event) + R"(, "stream": )" + std::to_string(stream) + R"(, "correlation": )" +
+           std::to_string(corr) + R"(, "device": 0}})";
+}
+Scenario import_events(const std::vector<std::string>& events, TraceImportSummary& sum) {
+    std::string text = "{\"traceEvents\": [";
+    for (size_t i = 0; i < events.size(); ++i) text += (i ? ",\n" : "") + events[i];
+    return load_trace_scenario(parse_kineto(text + "]}", "events.json"), {}, {}, &sum);
+}
+size_t count_kind(const Scenario& s, HostCall::Kind k) {
+    return size_t(std::count_if(s.workload.calls.begin(), s.workload.calls.end(), [&](const HostCall& c) { return c.kind == k; }));
+}
+
+// ka runs on stream 7 (5-20 µs), kb on stream 8 beside it; the thread records event 5 after
+// launching ka (cudaEventRecordWithFlags: no event, no stream in the trace), launches kb, makes
+// stream 8 wait for event 5, launches kc on stream 8 (it starts at 21 µs, after ka), and
+// synchronizes with event 5 (it returns at 21 µs).
+std::vector<std::string> joined_events() {
+    return {runtime("cudaLaunchKernel", 1, 1, 1),          gpu_kernel("ka", 7, 1, 5, 15),
+            runtime("cudaEventRecordWithFlags", 2, 3, 0.5), runtime("cudaLaunchKernel", 3, 4, 1),
+            gpu_kernel("kb", 8, 3, 6, 2),                   runtime("cudaStreamWaitEvent", 4, 8, 0.5),
+            event_sync(8, 5, 4, 8.1),                       runtime("cudaLaunchKernel", 5, 10, 1),
+            gpu_kernel("kc", 8, 5, 21, 2),                  runtime("cudaEventSynchronize", 6, 11, 10),
+            event_sync(-1, 5, 6, 11.1)};
+}
+
+}  // namespace
+
+TEST_CASE("trace import: a wait and a sync naming only their event join the event's record call", "[trace-scenario][trace-import]") {
+    TraceImportSummary sum;
+    const Scenario s = import_events(joined_events(), sum);
+    CHECK(sum.events_joined == 2);
+    CHECK(sum.events_unresolved == 0);
+    // The event recorded ka: the thread's last work before its cudaEventRecordWithFlags, not kb,
+    // its last before the wait.
+    CHECK(find(s, "kc#0").after == std::vector<std::string>{"ka#0"});
+    CHECK(find(s, "kb#0").after.empty());
+    std::vector<std::string> synced;
+    for (const HostCall& c : s.workload.calls)
+        if (c.kind == HostCall::Kind::sync_work) synced = c.work;
+    CHECK(synced == std::vector<std::string>{"ka#0"});
+}
+
+TEST_CASE("trace import: what cannot be joined is counted and replayed without its wait", "[trace-scenario][trace-import]") {
+    TraceImportSummary sum;
+    std::vector<std::string> events = joined_events();
+    SECTION("no record call before them on the thread") {
+        events[2] = runtime("cudaEventRecordWithFlags", 2, 12, 0.5);  // after the sync
+    }
+    SECTION("one record call, two events: which one it recorded is not known") {
+        events.push_back(runtime("cudaStreamWaitEvent", 7, 22, 0.5));
+        events.push_back(event_sync(8, 6, 7, 22.1));
+        events.push_back(runtime("cudaLaunchKernel", 8, 23, 1));
+        events.push_back(gpu_kernel("kd", 8, 8, 25, 2));
+        const Scenario s = import_events(events, sum);
+        CHECK(sum.events_unresolved == 3);
+        CHECK(find(s, "kd#0").after.empty());
+    }
+    SECTION("the measured timeline disagrees: kc started before ka ended") {
+        events[8] = gpu_kernel("kc", 8, 5, 12, 2);
+        events[9] = runtime("cudaEventSynchronize", 6, 11, 1);  // and the sync returned at 12 µs
+    }
+    SECTION("the trace names other events' record calls: it has CUPTI's event records, none of these") {
+        events.push_back(runtime("cudaEventRecord", 7, 22, 0.5));
+        events.push_back(event_sync(-1, 6, 8, 23, 9, 7));  // recorded on stream 9, which has no work
+        events.push_back(runtime("cudaEventQuery", 8, 23, 0.5));
+    }
+    SECTION("the records name no event") {
+        events[6] = event_sync(8, -1, 4, 8.1);
+        events[10] = event_sync(-1, -1, 6, 11.1);
+    }
+    const Scenario s = import_events(events, sum);
+    CHECK(sum.events_joined == 0);
+    CHECK(sum.events_unresolved >= 2);
+    CHECK(find(s, "kc#0").after.empty());
+    CHECK(count_kind(s, HostCall::Kind::sync_work) == 0);
+}
+
+TEST_CASE("trace import: h200-two-streams' waits and syncs on its events are joined and agree with what was measured",
+          "[trace-scenario][trace-import]") {
+    // Its four Stream Wait Event and four Event Sync records name only their events (55 to 58).
+    const ProfilerTrace t = read_profiler_trace(GPUVP_SOURCE_DIR "/examples/traces/h200-two-streams.json.gz");
+    TraceImportSummary sum;
+    const Scenario s = load_trace_scenario(t, {}, {}, &sum);
+    CHECK(sum.events_joined == 8);
+    CHECK(sum.events_unresolved == 0);
+    // Each round's event is recorded after the ReLU on stream 46 (the thread's last launch before
+    // cudaEventRecordWithFlags): stream 50's next work after the wait, a memset, waits for it.
+    auto copy = [&](const std::string& name) -> const CopySpec& {
+        for (const CopySpec& c : s.workload.copies)
+            if (c.name == name) return c;
+        FAIL("no copy " << name);
+        throw std::logic_error("unreachable");
+    };
+    std::vector<std::string> relus;
+    for (int round = 0; round < 4; ++round) {
+        const std::string relu = "vectorized_elementwise_kernel_5#" + std::to_string(round);
+        relus.push_back(relu);
+        const KernelSpec& k = find(s, relu);
+        CHECK(k.queue == "stream46");
+        const CopySpec& m = copy("memset#" + std::to_string(2 * round));
+        CHECK(m.queue == "stream50");
+        CHECK(m.after == std::vector<std::string>{relu});
+        // As measured: the memset was launched long before, and started only after the ReLU ended.
+        CHECK(m.measured->launch_end_ns + 300'000 < m.measured->start_ns);
+        CHECK(k.measured->end_ns <= m.measured->start_ns);
+        CHECK(m.measured->start_ns - k.measured->end_ns < 3'000);
+    }
+    // Nothing else waits across streams.
+    size_t afters = 0;
+    for (const KernelSpec& k : s.workload.kernels) afters += k.after.size();
+    for (const CopySpec& c : s.workload.copies) afters += c.after.size();
+    CHECK(afters == 4);
+    // cudaEventSynchronize waits for the same ReLU, then cudaStreamSynchronize for stream 50.
+    std::vector<std::string> synced;
+    const auto& calls = s.workload.calls;
+    for (size_t i = 0; i < calls.size(); ++i)
+        if (calls[i].kind == HostCall::Kind::sync_work) {
+            REQUIRE(calls[i].work.size() == 1);
+            synced.push_back(calls[i].work[0]);
+            REQUIRE(i + 1 < calls.size());
+            CHECK(calls[i + 1].kind == HostCall::Kind::sync_queue);
+            CHECK(calls[i + 1].queue == "stream50");
+        }
+    CHECK(synced == relus);
+}
