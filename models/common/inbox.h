@@ -48,17 +48,12 @@ public:
     bool empty() const { return head_ == queue_.size(); }
     const sc_core::sc_time& next() const { return queue_[head_].first; }  // not empty
 
-    // For a method process woken by the event: run again when the next message is due or a new
-    // one is posted (the event itself, notified for the next message's time: an earlier
-    // pending notification stands).
-    void trigger_for_next() const {
-        if (!empty()) wake_->notify(next() - sc_core::sc_time_stamp());
-        sc_core::next_trigger(*wake_);
-    }
-    // For a thread woken by the event: sleep until the next message is due or a new one is posted.
+    // For a process woken by the event: sleep until the next message is due or a new one is
+    // posted. The event itself is notified for the next message's time (an earlier pending
+    // notification stands): one event, not a timeout beside it.
     void wait_for_next() const {
-        if (empty()) sc_core::wait(*wake_);
-        else sc_core::wait(next() - sc_core::sc_time_stamp(), *wake_);
+        if (!empty()) wake_->notify(next() - sc_core::sc_time_stamp());
+        sc_core::wait(*wake_);
     }
 
 private:

@@ -23,7 +23,7 @@ GlobalLogicController::GlobalLogicController(sc_core::sc_module_name name, const
     regs.register_b_transport(this, &GlobalLogicController::b_transport);
     regs.register_transport_dbg(this, &GlobalLogicController::transport_dbg);
     SC_HAS_PROCESS(GlobalLogicController);
-    SC_METHOD(run);  // its first run at time 0, then as it asks (next_trigger)
+    SC_THREAD(run);
 }
 
 void GlobalLogicController::b_transport(int, tlm::tlm_generic_payload& gp, sc_time& delay) {
@@ -68,36 +68,30 @@ unsigned GlobalLogicController::transport_dbg(int, tlm::tlm_generic_payload& gp)
                  [&](size_t i, unsigned char* row) { std::memcpy(row, &tables_.sms[i], sizeof(SmRow)); });
 }
 
-// One run: the placement decided dispatch_cycles ago is carried out, then the messages due,
-// the kernels done, and the next decision; then it sleeps until that decision's descriptor
-// write is due or the next message comes. (A method, not a thread: nothing it calls waits.)
 void GlobalLogicController::run() {
-    const sc_time now = sc_core::sc_time_stamp();
-    if (deciding_) {
-        deciding_ = false;
-        place(decision_);
+    for (;;) {
+        const sc_time now = sc_core::sc_time_stamp();
+        while (inbox_.due(now)) {
+            const Message m = inbox_.pop();
+            if (m.is_registration) apply(m.reg, now);
+            else apply(m.notice, now);
+        }
+        for (uint32_t slot : done_) {
+            KernelDone d{slot, uint32_t(tables_.kernels[slot].error), tables_.kernels[slot].fault_address};
+            if (observer_) observer_->kernel_stage(slot, Stage::last_block_done, now);
+            tables_.kernels[slot] = KernelRow{};
+            kernel_row_changed(slot, now);
+            sc_time delay = sc_core::SC_ZERO_TIME;
+            write_msg(to_cp, payloads_, map::kCpKernelDone, d, delay);
+        }
+        done_.clear();
+        if (auto p = policy_->next(tables_)) {
+            wait(clock_.cycles(cfg_.dispatch_cycles));  // the decision and its descriptor write
+            place(*p);
+            continue;
+        }
+        inbox_.wait_for_next();
     }
-    while (inbox_.due(now)) {
-        const Message m = inbox_.pop();
-        if (m.is_registration) apply(m.reg, now);
-        else apply(m.notice, now);
-    }
-    for (uint32_t slot : done_) {
-        KernelDone d{slot, uint32_t(tables_.kernels[slot].error), tables_.kernels[slot].fault_address};
-        if (observer_) observer_->kernel_stage(slot, Stage::last_block_done, now);
-        tables_.kernels[slot] = KernelRow{};
-        kernel_row_changed(slot, now);
-        sc_time delay = sc_core::SC_ZERO_TIME;
-        write_msg(to_cp, payloads_, map::kCpKernelDone, d, delay);
-    }
-    done_.clear();
-    if (auto p = policy_->next(tables_)) {
-        decision_ = *p;  // the decision and its descriptor write take dispatch_cycles
-        deciding_ = true;
-        next_trigger(clock_.cycles(cfg_.dispatch_cycles));
-        return;
-    }
-    inbox_.trigger_for_next();
 }
 
 void GlobalLogicController::apply(const KernelRegistration& r, const sc_time& now) {

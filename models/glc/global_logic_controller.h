@@ -107,8 +107,6 @@ private:
     sc_core::sc_event inbox_event_;
     Inbox<Message> inbox_{inbox_event_};
     std::vector<uint32_t> done_;  // kernel slots whose last block finished, to tell the CP
-    bool deciding_ = false;       // decision_ is carried out at the next run
-    Placement decision_{};
     uint64_t arrivals_ = 0, blocks_dispatched_ = 0;
     uint32_t warp_size_;
     Stats stats_;

@@ -59,8 +59,9 @@ void CoreClock::drop_stale() {
 }
 
 void CoreClock::run() {
+    now_ = sc_core::sc_time_stamp();
     for (;;) {
-        const sc_time now = sc_core::sc_time_stamp();
+        const sc_time now = now_;
         // Every client due now, in client order; a wake-up for now posted while they run is for
         // the next delta cycle, as a notified event's is.
         batch_.clear();
@@ -102,15 +103,29 @@ void CoreClock::run() {
         drop_stale();
         const bool any_soon = soon_head_ < soon_.size(), any_queued = !queue_.empty();
         if (!any_soon && !any_queued) {
+            // Nothing to do until woken: SystemC's time first catches up with the cycle just run
+            // (nothing else runs before then), so the simulation ends where it would have.
+            if (now_ > sc_core::sc_time_stamp()) wait(now_ - sc_core::sc_time_stamp());
             wait(wake_);
+            now_ = sc_core::sc_time_stamp();
             continue;
         }
         sc_time at = any_soon ? soon_at_ : queue_.front().at;
         if (any_soon && any_queued && queue_.front().at < at) at = queue_.front().at;
+        // Run ahead when nothing else is pending before then (not at the same time either:
+        // SystemC orders same-time processes), and not past the horizon.
+        const sc_time stamp = sc_core::sc_time_stamp();
+        if (at > now && at < horizon_ && !sc_core::sc_pending_activity_at_current_time() &&
+            at - stamp < sc_core::sc_time_to_pending_activity()) {
+            now_ = at;
+            ++ahead_;
+            continue;
+        }
         // One event for both: an earlier wake-up already pending stands (wait(time, event) would
         // cost a second, timeout event).
-        wake_.notify(at - now);
+        wake_.notify(at - stamp);
         wait(wake_);
+        now_ = sc_core::sc_time_stamp();
     }
 }
 

@@ -7,6 +7,12 @@
 // SM's memory accesses are b_transport calls from this process, so a target outside the GPU
 // that waits inside b_transport holds up every SM behind it (gpuvp's own targets annotate
 // their delay and never wait).
+//
+// Running ahead (run_ahead_until): while no other process has anything to do before the SMs'
+// next cycle with work, the clock runs that cycle at once, without giving SystemC's kernel the
+// time step: the SMs' time (now()) is then ahead of sc_time_stamp(), and every transaction
+// they start carries the difference as its time annotation (TLM-2.0's temporal decoupling).
+// No other process could have run in between, so every result is what it would be without.
 #pragma once
 #include <gpuvp/models/common/time_queue.h>
 
@@ -37,6 +43,16 @@ public:
 
     uint64_t cycles_run() const { return cycles_run_; }  // client cycles run so far
 
+    // Lets the clients run ahead of SystemC's time (above) up to, not including, `t`: the end of
+    // the sc_start the caller is about to make (nothing is simulated past it). Time zero, the
+    // default: never.
+    void run_ahead_until(const sc_core::sc_time& t) { horizon_ = t; }
+    // The time of the cycle the clients run now (at least sc_time_stamp()).
+    const sc_core::sc_time& now() const { return now_; }
+    // The time annotation of a transaction a client starts now: now() - sc_time_stamp().
+    sc_core::sc_time annotation() const { return now_ - sc_core::sc_time_stamp(); }
+    uint64_t steps_run_ahead() const { return ahead_; }  // times it ran ahead so far
+
 private:
     void run();
 
@@ -61,6 +77,8 @@ private:
     std::vector<uint32_t> batch_;
     sc_core::sc_event wake_;
     uint64_t cycles_run_ = 0;
+    sc_core::sc_time now_, horizon_;
+    uint64_t ahead_ = 0;
 };
 
 }  // namespace gpuvp

@@ -300,7 +300,7 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
     const uint64_t line = w.pc & ~line_mask_;
     auto fetch = [&](IbufLine& l, uint64_t address) {
         const uint32_t kslot = blocks_[w.block].desc.kernel_slot;
-        sc_time d = sc_core::SC_ZERO_TIME;
+        sc_time d = core_clock_.annotation();
         drop_line(l);
         ++stats_.fetches;
         report(kslot, Stage::first_fetch_issued, now);
@@ -309,7 +309,7 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
             return false;
         l.address = address;
         l.image = lines_.intern(address, fetched_.data());
-        l.ready_at = now + d;
+        l.ready_at = sc_core::sc_time_stamp() + d;
         report(kslot, Stage::first_fetch_returned, l.ready_at);
         return true;
     };
@@ -335,7 +335,7 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
 }
 
 bool StreamingMultiprocessor::read_l1d(uint64_t line, sc_time& acknowledged) {
-    sc_time d = sc_core::SC_ZERO_TIME;
+    sc_time d = core_clock_.annotation();
     ++stats_.kernarg_prefetches;
     if (transport(to_l1d, gp_, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) != tlm::TLM_OK_RESPONSE)
         return false;
@@ -458,11 +458,11 @@ void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction
         if (in.op == Opcode::kernarg_load) report(b.desc.kernel_slot, Stage::kernarg_load_done, w.ready_at);
         return;
     }
-    sc_time d = sc_core::SC_ZERO_TIME;
+    sc_time d = core_clock_.annotation();
     if (transport(to_l1d, gp_, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
                   scratch_.data(), bytes, d) != tlm::TLM_OK_RESPONSE)
         return fail(slot, KernelError::memory_fault, now, address);
-    w.ready_at = now + std::max(d, clock_.cycles(1));
+    w.ready_at = std::max(sc_core::sc_time_stamp() + d, now + clock_.cycles(1));
     if (in.op == Opcode::kernarg_load) {
         if (bytes >= 16) {
             std::memcpy(&w.global_base, &scratch_[0], 8);
@@ -588,7 +588,7 @@ uint32_t StreamingMultiprocessor::highest_priority() const {
 
 void StreamingMultiprocessor::send_notice(SmNotice n) {
     n.sm = id_;
-    sc_time d = sc_core::SC_ZERO_TIME;  // posted: the GLC acts on it after the bus delay
+    sc_time d = core_clock_.annotation();  // posted: the GLC acts on it after the bus delay
     write_msg(to_glc, gp_, map::kGlcSmNotice, n, d);
 }
 

@@ -300,6 +300,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     const sc_time limit(s.max_sim_ns, sc_core::SC_NS);
     if (!options.progress) {
+        sys.gpu.run_ahead_until(limit);
         sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
     } else {
         // Slices of simulated time sized so that each takes a few tens of ms of host time.
@@ -322,7 +323,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         while (!hang && sc_core::sc_pending_activity() &&
                sc_core::sc_time_to_pending_activity() <= limit - sc_core::sc_time_stamp()) {
             const auto start = clock::now();
-            sc_core::sc_start(std::min(slice, limit - sc_core::sc_time_stamp()), sc_core::SC_EXIT_ON_STARVATION);
+            const sc_time step = std::min(slice, limit - sc_core::sc_time_stamp());
+            sys.gpu.run_ahead_until(sc_core::sc_time_stamp() + step);
+            sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
             const double took = std::chrono::duration<double>(clock::now() - start).count();
             if (took < 0.02) slice = slice * 2;
             else if (took > 0.1 && slice > sc_time(1, sc_core::SC_NS)) slice = slice / 2;

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <systemc>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -235,4 +236,74 @@ TEST_CASE("the core clock runs the clients due at a time in index order and slee
     // when no client has work.
     CHECK(sc_core::sc_time_stamp() == sc_time(1, sc_core::SC_MS));
     CHECK_FALSE(sc_core::sc_pending_activity());
+}
+
+namespace {
+
+// Another process of the simulation: at 25 ns it marks that it ran and wakes client 1 for 35 ns.
+struct Neighbour : sc_core::sc_module {
+    CoreClock* clock = nullptr;
+    bool ran = false;
+    explicit Neighbour(sc_core::sc_module_name name) : sc_module(name) {
+        SC_HAS_PROCESS(Neighbour);
+        SC_THREAD(run);
+    }
+    void run() {
+        wait(25, SC_NS);
+        ran = true;
+        clock->wake(1, sc_time(35, SC_NS));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the core clock runs ahead of SystemC's time only while nothing else is pending, never past the horizon",
+          "[scheduling]") {
+    CoreClock clock("core_clock");
+    Neighbour other("other");
+    other.clock = &clock;
+    std::vector<std::pair<double, uint32_t>> log;
+    struct Seen {
+        uint64_t now_ns, stamp_ns, annotation_ns;
+        bool other_ran;
+    };
+    auto ns_of = [](const sc_time& t) { return t.value() / 1000; };  // (1 ps resolution)
+    std::vector<Seen> seen;
+    std::vector<Recorder> clients(2);
+    for (Recorder& r : clients) {
+        r.log = &log;
+        r.index = clock.attach(r);
+        r.also = [&] {
+            seen.push_back({ns_of(clock.now()), ns_of(sc_core::sc_time_stamp()), ns_of(clock.annotation()), other.ran});
+        };
+    }
+    clients[0].next_ns = {10, 20, 30, 40, 50};
+    clock.run_ahead_until(sc_time(45, SC_NS));
+    sc_core::sc_start(sc_time(45, SC_NS));
+    // The same cycles in the same order as without running ahead, up to the horizon.
+    auto cycles = [&] {
+        std::vector<std::pair<long long, uint32_t>> c;
+        for (const auto& [at, client] : log) c.push_back({std::llround(at), client});
+        return c;
+    };
+    const std::vector<std::pair<long long, uint32_t>> expected = {{0, 0}, {0, 1}, {10, 0}, {20, 0}, {30, 0}, {35, 1}, {40, 0}};
+    CHECK(cycles() == expected);
+    REQUIRE(seen.size() == expected.size());
+    // 0 ns ran beside the neighbour's start (it was pending then), 10 ns in a time step of its
+    // own; 20 ns ran ahead in 10 ns's step (nothing else pending before 25 ns); 30 ns waited for
+    // the neighbour at 25 ns, which ran first; 35 and 40 ns ran ahead in 30 ns's step.
+    const std::vector<uint64_t> stamps = {0, 0, 10, 10, 30, 30, 30};
+    for (size_t i = 0; i < seen.size(); ++i) {
+        INFO("cycle " << i << " at " << seen[i].now_ns << " ns");
+        CHECK(seen[i].stamp_ns == stamps[i]);
+        CHECK(seen[i].annotation_ns == seen[i].now_ns - seen[i].stamp_ns);
+        CHECK(seen[i].other_ran == (seen[i].now_ns >= 25));
+    }
+    CHECK(clock.steps_run_ahead() == 3);
+    CHECK(sc_core::sc_time_stamp() == sc_time(45, SC_NS));  // 50 ns is past the horizon: not run yet
+    // On to the end: SystemC's time catches up with the last cycle before the clock sleeps.
+    clock.run_ahead_until(sc_core::sc_max_time());
+    sc_core::sc_start();
+    CHECK(cycles().back() == std::pair<long long, uint32_t>{50, 0});
+    CHECK(sc_core::sc_time_stamp() == sc_time(50, SC_NS));
 }
