@@ -382,6 +382,7 @@ int sc_main(int argc, char** argv) {
     gpu.irq.bind(irq);
     cpu.irq.bind(irq);
 
+    gpu.run_ahead_until(sc_core::sc_max_time());  // the SMs may run ahead: this sc_start has no end
     sc_core::sc_start();
     if (check_protocol) std::printf("%s", protocol.summary().c_str());
     if (!cpu.passed() || !protocol.clean()) {
