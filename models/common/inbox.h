@@ -5,6 +5,8 @@
 // wake-up function with it; the owner asks for what is due and when the next one is, so no
 // message is missed.
 #pragma once
+#include <gpuvp/models/common/timing.h>
+
 #include <systemc>
 
 #include <cstddef>
@@ -27,15 +29,17 @@ public:
         while (it != first && std::prev(it)->first > at) --it;
         if (it == queue_.end()) queue_.push_back({at, message});  // the usual case: after all
         else queue_.insert(it, {at, message});
+        ++waiting_;
         if (wake_fn_) wake_fn_(at);
-        else wake_->notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stands
+        else wake_->notify(at - stamp());  // an earlier pending notification stands
     }
     // Arrives after `delay` from now.
-    void post_in(const T& message, const sc_core::sc_time& delay) { post(message, sc_core::sc_time_stamp() + delay); }
+    void post_in(const T& message, const sc_core::sc_time& delay) { post(message, stamp() + delay); }
 
     bool due(const sc_core::sc_time& now) const { return !empty() && queue_[head_].first <= now; }
     T pop() {
         T m = std::move(queue_[head_].second);
+        --waiting_;
         if (++head_ == queue_.size()) {  // empty: the array is reused from its start
             queue_.clear();
             head_ = 0;
@@ -45,14 +49,14 @@ public:
         }
         return m;
     }
-    bool empty() const { return head_ == queue_.size(); }
+    bool empty() const { return waiting_ == 0; }
     const sc_core::sc_time& next() const { return queue_[head_].first; }  // not empty
 
     // For a process woken by the event: sleep until the next message is due or a new one is
     // posted. The event itself is notified for the next message's time (an earlier pending
     // notification stands): one event, not a timeout beside it.
     void wait_for_next() const {
-        if (!empty()) wake_->notify(next() - sc_core::sc_time_stamp());
+        if (!empty()) wake_->notify(next() - stamp());
         sc_core::wait(*wake_);
     }
 
@@ -63,6 +67,7 @@ private:
     // deque: no allocation per message once it has grown).
     std::vector<std::pair<sc_core::sc_time, T>> queue_;
     size_t head_ = 0;
+    size_t waiting_ = 0;  // queue_.size() - head_, kept (the SMs ask for every cycle)
 };
 
 }  // namespace gpuvp

@@ -38,6 +38,10 @@ private:
     std::array<sc_core::sc_time, 16> few_;  // cycles(0) .. cycles(15)
 };
 
+// SystemC's current time, as sc_core::sc_time_stamp() gives it, without a call into the library
+// (for the paths that read it once per transaction).
+inline const sc_core::sc_time& stamp() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+
 inline sc_core::sc_time ns(double v) { return sc_core::sc_time(v, sc_core::SC_NS); }
 // Exact for whole picoseconds (to_seconds() * 1e9 is not: 1000 ns would print as 999.99...).
 inline double to_ns(const sc_core::sc_time& t) {

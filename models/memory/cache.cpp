@@ -1,4 +1,5 @@
 #include <gpuvp/models/memory/cache.h>
+#include <gpuvp/models/common/timing.h>
 #include <gpuvp/models/common/tlm_util.h>
 
 #include <algorithm>
@@ -44,7 +45,7 @@ void Cache::invalidate_all() {
 }
 
 tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned char*& line, sc_core::sc_time& delay) {
-    const sc_core::sc_time stamp = sc_core::sc_time_stamp();
+    const sc_core::sc_time stamp = gpuvp::stamp();
     const sc_core::sc_time now = stamp + delay;
     unsigned index;
     if (Line* l = find(line_address, index)) {
@@ -80,7 +81,7 @@ tlm::tlm_response_status Cache::read_line(uint64_t line_address, const unsigned 
     Line& l = lines_[victim];
     tags_[victim] = line_number(line_address) + 1;
     l.last_use = ++use_clock_;
-    l.ready_at = sc_core::sc_time_stamp() + d;  // (a downstream target may have waited)
+    l.ready_at = gpuvp::stamp() + d;  // (a downstream target may have waited)
     std::memcpy(&data_[size_t(victim) * cfg_.line_bytes], buf, cfg_.line_bytes);
     line = &data_[size_t(victim) * cfg_.line_bytes];
     delay = d;

@@ -22,7 +22,7 @@ void CoreClock::wake(uint32_t client, const sc_time& at) {
     if (at >= due_[client]) return;
     due_[client] = at;
     queue_.push(at, client);
-    wake_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stands
+    wake_.notify(at - stamp());  // an earlier pending notification stands
 }
 
 bool CoreClock::next_due(const sc_time& now, uint32_t& client) {
@@ -114,16 +114,17 @@ void CoreClock::run() {
         if (any_soon && any_queued && queue_.front().at < at) at = queue_.front().at;
         // Run ahead when nothing else is pending before then (not at the same time either:
         // SystemC orders same-time processes), and not past the horizon.
-        const sc_time stamp = sc_core::sc_time_stamp();
-        if (at > now && at < horizon_ && !sc_core::sc_pending_activity_at_current_time() &&
-            at - stamp < sc_core::sc_time_to_pending_activity()) {
+        const sc_time& systemc_now = stamp();
+        // (sc_time_to_pending_activity() is zero while anything is pending at the current time:
+        // another process runnable, a delta notification.)
+        if (at > now && at < horizon_ && at - systemc_now < sc_core::sc_time_to_pending_activity()) {
             now_ = at;
             ++ahead_;
             continue;
         }
         // One event for both: an earlier wake-up already pending stands (wait(time, event) would
         // cost a second, timeout event).
-        wake_.notify(at - stamp);
+        wake_.notify(at - systemc_now);
         wait(wake_);
         now_ = sc_core::sc_time_stamp();
     }

@@ -15,6 +15,7 @@
 // No other process could have run in between, so every result is what it would be without.
 #pragma once
 #include <gpuvp/models/common/time_queue.h>
+#include <gpuvp/models/common/timing.h>
 
 #include <systemc>
 
@@ -50,7 +51,7 @@ public:
     // The time of the cycle the clients run now (at least sc_time_stamp()).
     const sc_core::sc_time& now() const { return now_; }
     // The time annotation of a transaction a client starts now: now() - sc_time_stamp().
-    sc_core::sc_time annotation() const { return now_ - sc_core::sc_time_stamp(); }
+    sc_core::sc_time annotation() const { return now_ - stamp(); }
     uint64_t steps_run_ahead() const { return ahead_; }  // times it ran ahead so far
 
 private:

@@ -292,6 +292,13 @@ void LockUnit::decision(const LockDecision& d, const sc_time& now) { scheme_->de
 void LockUnit::warp_left(uint32_t slot, const sc_time& now) {
     auto& w = sm_.warps_[slot];
     WarpLocks& l = warps_[slot];
+    if (l.held.empty() && l.retake.empty() && !l.trying && !l.took_locks && !l.lock_active &&
+        w.lock_wait == LockWait::none) {  // it never took a lock (nearly every warp): nothing to give back
+        l.cs_born = false;
+        RowLocks& r = rows_[w.block];
+        if (w.index < r.slot_of.size()) r.slot_of[w.index] = -1;
+        return;
+    }
     drop_locks(slot, LockEventKind::exit_release, now);
     l.retake.clear();
     flags(slot);

@@ -20,7 +20,7 @@ void PriorityLockScheme::held(LockUnit& u, uint32_t slot, uint16_t id, uint16_t 
     ++l.request_seq;
     ++u.stats_.arbiter_requests;
     u.lock_event(LockEventKind::requested, slot, id, done, holder);
-    sc_time d = done - sc_core::sc_time_stamp();  // (the SM's time may be ahead of it: core_clock.h)
+    sc_time d = done - stamp();  // (the SM's time may be ahead of it: core_clock.h)
     write_msg(sm.to_arbiter, sm.gp_, map::kArbiterRequest,
               LockRequest{w.block, uint16_t(w.index), holder, id, l.request_seq, sm.blocks_[w.block].arrival}, d);
     // decided() goes on

@@ -30,7 +30,7 @@ public:
             return;
         }
         // Already due: in time order, after the equal times (usually at the end).
-        if (count_ == ring_.size()) grow();
+        if (count_ > mask_) grow();
         size_t i = count_++;
         while (i > 0 && at_(i - 1).at > at) {
             at_(i) = at_(i - 1);
@@ -42,7 +42,7 @@ public:
     void release(const sc_core::sc_time& now) {
         released_ = now;
         while (!waiting_.empty() && waiting_.front().at <= now) {
-            if (count_ == ring_.size()) grow();
+            if (count_ > mask_) grow();
             at_(count_++) = Entry{waiting_.front().at, waiting_.front().value};
             waiting_.pop();
         }
@@ -57,23 +57,25 @@ public:
         if (count_ == 0) {
             waiting_.pop();
         } else {
-            head_ = (head_ + 1) & (ring_.size() - 1);
+            head_ = (head_ + 1) & mask_;
             --count_;
         }
     }
 
 private:
-    Entry& at_(size_t i) { return ring_[(head_ + i) & (ring_.size() - 1)]; }  // i-th due entry
+    Entry& at_(size_t i) { return ring_[(head_ + i) & mask_]; }  // i-th due entry
     void grow() {
         std::vector<Entry> bigger(ring_.size() * 2);
         for (size_t i = 0; i < count_; ++i) bigger[i] = at_(i);
         ring_.swap(bigger);
         head_ = 0;
+        mask_ = ring_.size() - 1;
     }
 
     // The due list: a ring (a power-of-two size) of count_ entries from head_, in time order,
     // then order made ready.
     std::vector<Entry> ring_ = std::vector<Entry>(64);
+    size_t mask_ = 63;  // ring_.size() - 1
     size_t head_ = 0, count_ = 0;
     TimeQueue<uint32_t> waiting_;
     sc_core::sc_time released_;

@@ -309,7 +309,7 @@ StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp&
             return false;
         l.address = address;
         l.image = lines_.intern(address, fetched_.data());
-        l.ready_at = sc_core::sc_time_stamp() + d;
+        l.ready_at = stamp() + d;
         report(kslot, Stage::first_fetch_returned, l.ready_at);
         return true;
     };
@@ -339,7 +339,7 @@ bool StreamingMultiprocessor::read_l1d(uint64_t line, sc_time& acknowledged) {
     ++stats_.kernarg_prefetches;
     if (transport(to_l1d, gp_, tlm::TLM_READ_COMMAND, line, scratch_.data(), line_bytes_, d) != tlm::TLM_OK_RESPONSE)
         return false;
-    acknowledged = sc_core::sc_time_stamp() + d;
+    acknowledged = stamp() + d;
     return true;
 }
 
@@ -462,7 +462,7 @@ void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction
     if (transport(to_l1d, gp_, is_load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, address,
                   scratch_.data(), bytes, d) != tlm::TLM_OK_RESPONSE)
         return fail(slot, KernelError::memory_fault, now, address);
-    w.ready_at = std::max(sc_core::sc_time_stamp() + d, now + clock_.cycles(1));
+    w.ready_at = std::max(stamp() + d, now + clock_.cycles(1));
     if (in.op == Opcode::kernarg_load) {
         if (bytes >= 16) {
             std::memcpy(&w.global_base, &scratch_[0], 8);
