@@ -150,6 +150,11 @@ bool GpuLog::wants_table_updates() const {
            (next_ && next_->wants_table_updates());
 }
 
+bool GpuLog::wants_table_values() const {
+    return table_level_ >= sc_core::SC_DEBUG || sc_core::sc_report_handler::get_verbosity_level() >= sc_core::SC_DEBUG ||
+           (next_ && next_->wants_table_values());
+}
+
 void GpuLog::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                           const sc_time& t) {
     const bool is_glc = block == "glc";

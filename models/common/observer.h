@@ -137,6 +137,9 @@ public:
     virtual void warp_finished(const WarpRecord& w) {}
     // Whether table_update is wanted (formatting the values costs time).
     virtual bool wants_table_updates() const { return false; }
+    // Whether a table_update made now would use its values' text; when not (a trace that is
+    // full: the update is only counted), the update is made with no values.
+    virtual bool wants_table_values() const { return wants_table_updates(); }
     // A row of a register table changed (block: "glc" or "sm[3]"; table: its name).
     virtual void table_update(const std::string& block, const char* table, uint64_t row,
                               const std::string& values, const sc_core::sc_time& t) {}

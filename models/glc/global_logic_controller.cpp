@@ -193,20 +193,26 @@ void GlobalLogicController::drained(uint32_t slot) {
 
 void GlobalLogicController::kernel_row_changed(uint32_t slot, const sc_time& t) {
     if (!observer_ || !observer_->wants_table_updates()) return;
-    const KernelRow& k = tables_.kernels[slot];
-    std::string v = k.valid ? "prio " + std::to_string(k.priority) + " regs/warp " + std::to_string(k.regs_per_warp) +
-                                  " warps/block " + std::to_string(k.warps_per_block) + " shared/block " +
-                                  std::to_string(k.shared_per_block) + " undispatched " + std::to_string(k.undispatched)
-                            : "free";
+    std::string v;  // empty when only counted (a full trace)
+    if (observer_->wants_table_values()) {
+        const KernelRow& k = tables_.kernels[slot];
+        v = k.valid ? "prio " + std::to_string(k.priority) + " regs/warp " + std::to_string(k.regs_per_warp) +
+                          " warps/block " + std::to_string(k.warps_per_block) + " shared/block " +
+                          std::to_string(k.shared_per_block) + " undispatched " + std::to_string(k.undispatched)
+                    : "free";
+    }
     observer_->table_update("glc", "kernel_status", slot, v, t);
 }
 
 void GlobalLogicController::sm_row_changed(uint32_t sm, const sc_time& t) {
     if (!observer_ || !observer_->wants_table_updates()) return;
-    const SmRow& s = tables_.sms[sm];
-    std::string v = "free_regs " + std::to_string(s.free_regs) + " free_slots " + std::to_string(s.free_slots) +
-                    " free_shared " + std::to_string(s.free_shared) + " highest_prio " +
-                    (s.highest_priority == kNoPriority ? std::string("none") : std::to_string(s.highest_priority));
+    std::string v;  // empty when only counted (a full trace)
+    if (observer_->wants_table_values()) {
+        const SmRow& s = tables_.sms[sm];
+        v = "free_regs " + std::to_string(s.free_regs) + " free_slots " + std::to_string(s.free_slots) +
+            " free_shared " + std::to_string(s.free_shared) + " highest_prio " +
+            (s.highest_priority == kNoPriority ? std::string("none") : std::to_string(s.highest_priority));
+    }
     observer_->table_update("glc", "sm_status", sm, v, t);
 }
 

@@ -116,8 +116,10 @@ void CoreClock::run() {
         // SystemC orders same-time processes), and not past the horizon.
         const sc_time& systemc_now = stamp();
         // (sc_time_to_pending_activity() is zero while anything is pending at the current time:
-        // another process runnable, a delta notification.)
-        if (at > now && at < horizon_ && at - systemc_now < sc_core::sc_time_to_pending_activity()) {
+        // another process runnable, a delta notification.) Not after sc_stop(): the simulation
+        // ends at this time step, as it would have.
+        if (at > now && at < horizon_ && sc_core::sc_get_simulator_status() == sc_core::SC_SIM_OK &&
+            at - systemc_now < sc_core::sc_time_to_pending_activity()) {
             now_ = at;
             ++ahead_;
             continue;

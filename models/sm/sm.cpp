@@ -599,15 +599,19 @@ void StreamingMultiprocessor::first_report(uint32_t kslot, Stage s, const sc_tim
 
 void StreamingMultiprocessor::table_changed(const Block& b, const sc_time& t) {
     if (!observer_ || !observer_->wants_table_updates()) return;
-    std::ostringstream v;
-    bool used = block_used_[&b - blocks_.data()];
-    if (used)
-        v << "kernel " << b.row.kernel_slot << " block " << b.row.block_id << " prio " << b.row.priority
-          << " regs_needed " << b.row.regs_needed << " undispatched_warps " << b.row.undispatched_warps
-          << " running " << b.row.running_warps;
-    else
-        v << "free";
-    observer_->table_update(tag_, "block_status", uint64_t(&b - blocks_.data()), v.str(), t);
+    const uint64_t row = uint64_t(&b - blocks_.data());
+    std::string v;
+    if (!observer_->wants_table_values()) {
+        // counted, not written: no text
+    } else if (block_used_[row]) {
+        v = "kernel " + std::to_string(b.row.kernel_slot) + " block " + std::to_string(b.row.block_id) + " prio " +
+            std::to_string(b.row.priority) + " regs_needed " + std::to_string(b.row.regs_needed) +
+            " undispatched_warps " + std::to_string(b.row.undispatched_warps) + " running " +
+            std::to_string(b.row.running_warps);
+    } else {
+        v = "free";
+    }
+    observer_->table_update(tag_, "block_status", row, v, t);
 }
 
 sc_time StreamingMultiprocessor::busy_time() const {

@@ -148,6 +148,7 @@ public:
     void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
     void warp_finished(const WarpRecord& w) override;
     bool wants_table_updates() const override { return trace_; }
+    bool wants_table_values() const override { return trace_ && events_.size() < limit_; }  // (a full trace counts them)
     void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;

@@ -307,3 +307,37 @@ TEST_CASE("the core clock runs ahead of SystemC's time only while nothing else i
     CHECK(cycles().back() == std::pair<long long, uint32_t>{50, 0});
     CHECK(sc_core::sc_time_stamp() == sc_time(50, SC_NS));
 }
+
+namespace {
+
+// A method process (methods run before threads at one instant) that stops the simulation at 30 ns.
+struct Stopper : sc_core::sc_module {
+    bool armed = false;
+    explicit Stopper(sc_core::sc_module_name name) : sc_module(name) {
+        SC_HAS_PROCESS(Stopper);
+        SC_METHOD(run);
+    }
+    void run() {
+        if (armed) return sc_core::sc_stop();
+        armed = true;
+        next_trigger(sc_time(30, SC_NS));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the core clock does not run ahead after sc_stop", "[scheduling]") {
+    CoreClock clock("core_clock");
+    Stopper stopper("stopper");
+    std::vector<std::pair<double, uint32_t>> log;
+    Recorder client;
+    client.log = &log;
+    client.index = clock.attach(client);
+    for (int i = 1; i <= 1000; ++i) client.next_ns.push_back(10.0 * i);  // work every 10 ns up to 10 us
+    clock.run_ahead_until(sc_core::sc_max_time());
+    sc_core::sc_start();
+    // The stop at 30 ns ends the run there: the clock's cycle at 30 ns may run (same instant), none after.
+    REQUIRE_FALSE(log.empty());
+    CHECK(std::llround(log.back().first) <= 30);
+    CHECK(sc_core::sc_time_stamp() == sc_time(30, SC_NS));
+}
