@@ -64,8 +64,6 @@ public:
     // past it before SystemC gets there. Without it (time zero) the SMs never run ahead: as
     // correct, slower. docs/integration.md, "Running ahead".
     void run_ahead_until(const sc_core::sc_time& end) { core_clock_->run_ahead_until(end); }
-    // How often they did so far (each time a cycle that needed no time step of SystemC).
-    uint64_t steps_run_ahead() const { return core_clock_->steps_run_ahead(); }
 
     // The watchdog (platform.watchdog_ns; 0: off). While kernels or draws are in flight it
     // looks every watchdog_ns at the GPU's forward progress: instructions executed outside

@@ -145,15 +145,14 @@ void GpuLog::warp_finished(const WarpRecord& w) {
     if (next_) next_->warp_finished(w);
 }
 
-bool GpuLog::wants_table_updates() const {
-    return table_level_ >= sc_core::SC_DEBUG || sc_core::sc_report_handler::get_verbosity_level() >= sc_core::SC_DEBUG ||
-           (next_ && next_->wants_table_updates());
+// Whether this log writes table updates itself (it writes their values when it does).
+bool GpuLog::logs_tables() const {
+    return table_level_ >= sc_core::SC_DEBUG || sc_core::sc_report_handler::get_verbosity_level() >= sc_core::SC_DEBUG;
 }
 
-bool GpuLog::wants_table_values() const {
-    return table_level_ >= sc_core::SC_DEBUG || sc_core::sc_report_handler::get_verbosity_level() >= sc_core::SC_DEBUG ||
-           (next_ && next_->wants_table_values());
-}
+bool GpuLog::wants_table_updates() const { return logs_tables() || (next_ && next_->wants_table_updates()); }
+
+bool GpuLog::wants_table_values() const { return logs_tables() || (next_ && next_->wants_table_values()); }
 
 void GpuLog::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                           const sc_time& t) {

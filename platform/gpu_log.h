@@ -52,6 +52,7 @@ public:
     void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on, const sc_core::sc_time& t) override;
 
 private:
+    bool logs_tables() const;
     enum Block : uint8_t { cp, wlm, glc, usa, sm, arbiter, block_count };
     // The verbosity of a block instance (`index`: the SM for sm and arbiter): its own level if
     // configured, else its class's, else "*"'s, else -1 (follow the global verbosity).

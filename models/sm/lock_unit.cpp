@@ -292,28 +292,27 @@ void LockUnit::decision(const LockDecision& d, const sc_time& now) { scheme_->de
 void LockUnit::warp_left(uint32_t slot, const sc_time& now) {
     auto& w = sm_.warps_[slot];
     WarpLocks& l = warps_[slot];
-    if (l.held.empty() && l.retake.empty() && !l.trying && !l.took_locks && !l.lock_active &&
-        w.lock_wait == LockWait::none) {  // it never took a lock (nearly every warp): nothing to give back
-        l.cs_born = false;
-        RowLocks& r = rows_[w.block];
-        if (w.index < r.slot_of.size()) r.slot_of[w.index] = -1;
-        return;
-    }
-    drop_locks(slot, LockEventKind::exit_release, now);
-    l.retake.clear();
-    flags(slot);
     RowLocks& r = rows_[w.block];
-    if (w.lock_wait == LockWait::parked) r.parked.erase(std::remove(r.parked.begin(), r.parked.end(), slot), r.parked.end());
-    w.lock_wait = LockWait::none;
-    l.cs_born = false;
-    set_trying(slot, false, now);  // and no activity left
-    if (l.took_locks) {
-        PriorityLockStats& p = by_priority(slot);
-        ++p.warps;
-        p.end_sum += now;
-        p.end_max = std::max(p.end_max, now);
-        last_progress_ = now;
+    // A warp that never took a lock (nearly every warp) has nothing to give back.
+    const bool touched_locks = !l.held.empty() || !l.retake.empty() || l.trying || l.took_locks || l.lock_active ||
+                               w.lock_wait != LockWait::none;
+    if (touched_locks) {
+        drop_locks(slot, LockEventKind::exit_release, now);
+        l.retake.clear();
+        flags(slot);
+        if (w.lock_wait == LockWait::parked)
+            r.parked.erase(std::remove(r.parked.begin(), r.parked.end(), slot), r.parked.end());
+        w.lock_wait = LockWait::none;
+        set_trying(slot, false, now);  // and no activity left
+        if (l.took_locks) {
+            PriorityLockStats& p = by_priority(slot);
+            ++p.warps;
+            p.end_sum += now;
+            p.end_max = std::max(p.end_max, now);
+            last_progress_ = now;
+        }
     }
+    l.cs_born = false;
     if (w.index < r.slot_of.size()) r.slot_of[w.index] = -1;
 }
 

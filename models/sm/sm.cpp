@@ -569,12 +569,11 @@ void StreamingMultiprocessor::send_status() {
     // The same values as the last notice change nothing in the GLC's tables (it has counted
     // every block up to blocks_seen already): not sent, unless the register tables are traced
     // (the GLC writes its row again then).
-    const bool same = sent_status_ && n.free_regs == last_status_.free_regs && n.free_slots == last_status_.free_slots &&
-                      n.free_shared == last_status_.free_shared &&
+    const bool same = last_status_.kind == NoticeKind::status && n.free_regs == last_status_.free_regs &&
+                      n.free_slots == last_status_.free_slots && n.free_shared == last_status_.free_shared &&
                       n.highest_priority == last_status_.highest_priority && n.blocks_seen == last_status_.blocks_seen;
     if (same && !(observer_ && observer_->wants_table_updates())) return;
     last_status_ = n;
-    sent_status_ = true;
     send_notice(n);
 }
 
