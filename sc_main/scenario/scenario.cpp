@@ -1,6 +1,6 @@
 // Scenario loader: YAML text -> Scenario. Every key is declared once, in the schema tables
 // below (name, type, range; its default is the initialiser of the struct member it fills),
-// and every value is checked on load. The only file of the project that uses yaml-cpp.
+// and every value is checked on load. The document comes from yaml.h.
 #include "sc_main/scenario/scenario.h"
 #include "sc_main/scenario/document.h"
 #include <gpuvp/firmware/assembler.h>
@@ -9,7 +9,6 @@
 #include <gpuvp/models/common/messages.h>
 #include "sc_main/record/metrics.h"
 
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -80,6 +79,8 @@ const std::vector<std::string>& priority_metrics() {
 
 namespace {
 
+using yaml::Node;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
 constexpr uint64_t kMaxInstances = 0xffffffffull;  // `instances` of a kernel or a draw (docs/limits.md)
@@ -99,26 +100,18 @@ struct Loc {
     Loc item(size_t i, int l) const { return {key + "[" + std::to_string(i) + "]", l}; }
 };
 
-int line_of(const YAML::Node& n, int fallback) {
-    return n && !n.IsNull() && n.Mark().line >= 0 ? n.Mark().line + 1 : fallback;
-}
+int line_of(const Node& n, int fallback) { return n && !n.is_null() && n.line() > 0 ? n.line() : fallback; }
 
 // Where key `path` ("sm.l1d_bytes") of map `m` is written: its line, else its nearest parent's.
-Loc key_loc(const YAML::Node& map, Loc at, const std::string& path) {
-    YAML::Node m = map;
-    std::istringstream parts(path);
-    for (std::string part; std::getline(parts, part, '.');) {
-        int line = at.line;
-        YAML::Node next;
-        if (m.IsMap())
-            for (const auto& kv : m)
-                if (kv.first.IsScalar() && kv.first.Scalar() == part) {
-                    line = line_of(kv.first, at.line);
-                    next.reset(kv.second);
-                    break;
-                }
-        at = at.field(part, line);
-        m.reset(next);
+Loc key_loc(const Node& map, Loc at, const std::string& path) {
+    const Node* m = &map;
+    for (size_t from = 0; from <= path.size();) {
+        const size_t dot = std::min(path.find('.', from), path.size());
+        const std::string part = path.substr(from, dot - from);
+        const Node* key = m ? m->find_key(part) : nullptr;
+        at = at.field(part, key ? line_of(*key, at.line) : at.line);
+        m = key ? &(*m)[part] : nullptr;
+        from = dot + 1;
     }
     return at;
 }
@@ -169,16 +162,11 @@ private:
 
 // ---- Scalars
 
-bool is_text(const YAML::Node& n) {  // quoted or tagged !!str: a string even if it looks like 4
-    const std::string& t = n.Tag();
-    return t == "!" || (t.size() >= 4 && t.compare(t.size() - 4, 4, ":str") == 0);
-}
-
-std::string got(const YAML::Node& n) {
-    if (!n || n.IsNull()) return "nothing";
-    if (n.IsSequence()) return "a list of " + std::to_string(n.size());
-    if (n.IsMap()) return "a map";
-    return is_text(n) ? "the string \"" + n.Scalar() + "\"" : "'" + n.Scalar() + "'";
+std::string got(const Node& n) {
+    if (!n || n.is_null()) return "nothing";
+    if (n.is_sequence()) return "a list of " + std::to_string(n.size());
+    if (n.is_map()) return "a map";
+    return n.is_text() ? "the string \"" + n.value() + "\"" : "'" + n.value() + "'";
 }
 
 struct Number {
@@ -215,46 +203,46 @@ std::optional<Number> parse_number(const std::string& s) {
     return n;
 }
 
-Number get_number(const Ctx& c, const YAML::Node& v, const Loc& at, const char* expected) {
+Number get_number(const Ctx& c, const Node& v, const Loc& at, const char* expected) {
     std::optional<Number> n;
-    if (v.IsScalar() && !is_text(v)) n = parse_number(v.Scalar());
+    if (v.is_scalar() && !v.is_text()) n = parse_number(v.value());
     if (!n) c.fail(at, std::string("expected ") + expected + ", got " + got(v));
     return *n;
 }
 
 std::string range(uint64_t lo, uint64_t hi) { return std::to_string(lo) + ".." + std::to_string(hi); }
 
-uint64_t get_uint(const Ctx& c, const YAML::Node& v, const Loc& at, uint64_t lo, uint64_t hi) {
+uint64_t get_uint(const Ctx& c, const Node& v, const Loc& at, uint64_t lo, uint64_t hi) {
     Number n = get_number(c, v, at, "an integer");
-    if (n.d != std::floor(n.d)) c.fail(at, "expected an integer, got " + v.Scalar());
-    if (!n.u || *n.u < lo || *n.u > hi) c.fail(at, v.Scalar() + " is out of range " + range(lo, hi));
+    if (n.d != std::floor(n.d)) c.fail(at, "expected an integer, got " + v.value());
+    if (!n.u || *n.u < lo || *n.u > hi) c.fail(at, v.value() + " is out of range " + range(lo, hi));
     return *n.u;
 }
 
-double get_real(const Ctx& c, const YAML::Node& v, const Loc& at, double lo, double hi, bool lo_open) {
+double get_real(const Ctx& c, const Node& v, const Loc& at, double lo, double hi, bool lo_open) {
     double d = get_number(c, v, at, "a number").d;
     if (d < lo || d > hi || (lo_open && d == lo)) {
         std::string r = hi == kInf ? (lo_open ? "> " : ">= ") + format_number(lo)
                                    : (lo_open ? "(" : "") + format_number(lo) + ".." + format_number(hi);
-        c.fail(at, v.Scalar() + " is out of range: must be " + r);
+        c.fail(at, v.value() + " is out of range: must be " + r);
     }
     return d;
 }
 
-bool get_bool(const Ctx& c, const YAML::Node& v, const Loc& at) {
+bool get_bool(const Ctx& c, const Node& v, const Loc& at) {
     bool b = false;
-    if (!v.IsScalar() || is_text(v) || !YAML::convert<bool>::decode(v, b))
+    if (!v.is_scalar() || v.is_text() || !yaml::read_bool(v.value(), b))
         c.fail(at, "expected true or false, got " + got(v));
     return b;
 }
 
-std::string get_string(const Ctx& c, const YAML::Node& v, const Loc& at) {
-    if (!v.IsScalar()) c.fail(at, "expected a string, got " + got(v));
-    if (v.Scalar().empty()) c.fail(at, "must not be empty");
-    return v.Scalar();
+std::string get_string(const Ctx& c, const Node& v, const Loc& at) {
+    if (!v.is_scalar()) c.fail(at, "expected a string, got " + got(v));
+    if (v.value().empty()) c.fail(at, "must not be empty");
+    return v.value();
 }
 
-size_t get_choice(const Ctx& c, const YAML::Node& v, const Loc& at, const std::vector<std::string>& values) {
+size_t get_choice(const Ctx& c, const Node& v, const Loc& at, const std::vector<std::string>& values) {
     std::string s = get_string(c, v, at);
     auto it = std::find(values.begin(), values.end(), s);
     if (it == values.end()) c.fail(at, unknown_word("value", s, values));
@@ -262,17 +250,17 @@ size_t get_choice(const Ctx& c, const YAML::Node& v, const Loc& at, const std::v
 }
 
 // Calls item(element, its location) for every element of a list (nothing: an empty list).
-void each_item(const Ctx& c, const YAML::Node& v, const Loc& at,
-               const std::function<void(const YAML::Node&, const Loc&)>& item) {
-    if (!v || v.IsNull()) return;
-    if (!v.IsSequence()) c.fail(at, "expected a list, got " + got(v));
+void each_item(const Ctx& c, const Node& v, const Loc& at,
+               const std::function<void(const Node&, const Loc&)>& item) {
+    if (!v || v.is_null()) return;
+    if (!v.is_sequence()) c.fail(at, "expected a list, got " + got(v));
     for (size_t i = 0; i < v.size(); ++i) item(v[i], at.item(i, line_of(v[i], at.line)));
 }
 
 // ---- The schema: one Field per key
 
 template <class S>
-using Reader = std::function<void(const Ctx&, const YAML::Node&, const Loc&, S&)>;
+using Reader = std::function<void(const Ctx&, const Node&, const Loc&, S&)>;
 
 template <class S>
 struct Field {
@@ -288,45 +276,64 @@ struct Schema {
     // Keys of a form rather than a name ("sm[3]"): `matches` says which; `pattern` reads one,
     // given its key, after the named fields, in key order.
     std::function<bool(const std::string&)> matches = nullptr;
-    std::function<void(const Ctx&, const std::string& key, const YAML::Node&, const Loc&, S&)> pattern = nullptr;
+    std::function<void(const Ctx&, const std::string& key, const Node&, const Loc&, S&)> pattern = nullptr;
 };
 
 // Reads map `m` into `out`: unknown and duplicate keys are errors, absent keys keep `out`'s
 // defaults, and keys are read in schema order (so later keys may depend on earlier ones).
 template <class S>
-void read_map(const Ctx& c, const YAML::Node& m, const Loc& at, const Schema<S>& schema, S& out) {
-    if (m && !m.IsNull() && !m.IsMap()) c.fail(at, "expected a map, got " + got(m));
-    std::vector<std::string> names;
-    for (const auto& f : schema.fields) names.push_back(f.name);
-    std::map<std::string, std::pair<YAML::Node, Loc>> given;
-    if (m && m.IsMap())
-        for (const auto& kv : m) {
-            Loc here = at.field(kv.first.IsScalar() ? kv.first.Scalar() : "?", line_of(kv.first, at.line));
-            if (!kv.first.IsScalar()) c.fail(here, "a key must be a plain name, got " + got(kv.first));
-            if (!contains(names, kv.first.Scalar()) && !(schema.matches && schema.matches(kv.first.Scalar())))
-                c.fail(here, unknown_word("key", kv.first.Scalar(), names));
-            auto [it, fresh] = given.emplace(kv.first.Scalar(), std::make_pair(kv.second, here));
-            if (!fresh) c.fail(here, "duplicate key (first at line " + std::to_string(it->second.second.line) + ")");
+void read_map(const Ctx& c, const Node& m, const Loc& at, const Schema<S>& schema, S& out) {
+    if (m && !m.is_null() && !m.is_map()) c.fail(at, "expected a map, got " + got(m));
+    std::vector<size_t> given(schema.fields.size(), SIZE_MAX);  // each field's pair in the map
+    std::vector<size_t> patterns;                                // pairs whose key is of the schema's form
+    for (size_t i = 0; i < m.size(); ++i) {  // (m.size() is 0 but for a map)
+        const Node& key = m.key(i);
+        const int line = line_of(key, at.line);
+        if (!key.is_scalar()) c.fail(at.field("?", line), "a key must be a plain name, got " + got(key));
+        const std::string& name = key.value();
+        size_t f = 0;
+        while (f < schema.fields.size() && schema.fields[f].name != name) ++f;
+        size_t first = SIZE_MAX;  // an earlier pair with the same key
+        if (f < schema.fields.size()) {
+            first = given[f];
+            if (first == SIZE_MAX) given[f] = i;
+        } else if (schema.matches && schema.matches(name)) {
+            for (size_t p : patterns)
+                if (m.key(p).value() == name) first = p;
+            if (first == SIZE_MAX) patterns.push_back(i);
+        } else {
+            std::vector<std::string> names;
+            for (const auto& field : schema.fields) names.push_back(field.name);
+            c.fail(at.field(name, line), unknown_word("key", name, names));
         }
-    for (const auto& f : schema.fields) {
-        if (auto it = given.find(f.name); it != given.end()) {
-            const auto& [value, key] = it->second;
-            f.read(c, value, Loc{key.key, line_of(value, key.line)}, out);
-        }
-        else if (f.required) c.fail(at.field(f.name, at.line), "missing required key '" + f.name + "'");
+        if (first != SIZE_MAX)
+            c.fail(at.field(name, line), "duplicate key (first at line " + std::to_string(line_of(m.key(first), at.line)) + ")");
     }
-    if (schema.matches)
-        for (const auto& [name, given_at] : given)
-            if (!contains(names, name))
-                schema.pattern(c, name, given_at.first, Loc{given_at.second.key, line_of(given_at.first, given_at.second.line)}, out);
+    for (size_t f = 0; f < schema.fields.size(); ++f) {
+        const Field<S>& field = schema.fields[f];
+        if (given[f] != SIZE_MAX) {
+            const Node& value = m.value(given[f]);
+            const Loc key = at.field(field.name, line_of(m.key(given[f]), at.line));
+            field.read(c, value, Loc{key.key, line_of(value, key.line)}, out);
+        } else if (field.required) {
+            c.fail(at.field(field.name, at.line), "missing required key '" + field.name + "'");
+        }
+    }
+    // Keys of the schema's form, after the named fields, in key order.
+    std::sort(patterns.begin(), patterns.end(), [&](size_t x, size_t y) { return m.key(x).value() < m.key(y).value(); });
+    for (size_t p : patterns) {
+        const Node& value = m.value(p);
+        const Loc key = at.field(m.key(p).value(), line_of(m.key(p), at.line));
+        schema.pattern(c, m.key(p).value(), value, Loc{key.key, line_of(value, key.line)}, out);
+    }
     if (schema.check) schema.check(c, m, at, out);
 }
 
 template <class S>
-std::vector<S> read_list(const Ctx& c, const YAML::Node& v, const Loc& at, const Schema<S>& schema,
+std::vector<S> read_list(const Ctx& c, const Node& v, const Loc& at, const Schema<S>& schema,
                          std::vector<Loc>* locs = nullptr) {
     std::vector<S> out;
-    each_item(c, v, at, [&](const YAML::Node& item, const Loc& here) {
+    each_item(c, v, at, [&](const Node& item, const Loc& here) {
         read_map(c, item, here, schema, out.emplace_back());
         if (locs) locs->push_back(here);
     });
@@ -343,50 +350,50 @@ struct Keys {
 
     template <class G>
     static Field<S> integer(const char* n, G g, uint64_t lo, uint64_t hi) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) {
                     std::invoke(g, s) = T<G>(get_uint(c, v, at, lo, hi));
                 }};
     }
     template <class G>
     static Field<S> pow2(const char* n, G g, uint64_t lo, uint64_t hi) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) {
                     uint64_t x = get_uint(c, v, at, 0, ~0ull);
                     if (x < lo || x > hi || (x & (x - 1)))
-                        c.fail(at, "must be a power of two in " + range(lo, hi) + ", got " + v.Scalar());
+                        c.fail(at, "must be a power of two in " + range(lo, hi) + ", got " + v.value());
                     std::invoke(g, s) = T<G>(x);
                 }};
     }
     template <class G>
     static Field<S> among(const char* n, G g, std::vector<uint64_t> allowed) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) {
                     uint64_t x = get_uint(c, v, at, 0, ~0ull);
                     if (std::find(allowed.begin(), allowed.end(), x) == allowed.end()) {
                         std::vector<std::string> a;
                         for (uint64_t y : allowed) a.push_back(std::to_string(y));
-                        c.fail(at, "must be one of " + join_words(a) + ", got " + v.Scalar());
+                        c.fail(at, "must be one of " + join_words(a) + ", got " + v.value());
                     }
                     std::invoke(g, s) = T<G>(x);
                 }};
     }
     template <class G>
     static Field<S> real(const char* n, G g, double lo, double hi, bool lo_open = false) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) {
                     std::invoke(g, s) = get_real(c, v, at, lo, hi, lo_open);
                 }};
     }
     template <class G>
     static Field<S> flag(const char* n, G g) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) { std::invoke(g, s) = get_bool(c, v, at); }};
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) { std::invoke(g, s) = get_bool(c, v, at); }};
     }
     template <class G>
     static Field<S> text(const char* n, G g, bool required = false) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) { std::invoke(g, s) = get_string(c, v, at); },
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) { std::invoke(g, s) = get_string(c, v, at); },
                 required};
     }
     // One of `values`: stored as the text, or as its index for an integer member.
     template <class G>
     static Field<S> choice(const char* n, G g, std::vector<std::string> values) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) {
                     size_t i = get_choice(c, v, at, values);
                     if constexpr (std::is_same_v<T<G>, std::string>) std::invoke(g, s) = values[i];
                     else std::invoke(g, s) = T<G>(i);
@@ -394,20 +401,20 @@ struct Keys {
     }
     template <class G, class U>
     static Field<S> map(const char* n, G g, const Schema<U>& schema) {
-        return {n, [g, &schema](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
+        return {n, [g, &schema](const Ctx& c, const Node& v, const Loc& at, S& s) {
                     read_map(c, v, at, schema, std::invoke(g, s));
                 }};
     }
     // A list of 1 to 3 sizes, each lo..hi; missing dimensions are 1.
     template <class G>
     static Field<S> dims(const char* n, G g, uint64_t lo, uint64_t hi) {
-        return {n, [=](const Ctx& c, const YAML::Node& v, const Loc& at, S& s) {
-                    if (!v.IsSequence() || v.size() < 1 || v.size() > 3)
+        return {n, [=](const Ctx& c, const Node& v, const Loc& at, S& s) {
+                    if (!v.is_sequence() || v.size() < 1 || v.size() > 3)
                         c.fail(at, "expected a list of 1 to 3 sizes like [64, 1, 1], got " + got(v));
                     auto& d = std::invoke(g, s);
                     d = {1, 1, 1};
                     size_t i = 0;
-                    each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { d[i++] = uint32_t(get_uint(c, x, l, lo, hi)); });
+                    each_item(c, v, at, [&](const Node& x, const Loc& l) { d[i++] = uint32_t(get_uint(c, x, l, lo, hi)); });
                 }};
     }
 };
@@ -443,12 +450,12 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
             if (contains(groups, group)) continue;
             groups.push_back(group);
             const Schema<GpuConfig>* sub = &param_schema(prefix + group + ".");
-            s.fields.push_back({group, [sub](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+            s.fields.push_back({group, [sub](const Ctx& c, const Node& v, const Loc& at, GpuConfig& g) {
                                     read_map(c, v, at, *sub, g);
                                 }});
             continue;
         }
-        s.fields.push_back({rest, [&p](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+        s.fields.push_back({rest, [&p](const Ctx& c, const Node& v, const Loc& at, GpuConfig& g) {
                                 switch (p.kind) {
                                 case GpuParam::Kind::integer: p.set_integer(g, get_uint(c, v, at, p.lo, p.hi)); break;
                                 case GpuParam::Kind::power_of_two:
@@ -468,7 +475,7 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
     if (prefix.empty()) {
         // preset: a real GPU's values (platform/presets.h), read first so that every other key
         // of the map overrides them.
-        s.fields.insert(s.fields.begin(), {"preset", [](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+        s.fields.insert(s.fields.begin(), {"preset", [](const Ctx& c, const Node& v, const Loc& at, GpuConfig& g) {
                                                const std::string name = get_string(c, v, at);
                                                const PlatformPreset* p = find_preset(name);
                                                if (!p) c.fail(at, unknown_preset(name));
@@ -476,7 +483,7 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
                                            }});
         // sm[i]: what SM i sets itself (sm_instance_keys()), with the class's ranges.
         s.matches = [](const std::string& key) { return key.rfind("sm[", 0) == 0; };
-        s.pattern = [](const Ctx& c, const std::string& key, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+        s.pattern = [](const Ctx& c, const std::string& key, const Node& v, const Loc& at, GpuConfig& g) {
             const auto i = instance_index(key, "sm");
             if (!i) c.fail(at, "an SM of its own is sm[i] with i an SM's index (no leading zero), got '" + key + "'");
             if (*i >= g.platform.sms)
@@ -485,7 +492,7 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
             static const Schema<GpuConfig> own = [] {
                 Schema<GpuConfig> o;
                 for (const std::string& k : sm_instance_keys())
-                    o.fields.push_back({k, [k](const Ctx& c, const YAML::Node& v, const Loc& at, GpuConfig& g) {
+                    o.fields.push_back({k, [k](const Ctx& c, const Node& v, const Loc& at, GpuConfig& g) {
                                             // at.key: "platform.sm[3].warp_slots"; the SM is the part before
                                             const std::string path = at.key.substr(0, at.key.size() - k.size() - 1);
                                             const std::string name = path.substr(path.rfind(".sm[") + 1) + "." + k;
@@ -494,11 +501,11 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
                                         }});
                 return o;
             }();
-            if (!v.IsMap() || v.size() == 0) c.fail(at, "expected a map of " + join_words(sm_instance_keys()) + ", got " + got(v));
+            if (!v.is_map() || v.size() == 0) c.fail(at, "expected a map of " + join_words(sm_instance_keys()) + ", got " + got(v));
             read_map(c, v, at, own, g);
         };
         // The rules across keys, each at the key it names.
-        s.check = [](const Ctx& c, const YAML::Node& m, const Loc& at, GpuConfig& g) {
+        s.check = [](const Ctx& c, const Node& m, const Loc& at, GpuConfig& g) {
             for (const ConfigProblem& r : config_rules(g.platform)) c.fail(key_loc(m, at, r.param), r.message);
         };
     }
@@ -507,12 +514,12 @@ const Schema<GpuConfig>& param_schema(const std::string& prefix) {
 
 // The scenario's `platform` and `policy` maps, through a GpuConfig holding the scenario's.
 Field<Scenario> gpu_section(const char* name, const char* prefix) {
-    return {name, [prefix](const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+    return {name, [prefix](const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
                 GpuConfig g{s.platform, s.policy, {}};
                 read_map(c, v, at, param_schema(prefix), g);
                 s.platform = g.platform;
                 s.policy = g.policy;
-                if (*prefix == '\0' && v.IsMap() && v["preset"]) s.preset = v["preset"].Scalar();  // read: a known name
+                if (*prefix == '\0' && v.is_map() && v["preset"]) s.preset = v["preset"].value();  // read: a known name
             }};
 }
 
@@ -534,7 +541,7 @@ struct StepKeys {
     unsigned depth = 0;  // loops around the step
 };
 
-std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc& at, unsigned depth);
+std::vector<ProgramStep> read_steps(const Ctx& c, const Node& v, const Loc& at, unsigned depth);
 
 const Schema<StepKeys>& step_schema() {
     using K = Keys<StepKeys>;
@@ -549,13 +556,13 @@ const Schema<StepKeys>& step_schema() {
         K::integer("id", &StepKeys::id, 0, 255),
         K::integer("count", &StepKeys::count, 1, 1ull << 31),
         K::custom("warps",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, StepKeys& k) {
-                      if (!v.IsSequence() || v.size() == 0) c.fail(at, "expected a non-empty list of warp indices like [0, 2], got " + got(v));
+                  [](const Ctx& c, const Node& v, const Loc& at, StepKeys& k) {
+                      if (!v.is_sequence() || v.size() == 0) c.fail(at, "expected a non-empty list of warp indices like [0, 2], got " + got(v));
                       k.warps = 0;
-                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { k.warps |= 1u << get_uint(c, x, l, 0, 31); });
+                      each_item(c, v, at, [&](const Node& x, const Loc& l) { k.warps |= 1u << get_uint(c, x, l, 0, 31); });
                   }),
         K::custom("body",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, StepKeys& k) {
+                  [](const Ctx& c, const Node& v, const Loc& at, StepKeys& k) {
                       const bool loop = k.op == "loop";  // an if_warp body is not a loop
                       if (loop && k.depth + 1 > kMaxLoopDepth)
                           c.fail(at, "loops nest at most " + std::to_string(kMaxLoopDepth) + " deep");
@@ -592,26 +599,36 @@ const std::vector<OpDef>& op_defs() {
     return d;
 }
 
-std::vector<ProgramStep> read_steps(const Ctx& c, const YAML::Node& v, const Loc& at, unsigned depth) {
-    if (!v.IsSequence() || v.size() == 0) c.fail(at, "expected a non-empty list of steps, got " + got(v));
-    std::vector<std::string> ops;
-    for (const auto& d : op_defs()) ops.push_back(d.name);
+std::vector<ProgramStep> read_steps(const Ctx& c, const Node& v, const Loc& at, unsigned depth) {
+    if (!v.is_sequence() || v.size() == 0) c.fail(at, "expected a non-empty list of steps, got " + got(v));
+    // The keys each op takes (loop and if_warp: all of their keys required), by op_defs() index.
+    static const std::vector<Schema<StepKeys>> op_schemas = [] {
+        std::vector<Schema<StepKeys>> all;
+        for (const OpDef& d : op_defs()) {
+            const bool nest = d.name == std::string("loop") || d.name == std::string("if_warp");
+            Schema<StepKeys>& schema = all.emplace_back();
+            for (const auto& f : step_schema().fields)
+                if (f.name == "op" || (f.name == "repeat" && !nest) || contains(d.keys, f.name))
+                    schema.fields.push_back({f.name, f.read, f.required || nest});
+        }
+        return all;
+    }();
     std::vector<ProgramStep> steps;
-    each_item(c, v, at, [&](const YAML::Node& item, const Loc& here) {
-        if (!item.IsMap()) c.fail(here, "expected a step like {op: valu, cycles: 4}, got " + got(item));
+    each_item(c, v, at, [&](const Node& item, const Loc& here) {
+        if (!item.is_map()) c.fail(here, "expected a step like {op: valu, cycles: 4}, got " + got(item));
         Loc op_at = key_loc(item, here, "op");
         if (!item["op"]) c.fail(op_at, "missing required key 'op'");
         const std::string op = get_string(c, item["op"], op_at);
         auto def = std::find_if(op_defs().begin(), op_defs().end(), [&](const OpDef& d) { return op == d.name; });
-        if (def == op_defs().end()) c.fail(op_at, unknown_word("op", op, ops));
+        if (def == op_defs().end()) {
+            std::vector<std::string> ops;
+            for (const auto& d : op_defs()) ops.push_back(d.name);
+            c.fail(op_at, unknown_word("op", op, ops));
+        }
         const bool loop = op == "loop", nest = loop || op == "if_warp";  // steps with a body
-        Schema<StepKeys> schema;  // the keys this op takes
-        for (const auto& f : step_schema().fields)
-            if (f.name == "op" || (f.name == "repeat" && !nest) || contains(def->keys, f.name))
-                schema.fields.push_back({f.name, f.read, f.required || nest});  // loop, if_warp: all their keys
         StepKeys k;
         k.depth = depth;
-        read_map(c, item, here, schema, k);
+        read_map(c, item, here, op_schemas[size_t(def - op_defs().begin())], k);
         if (!loop && k.repeat > 1 && depth + 1 > kMaxLoopDepth)  // the assembler makes it a loop
             c.fail(key_loc(item, here, "repeat"), "a repeated step is a loop, and loops nest at most " +
                                                        std::to_string(kMaxLoopDepth) + " deep");
@@ -634,7 +651,7 @@ Schema<std::map<std::string, uint64_t>> make_packet_schema(const PacketFields& f
     Schema<std::map<std::string, uint64_t>> p;
     for (const auto& [name, bits] : fields) {
         const uint64_t hi = bits == 64 ? ~0ull : (1ull << bits) - 1;
-        p.fields.push_back({name, [name = std::string(name), hi](const Ctx& c, const YAML::Node& v, const Loc& at,
+        p.fields.push_back({name, [name = std::string(name), hi](const Ctx& c, const Node& v, const Loc& at,
                                                                   std::map<std::string, uint64_t>& m) {
                                 m[name] = get_uint(c, v, at, 0, hi);
                             }});
@@ -667,12 +684,12 @@ const Schema<std::map<std::string, uint64_t>>& draw_packet_schema() {  // M4: th
 template <class S>
 std::vector<Field<S>> launch_fields(std::vector<Field<S>> fields) {
     using K = Keys<S>;
-    fields.push_back(K::custom("instances", [](const Ctx& c, const YAML::Node& v, const Loc& at, S& spec) {
+    fields.push_back(K::custom("instances", [](const Ctx& c, const Node& v, const Loc& at, S& spec) {
         spec.instances = uint32_t(get_uint(c, v, at, 1, kMaxInstances));
         spec.instances_key = true;
     }));
     fields.push_back(K::real("interval_ns", &S::interval_ns, 0, kInf));
-    fields.push_back(K::custom("doorbell", [](const Ctx& c, const YAML::Node& v, const Loc& at, S& spec) {
+    fields.push_back(K::custom("doorbell", [](const Ctx& c, const Node& v, const Loc& at, S& spec) {
         spec.doorbell = get_uint(c, v, at, 0, ~0ull);
     }));
     return fields;
@@ -686,7 +703,7 @@ const Schema<MeasuredTimes>& measured_schema() {
                                           K::integer("launch_end_ns", &MeasuredTimes::launch_end_ns, 0, most),
                                           K::integer("start_ns", &MeasuredTimes::start_ns, 0, most),
                                           K::integer("end_ns", &MeasuredTimes::end_ns, 0, most)},
-                                         [](const Ctx& c, const YAML::Node& m, const Loc& at, MeasuredTimes& t) {
+                                         [](const Ctx& c, const Node& m, const Loc& at, MeasuredTimes& t) {
                                              if (t.launch_end_ns < t.launch_ns)
                                                  c.fail(key_loc(m, at, "launch_end_ns"), "is before launch_ns");
                                              if (t.end_ns < t.start_ns) c.fail(key_loc(m, at, "end_ns"), "is before start_ns");
@@ -697,15 +714,15 @@ const Schema<MeasuredTimes>& measured_schema() {
 // Reads a `measured` map into an optional member.
 template <class S>
 Field<S> measured_field() {
-    return Keys<S>::custom("measured", [](const Ctx& c, const YAML::Node& v, const Loc& at, S& spec) {
+    return Keys<S>::custom("measured", [](const Ctx& c, const Node& v, const Loc& at, S& spec) {
         read_map(c, v, at, measured_schema(), spec.measured.emplace());
     });
 }
 
 // A list of names (`after`).
-std::vector<std::string> get_names(const Ctx& c, const YAML::Node& v, const Loc& at) {
+std::vector<std::string> get_names(const Ctx& c, const Node& v, const Loc& at) {
     std::vector<std::string> names;
-    each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) { names.push_back(get_string(c, x, l)); });
+    each_item(c, v, at, [&](const Node& x, const Loc& l) { names.push_back(get_string(c, x, l)); });
     return names;
 }
 
@@ -732,16 +749,16 @@ const Schema<KernelSpec>& kernel_schema() {
         K::integer("global_bytes", &KernelSpec::global_bytes, 0, 8 * kGiB),
         K::map("scalars", &KernelSpec::scalars, scalars),
         K::custom("warp_priorities",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                  [](const Ctx& c, const Node& v, const Loc& at, KernelSpec& k) {
                       k.warp_priorities.clear();
-                      each_item(c, v, at, [&](const YAML::Node& x, const Loc& l) {
+                      each_item(c, v, at, [&](const Node& x, const Loc& l) {
                           k.warp_priorities.push_back(uint8_t(get_uint(c, x, l, 0, 255)));
                       });
                   }),
         K::custom("after",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) { k.after = get_names(c, v, at); }),
+                  [](const Ctx& c, const Node& v, const Loc& at, KernelSpec& k) { k.after = get_names(c, v, at); }),
         K::custom("after_any",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                  [](const Ctx& c, const Node& v, const Loc& at, KernelSpec& k) {
                       k.after_any = get_names(c, v, at);
                       if (k.after_any.size() > 5) c.fail(at, "at most 5 kernels or signals (one barrier-OR packet)");
                   }),
@@ -749,7 +766,7 @@ const Schema<KernelSpec>& kernel_schema() {
         K::choice("acquire_fence", &KernelSpec::acquire_fence, fences),
         K::choice("release_fence", &KernelSpec::release_fence, fences),
         K::custom("program",
-                  [](const Ctx& c, const YAML::Node& v, const Loc& at, KernelSpec& k) {
+                  [](const Ctx& c, const Node& v, const Loc& at, KernelSpec& k) {
                       k.program = read_steps(c, v, at, 0);
                       if (k.program.back().insn.op != Opcode::end) k.program.emplace_back().line = at.line;
                       if (assembled_size(k.program, kMaxProgramInstructions) > kMaxProgramInstructions)
@@ -841,7 +858,7 @@ void check_locks(const Ctx& c, const Scenario& s, const KernelSpec& k, uint32_t 
 }
 
 // The rules that need the platform and the queues.
-void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenario& s, const KernelSpec& k) {
+void check_kernel(const Ctx& c, const Node& m, const Loc& at, const Scenario& s, const KernelSpec& k) {
     const SmConfig sm = s.platform.largest_sm();  // each need alone against the most any SM has; then all at once
     std::vector<std::string> queues;
     for (const auto& q : s.workload.queues) queues.push_back(q.name);
@@ -925,7 +942,7 @@ void check_kernel(const Ctx& c, const YAML::Node& m, const Loc& at, const Scenar
 }
 
 // Errors at the first repeated name; locs[i] is where element i is.
-void check_unique(const Ctx& c, const YAML::Node& list, const std::vector<Loc>& locs, const std::vector<std::string>& names,
+void check_unique(const Ctx& c, const Node& list, const std::vector<Loc>& locs, const std::vector<std::string>& names,
                   const char* what) {
     std::unordered_map<std::string, size_t> first;
     for (size_t i = 0; i < names.size(); ++i)
@@ -934,7 +951,7 @@ void check_unique(const Ctx& c, const YAML::Node& list, const std::vector<Loc>& 
                                                            "' (first at line " + std::to_string(locs[it->second].line) + ")");
 }
 
-void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+void read_kernels(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
     std::vector<Loc> locs;
     std::vector<KernelSpec> ks = read_list(c, v, at, kernel_schema(), &locs);
     std::vector<std::string> names;
@@ -963,8 +980,8 @@ void read_kernels(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
     std::vector<std::vector<std::pair<size_t, Loc>>> deps(ks.size());
     for (size_t i = 0; i < ks.size(); ++i)
         for (const char* key : {"after", "after_any"})
-            each_item(c, v[i][key], key_loc(v[i], locs[i], key), [&](const YAML::Node& x, const Loc& l) {
-                const std::string& name = x.Scalar();
+            each_item(c, v[i][key], key_loc(v[i], locs[i], key), [&](const Node& x, const Loc& l) {
+                const std::string& name = x.value();
                 const auto found = index.find(name);
                 size_t j = found == index.end() ? names.size() : found->second;
                 if (j == names.size() && (contains(signals, name) || copies.count(name))) return;  // a signal the host sets, a copy
@@ -1012,22 +1029,22 @@ const Schema<QueueSpec>& queue_schema() {
 }
 
 // A signal value: HSA's are 64-bit signed; whole numbers a double holds exactly.
-int64_t get_signal_value(const Ctx& c, const YAML::Node& v, const Loc& at) {
+int64_t get_signal_value(const Ctx& c, const Node& v, const Loc& at) {
     const double d = get_real(c, v, at, -9007199254740992.0, 9007199254740992.0, false);
-    if (d != std::floor(d)) c.fail(at, "expected an integer, got " + v.Scalar());
+    if (d != std::floor(d)) c.fail(at, "expected an integer, got " + v.value());
     return int64_t(d);
 }
 
 // Signals the host sets at a time of its own; kernels wait for them by name.
-void read_signals(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+void read_signals(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
     using K = Keys<HostSignalSpec>;
     static const Schema<HostSignalSpec> schema{{
         K::text("name", &HostSignalSpec::name, true),
-        K::custom("initial", [](const Ctx& c, const YAML::Node& v, const Loc& at, HostSignalSpec& h) {
+        K::custom("initial", [](const Ctx& c, const Node& v, const Loc& at, HostSignalSpec& h) {
             h.initial = get_signal_value(c, v, at);
         }),
         K::real("set_ns", &HostSignalSpec::set_ns, 0, kInf),
-        K::custom("value", [](const Ctx& c, const YAML::Node& v, const Loc& at, HostSignalSpec& h) {
+        K::custom("value", [](const Ctx& c, const Node& v, const Loc& at, HostSignalSpec& h) {
             h.value = get_signal_value(c, v, at);
         }),
     }};
@@ -1044,7 +1061,7 @@ void read_signals(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s)
 
 // A replayed trace's copies and fills. Their `after` names copies here; names of kernels are
 // checked once the kernels are read (check_replay).
-void read_copies(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+void read_copies(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
     using K = Keys<CopySpec>;
     static const Schema<CopySpec> schema{{
         K::text("name", &CopySpec::name, true),
@@ -1053,7 +1070,7 @@ void read_copies(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
         K::real("duration_ns", &CopySpec::duration_ns, 0, double(kMaxCopyNs)),
         K::integer("bytes", &CopySpec::bytes, 0, ~0ull),
         K::flag("fill", &CopySpec::fill),
-        K::custom("after", [](const Ctx& c, const YAML::Node& v, const Loc& at, CopySpec& k) { k.after = get_names(c, v, at); }),
+        K::custom("after", [](const Ctx& c, const Node& v, const Loc& at, CopySpec& k) { k.after = get_names(c, v, at); }),
         measured_field<CopySpec>(),
     }};
     std::vector<Loc> locs;
@@ -1072,14 +1089,14 @@ void read_copies(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
 
 // A replayed trace's host calls (`host.calls`): what they name is checked once the kernels and
 // copies are read (check_replay).
-void read_calls(const Ctx& c, const YAML::Node& v, const Loc& at, Workload& w) {
+void read_calls(const Ctx& c, const Node& v, const Loc& at, Workload& w) {
     using K = Keys<HostCall>;
     static const Schema<HostCall> schema{{
         K::choice("call", &HostCall::kind, policy_names<HostCall::Kind>()),
         K::integer("thread", &HostCall::thread, 0, 1023),
         K::real("gap_ns", &HostCall::gap_ns, 0, kInf),
         K::real("duration_ns", &HostCall::duration_ns, 0, kInf),
-        K::custom("work", [](const Ctx& c, const YAML::Node& v, const Loc& at, HostCall& h) { h.work = get_names(c, v, at); }),
+        K::custom("work", [](const Ctx& c, const Node& v, const Loc& at, HostCall& h) { h.work = get_names(c, v, at); }),
         K::text("queue", &HostCall::queue),
     }};
     std::vector<Loc> locs;
@@ -1097,7 +1114,7 @@ void read_calls(const Ctx& c, const YAML::Node& v, const Loc& at, Workload& w) {
 
 // Across a replayed trace's keys: what `after` of a copy and the host calls name exists, and a
 // kernel or copy is launched by one call at most.
-void check_replay(const Ctx& c, const YAML::Node& root, const Loc& at, Scenario& s) {
+void check_replay(const Ctx& c, const Node& root, const Loc& at, Scenario& s) {
     Workload& w = s.workload;
     if (w.copies.empty() && w.calls.empty()) return;
     std::unordered_map<std::string, int> launched;  // kernels and copies -> the launch calls naming them
@@ -1105,13 +1122,13 @@ void check_replay(const Ctx& c, const YAML::Node& root, const Loc& at, Scenario&
     for (const CopySpec& k : w.copies) launched.emplace(k.name, 0);
     std::vector<std::string> queues;
     for (const QueueSpec& q : w.queues) queues.push_back(q.name);
-    const YAML::Node copies = root["copies"];
+    const Node& copies = root["copies"];
     for (size_t i = 0; i < w.copies.size(); ++i)
         for (const std::string& name : w.copies[i].after)
             if (!launched.count(name) || name == w.copies[i].name)
                 c.fail(key_loc(copies[i], at.field("copies", w.copies[i].line).item(i, w.copies[i].line), "after"),
                        "'" + name + "' is " + (name == w.copies[i].name ? "the copy itself" : "no kernel or copy"));
-    const YAML::Node calls = root["host"]["calls"];
+    const Node& calls = root["host"]["calls"];
     const Loc list = key_loc(root, at, "host.calls");
     for (size_t i = 0; i < w.calls.size(); ++i) {
         const HostCall& h = w.calls[i];
@@ -1130,7 +1147,7 @@ void check_replay(const Ctx& c, const YAML::Node& root, const Loc& at, Scenario&
             if (n == 0) c.fail(list, "'" + name + "' is launched by no call (every kernel and copy is, in a closed-loop replay)");
 }
 
-void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+void read_queues(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
     std::vector<Loc> locs;
     std::vector<QueueSpec> qs = read_list(c, v, at, queue_schema(), &locs);
     if (qs.empty()) c.fail(at, "needs at least one queue (leave 'queues' out for the default queue q0)");
@@ -1145,7 +1162,7 @@ void read_queues(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
 
 // M4: draws for the unified shading array. Names are unique among kernels and draws (the
 // results and the trace name both by it).
-void read_draws(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+void read_draws(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
     using K = Keys<DrawSpec>;
     static const Schema<DrawSpec> schema{launch_fields<DrawSpec>({
         K::text("name", &DrawSpec::name, true),
@@ -1291,7 +1308,7 @@ void read_compare(const Ctx& c, const Loc& at, Expectation& e, const Scenario& s
         c.fail(at, "'" + e.compare + "' compares variants: leave 'variant' out");
 }
 
-void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) {
+void read_expect(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
     using K = Keys<Expectation>;
     static const Schema<Expectation> schema{
         {K::text("kernel", &Expectation::kernel),
@@ -1302,7 +1319,7 @@ void read_expect(const Ctx& c, const YAML::Node& v, const Loc& at, Scenario& s) 
          K::real("max", [](Expectation& e) -> std::optional<double>& { return e.max; }, -kInf, kInf),
          K::text("compare", &Expectation::compare),
          K::text("variant", &Expectation::variant)},
-        [](const Ctx& c, const YAML::Node& m, const Loc& at, Expectation& e) {
+        [](const Ctx& c, const Node& m, const Loc& at, Expectation& e) {
             if (!e.variant.empty() && c.variant().name.empty())
                 c.fail(key_loc(m, at, "variant"), "names a variant, but the scenario has no 'variants'");
             if (!e.variant.empty() && !contains(c.variant().names, e.variant))
@@ -1394,7 +1411,7 @@ const Schema<Scenario>& scenario_schema() {
         K::custom("draws", read_draws),
         K::custom("expect", read_expect),
         // Read before the rest, by parse_scenario: each variant is the file with its `set`.
-        K::custom("variants", [](const Ctx&, const YAML::Node&, const Loc&, Scenario&) {}),
+        K::custom("variants", [](const Ctx&, const Node&, const Loc&, Scenario&) {}),
     }, check_replay};
     return s;
 }
@@ -1405,7 +1422,7 @@ const Schema<Scenario>& scenario_schema() {
 // (kernels.NAME becomes kernels[i]). `bad` makes the error that names where the override is.
 // `created`: gets the path of the first key the override had to make (a map or a key the
 // document did not have), so an error found there is blamed on --set.
-std::string apply_override(YAML::Node& root, const std::string& key, const YAML::Node& val,
+std::string apply_override(Node& root, const std::string& key, const Node& val,
                            const std::function<ScenarioError(const std::string&)>& bad,
                            std::vector<std::string>* created = nullptr) {
     bool made = false;
@@ -1430,234 +1447,193 @@ std::string apply_override(YAML::Node& root, const std::string& key, const YAML:
         }
     }
     if (path.empty()) throw bad("empty key");
-    YAML::Node cur = root;
+    Node* cur = &root;
     std::string canon;
     for (size_t i = 0; i < path.size(); ++i) {
         const bool last = i + 1 == path.size();
         const auto* name = std::get_if<std::string>(&path[i]);
         const std::string here = canon.empty() ? "the document" : "'" + canon + "'";
-        const YAML::Node& view = cur;  // lookups must not insert
-        if (cur.IsSequence()) {
+        if (cur->is_sequence()) {
             const bool by_name = name && (name->size() > 9 || name->find_first_not_of("0123456789") != std::string::npos);
-            size_t idx = !name ? std::get<size_t>(path[i]) : by_name ? cur.size() : std::stoul(*name);
-            for (size_t j = 0; by_name && j < cur.size(); ++j)
-                if (view[j].IsMap() && view[j]["name"] && view[j]["name"].IsScalar() && view[j]["name"].Scalar() == *name) {
+            size_t idx = !name ? std::get<size_t>(path[i]) : by_name ? cur->size() : std::stoul(*name);
+            for (size_t j = 0; by_name && j < cur->size(); ++j)
+                if (const Node& n = (*cur)[j]["name"]; n.is_scalar() && n.value() == *name) {
                     idx = j;
                     break;
                 }
-            if (idx >= cur.size())
+            if (idx >= cur->size())
                 throw bad(by_name ? here + " has no element named '" + *name + "'"
-                                  : here + " has " + std::to_string(cur.size()) + " elements");
+                                  : here + " has " + std::to_string(cur->size()) + " elements");
             canon += "[" + std::to_string(idx) + "]";
-            if (last) cur[idx] = val;
-            else cur.reset(cur[idx]);
-        } else if (cur.IsMap() || cur.IsNull()) {
-            if (!name) throw bad(here + " is " + got(cur) + ", not a list");
+            if (last) (*cur)[idx] = val;
+            else cur = &(*cur)[idx];
+        } else if (cur->is_map() || cur->is_null()) {
+            if (!name) throw bad(here + " is " + got(*cur) + ", not a list");
             std::string k = *name;
             // name[i] where name is not a list: one map key, as platform.sm[3] (an SM of its own)
-            if (i + 1 < path.size() && std::holds_alternative<size_t>(path[i + 1]) &&
-                !(cur.IsMap() && view[*name] && view[*name].IsSequence()))
+            if (i + 1 < path.size() && std::holds_alternative<size_t>(path[i + 1]) && !(*cur)[*name].is_sequence())
                 k += "[" + std::to_string(std::get<size_t>(path[++i])) + "]";
             const bool end = i + 1 == path.size();
             canon += (canon.empty() ? "" : ".") + k;
-            if (!view[k] && created && !made) {
+            Node* next = cur->find(k);
+            if (!next && created && !made) {
                 created->push_back(canon);
                 made = true;
             }
-            if (end) cur[k] = val;
-            else {
-                if (!view[k]) cur[k] = YAML::Node(YAML::NodeType::Map);
-                cur.reset(cur[k]);
-            }
+            if (end) cur->set(k, val);
+            else cur = next ? next : &cur->set(k, Node::map());
         } else {
-            throw bad(here + " is " + got(cur) + ", not a map or a list");
+            throw bad(here + " is " + got(*cur) + ", not a map or a list");
         }
     }
     return canon;
 }
 
-// Aliases (*name) let a small file stand for an enormous document (each use copies what its
-// anchor names, and anchors may use aliases), or an endless one (an alias inside its own
-// anchor's value): refuse one whose nodes, aliases expanded, outnumber both kMinNodeBudget and
-// its text's bytes, or nest deeper than kMaxDepth (the reading below recurses). A file without
-// aliases has fewer nodes than bytes, and YAML's parser refuses one nested as deep.
-constexpr uint64_t kMinNodeBudget = 1'000'000;
-constexpr unsigned kMaxDepth = 1000;
-
-enum class Size { ok, too_many, too_deep };
-
-Size measure(const YAML::Node& n, uint64_t& left, unsigned depth) {
-    if (left == 0) return Size::too_many;
-    if (depth > kMaxDepth) return Size::too_deep;
-    --left;
-    if (n.IsSequence() || n.IsMap())
-        for (const auto& item : n) {
-            Size s = n.IsMap() ? measure(item.first, left, depth + 1) : measure(item, left, depth + 1);
-            if (s == Size::ok && n.IsMap()) s = measure(item.second, left, depth + 1);
-            if (s != Size::ok) return s;
-        }
-    return Size::ok;
-}
-
-void check_size(const YAML::Node& doc, const std::string& file, uint64_t text_bytes) {
-    const uint64_t budget = std::max<uint64_t>(kMinNodeBudget, text_bytes);
-    uint64_t left = budget;
-    switch (measure(doc, left, 0)) {
-    case Size::ok: return;
-    case Size::too_many:
-        throw ScenarioError(file, 0, "", "aliases make the document more than " + std::to_string(budget) +
-                                             " nodes long (each alias copies what its anchor names)");
-    case Size::too_deep:
-        throw ScenarioError(file, 0, "", "aliases nest the document more than " + std::to_string(kMaxDepth) +
-                                             " levels deep (an alias inside its own anchor's value nests it for ever)");
-    }
+// A document that yaml::parse refused, as the file's error.
+ScenarioError yaml_error(const std::string& file, const yaml::Error& e) {
+    return e.syntax() ? ScenarioError(file, e.line(), "", std::string("YAML syntax error: ") + e.what())
+                      : ScenarioError(file, 0, "", e.what());
 }
 
 // ---- --platform FILE
 
-// The platform map of a platform file: the whole document, or the map under its one key
-// `platform`. Its keys must be plain names (read_map would report another key at the merged
-// map's place, not the file's).
-YAML::Node platform_map(const PlatformSource& src) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(src.text);
-    } catch (const YAML::Exception& e) {
-        throw ScenarioError(src.file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
-    }
-    if (root.IsNull()) return YAML::Node(YAML::NodeType::Map);
-    check_size(root, src.file, src.text.size());
+// The platform map of a platform file's document: the whole document, or the map under its one
+// key `platform`. Its keys must be plain names (read_map would report another key at the
+// merged map's place, not the file's).
+Node platform_map(const Node& root, const std::string& file) {
+    if (root.is_null()) return Node::map();
     const char* expected =
         "a platform map (the keys of a scenario's 'platform:', or 'platform:' holding them and 'host:' the host's)";
-    if (!root.IsMap()) throw ScenarioError(src.file, line_of(root, 1), "", std::string("expected ") + expected + ", got " + got(root));
-    YAML::Node m = root;
+    if (!root.is_map()) throw ScenarioError(file, line_of(root, 1), "", std::string("expected ") + expected + ", got " + got(root));
+    const Node* m = &root;
     std::string at;
-    const YAML::Node& view = root;  // look-ups must not insert
-    if (view["platform"]) {
+    if (root["platform"]) {
         std::vector<std::string> others;
         for (const auto& kv : root)
-            if (!kv.first.IsScalar() || (kv.first.Scalar() != "platform" && kv.first.Scalar() != "host"))
-                others.push_back(kv.first.IsScalar() ? kv.first.Scalar() : "?");
+            if (!kv.first.is_scalar() || (kv.first.value() != "platform" && kv.first.value() != "host"))
+                others.push_back(kv.first.is_scalar() ? kv.first.value() : "?");
         if (!others.empty())
-            throw ScenarioError(src.file, line_of(root, 1), "",
+            throw ScenarioError(file, line_of(root, 1), "",
                                 std::string("expected ") + expected + ", got 'platform' and " + join_words(others) +
                                     ": a platform file is not a scenario");
-        m.reset(view["platform"]);
+        m = &root["platform"];
         at = "platform";
-        if (m.IsNull()) return YAML::Node(YAML::NodeType::Map);
-        if (!m.IsMap()) throw ScenarioError(src.file, line_of(m, 1), at, "expected a map, got " + got(m));
+        if (m->is_null()) return Node::map();
+        if (!m->is_map()) throw ScenarioError(file, line_of(*m, 1), at, "expected a map, got " + got(*m));
     }
-    std::function<void(const YAML::Node&, const std::string&)> keys = [&](const YAML::Node& map, const std::string& path) {
+    std::function<void(const Node&, const std::string&)> keys = [&](const Node& map, const std::string& path) {
         for (const auto& kv : map) {
-            if (!kv.first.IsScalar())
-                throw ScenarioError(src.file, line_of(kv.first, 1), "platform" + path, "a key must be a plain name, got " + got(kv.first));
-            if (kv.second.IsMap()) keys(kv.second, path + "." + kv.first.Scalar());
+            if (!kv.first.is_scalar())
+                throw ScenarioError(file, line_of(kv.first, 1), "platform" + path, "a key must be a plain name, got " + got(kv.first));
+            if (kv.second.is_map()) keys(kv.second, path + "." + kv.first.value());
         }
     };
-    keys(m, "");
-    return m;
-}
-
-// The scalar key `name` of map `m`, or an invalid node.
-YAML::Node map_key(const YAML::Node& m, const std::string& name) {
-    for (const auto& kv : m)
-        if (kv.first.IsScalar() && kv.first.Scalar() == name) return kv.first;
-    return YAML::Node(YAML::NodeType::Undefined);
+    keys(*m, "");
+    return *m;
 }
 
 // Lays `src` (a platform file's map) over `dst` (the scenario's): a map over a map key by key,
 // anything else in place of what `dst` had. The file's own nodes go in, so their lines are the
 // file's. `from` gets each key the file set ("platform.sm.warp_slots").
-void overlay(YAML::Node dst, const YAML::Node& src, const std::string& path, std::vector<std::string>& from) {
+void overlay(Node& dst, const Node& src, const std::string& path, std::vector<std::string>& from) {
     for (const auto& kv : src) {
-        const std::string name = kv.first.Scalar();
+        const std::string& name = kv.first.value();
         const std::string here = path + "." + name;
-        const YAML::Node& view = dst;  // look-ups must not insert
-        if (kv.second.IsMap() && map_key(dst, name) && view[name].IsMap()) {
-            overlay(dst[name], kv.second, here, from);
+        Node* there = dst.find(name);
+        if (kv.second.is_map() && there && there->is_map()) {
+            overlay(*there, kv.second, here, from);
             continue;
         }
-        if (map_key(dst, name)) dst.remove(name);
-        dst.force_insert(kv.first, kv.second);
+        dst.remove(name);
+        dst.add(kv.first, kv.second);
         from.push_back(here);
     }
 }
 
-// The platform file over the document's `platform` map: first, if it names a preset, the
-// scenario's preset and its keys of the parameters the preset sets go (the file's preset,
-// applied afresh, stands in for them); then its keys. Returns the keys that now come from it.
-std::vector<std::string> apply_platform_file(YAML::Node& doc, const PlatformSource& src) {
-    const YAML::Node file = platform_map(src);
-    if (!doc.IsMap() || file.size() == 0) return {};
-    const YAML::Node& view = doc;
-    if (!view["platform"] || view["platform"].IsNull()) doc["platform"] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node platform = doc["platform"];
-    if (!platform.IsMap()) return {};  // the scenario's own error, at its line
-    if (file["preset"] && file["preset"].IsScalar())
-        if (const PlatformPreset* p = find_preset(file["preset"].Scalar())) {
+// The platform file (its document `root`) over the document's `platform` map: first, if it
+// names a preset, the scenario's preset and its keys of the parameters the preset sets go (the
+// file's preset, applied afresh, stands in for them); then its keys. Returns the keys that now
+// come from it.
+std::vector<std::string> apply_platform_file(Node& doc, const Node& root, const std::string& file_name) {
+    const Node file = platform_map(root, file_name);
+    if (!doc.is_map() || file.size() == 0) return {};
+    if (!doc["platform"] || doc["platform"].is_null()) doc.set("platform", Node::map());
+    Node& platform = *doc.find("platform");
+    if (!platform.is_map()) return {};  // the scenario's own error, at its line
+    if (file["preset"].is_scalar())
+        if (const PlatformPreset* p = find_preset(file["preset"].value())) {
             platform.remove("preset");
             for (const PresetValue& v : p->values) {  // "sm.warp_slots": platform.sm.warp_slots
-                YAML::Node m = platform;
+                Node* m = &platform;
                 std::string name = v.param;
-                for (size_t dot; (dot = name.find('.')) != std::string::npos && m.IsMap();) {
-                    const std::string group = name.substr(0, dot);
+                for (size_t dot; m && (dot = name.find('.')) != std::string::npos;) {
+                    m = m->find(name.substr(0, dot));
                     name = name.substr(dot + 1);
-                    if (!map_key(m, group)) {
-                        m.reset(YAML::Node(YAML::NodeType::Undefined));
-                        break;
-                    }
-                    m.reset(m[group]);
                 }
-                if (m.IsMap() && map_key(m, name)) m.remove(name);
+                if (m && m->is_map()) m->remove(name);
             }
         }
     std::vector<std::string> from;
     overlay(platform, file, "platform", from);
     // `host:` beside `platform:` (what `gpuvp calibrate` fits of the host's runtime): over the
     // scenario's host map.
-    const YAML::Node root = YAML::Load(src.text);
-    if (root.IsMap() && root["platform"] && root["host"] && root["host"].IsMap()) {
-        if (!view["host"] || view["host"].IsNull()) doc["host"] = YAML::Node(YAML::NodeType::Map);
-        if (doc["host"].IsMap()) overlay(doc["host"], root["host"], "host", from);
+    if (root["platform"] && root["host"].is_map()) {
+        if (!doc["host"] || doc["host"].is_null()) doc.set("host", Node::map());
+        if (Node& host = *doc.find("host"); host.is_map()) overlay(host, root["host"], "host", from);
     }
     return from;
 }
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides,
-                        const std::optional<PlatformSource>& platform) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yaml_text);
-    } catch (const YAML::Exception& e) {
-        throw ScenarioError(file, e.mark.line + 1, "", "YAML syntax error: " + e.msg);
-    }
-    // Read afresh for each variant, not cloned: a clone loses the lines errors name.
-    return read_document(root, file, overrides, platform, yaml_text.size(), [&] { return YAML::Load(yaml_text); });
+yaml::Limits scenario_limits(uint64_t text_bytes, const Overrides& overrides, const std::optional<PlatformSource>& platform) {
+    if (platform) text_bytes += platform->text.size();
+    for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();
+    yaml::Limits limits;
+    limits.nodes = std::max(limits.nodes, text_bytes);
+    return limits;
 }
 
-Scenario read_document(YAML::Node root, const std::string& file, const Overrides& overrides,
-                       const std::optional<PlatformSource>& platform, uint64_t text_bytes,
-                       const std::function<YAML::Node()>& fresh) {
-    if (root.IsNull()) root.reset(YAML::Node(YAML::NodeType::Map));
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides,
+                        const std::optional<PlatformSource>& platform) {
+    yaml::Limits limits = scenario_limits(yaml_text.size(), overrides, platform);
+    Node root;
+    try {
+        root = yaml::parse(yaml_text, limits);
+    } catch (const yaml::Error& e) {
+        throw yaml_error(file, e);
+    }
+    return read_document(std::move(root), file, overrides, platform, limits);
+}
+
+Scenario read_document(Node root, const std::string& file, const Overrides& overrides,
+                       const std::optional<PlatformSource>& platform, yaml::Limits& limits) {
+    if (root.is_null()) root = Node::map();
+    // The document as written, for each variant to start from (with its lines).
+    const Node written = root.is_map() && root["variants"] ? root : Node();
+    Node platform_root;  // the platform file's document
+    if (platform) try {
+            platform_root = yaml::parse(platform->text, limits);
+        } catch (const yaml::Error& e) {
+            throw yaml_error(platform->file, e);
+        }
     PlatformBlame from_platform;  // the keys the platform file set
-    auto apply_platform = [&](YAML::Node& doc) {
+    auto apply_platform = [&](Node& doc) {
         if (!platform) return;
         from_platform.file = platform->file;
-        from_platform.keys = apply_platform_file(doc, *platform);
+        from_platform.keys = apply_platform_file(doc, platform_root, platform->file);
     };
     std::vector<std::string> overridden, blamed;  // blamed: overridden and what the overrides made
-    auto apply_set = [&](YAML::Node& doc) {  // the --set overrides
+    auto apply_set = [&](Node& doc) {  // the --set overrides
         overridden.clear();
         std::vector<std::string> created;
         for (const auto& [key, value] : overrides) {
             auto bad = [&, key = key](const std::string& msg) { return ScenarioError("--set", 0, key, msg); };
-            YAML::Node val;
+            Node val;
             try {
-                val = YAML::Load(value);
-            } catch (const YAML::Exception& e) {
-                throw bad("bad value '" + value + "': " + e.msg);
+                val = yaml::parse(value, limits);
+            } catch (const yaml::Error& e) {
+                throw bad("bad value '" + value + "': " + e.what());
             }
             overridden.push_back(apply_override(doc, key, val, bad, &created));
         }
@@ -1666,10 +1642,7 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
     };
     apply_platform(root);
     apply_set(root);
-    if (platform) text_bytes += platform->text.size();
-    for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();
-    check_size(root, file, text_bytes);  // every variant's document is this one with some keys changed
-    auto read = [&](const YAML::Node& doc, VariantCtx variant) {
+    auto read = [&](const Node& doc, VariantCtx variant) {
         const Ctx c(file, blamed, std::move(variant), from_platform);
         Scenario s;
         s.file = file;
@@ -1677,41 +1650,41 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
         read_map(c, doc, Loc{"", line_of(doc, 1)}, scenario_schema(), s);
         return s;
     };
-    if (!root.IsMap() || !root["variants"]) return read(root, {});
+    if (!root.is_map() || !root["variants"]) return read(root, {});
 
     // variants: [{name, set: {KEY: VALUE, ...}}, ...]: each variant is the file with its `set`
     // applied as --set would, read and checked as a whole scenario of its own.
     const Ctx top(file, blamed, {}, from_platform);
-    const YAML::Node list = root["variants"];
+    const Node& list = root["variants"];
     const Loc at = key_loc(root, Loc{"", 1}, "variants");
-    if (!list.IsSequence() || list.size() < 1 || list.size() > 32)
+    if (!list.is_sequence() || list.size() < 1 || list.size() > 32)
         top.fail(at, "expected a list of 1 to 32 variants ({name: NAME, set: {KEY: VALUE}}), got " + got(list));
     struct Spec {
         std::string name;
-        std::vector<std::tuple<std::string, YAML::Node, Loc>> set;
+        std::vector<std::tuple<std::string, Node, Loc>> set;
     };
     std::vector<Spec> specs;
     std::vector<std::string> names;
     for (size_t i = 0; i < list.size(); ++i) {
-        const YAML::Node item = list[i];
+        const Node& item = list[i];
         const Loc here = at.item(i, line_of(item, at.line));
-        if (!item.IsMap()) top.fail(here, "expected a map {name: NAME, set: {KEY: VALUE}}, got " + got(item));
+        if (!item.is_map()) top.fail(here, "expected a map {name: NAME, set: {KEY: VALUE}}, got " + got(item));
         Spec spec;
         for (const auto& kv : item) {
-            const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+            const std::string k = kv.first.is_scalar() ? kv.first.value() : "?";
             const Loc key = here.field(k, line_of(kv.first, here.line));
             if (k == "name") {
-                if (!kv.second.IsScalar()) top.fail(key, "expected a name, got " + got(kv.second));
-                spec.name = kv.second.Scalar();
+                if (!kv.second.is_scalar()) top.fail(key, "expected a name, got " + got(kv.second));
+                spec.name = kv.second.value();
                 if (spec.name.empty() || spec.name.size() > 64 ||
                     spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
                         std::string::npos)
                     top.fail(key, "'" + spec.name + "': a variant's name is 1 to 64 letters, digits, '_' and '-'");
                 if (contains(names, spec.name)) top.fail(key, "a second variant named '" + spec.name + "'");
             } else if (k == "set") {
-                if (!kv.second.IsMap()) top.fail(key, "expected a map of KEY: VALUE as --set takes them, got " + got(kv.second));
+                if (!kv.second.is_map()) top.fail(key, "expected a map of KEY: VALUE as --set takes them, got " + got(kv.second));
                 for (const auto& o : kv.second) {
-                    const std::string path = o.first.IsScalar() ? o.first.Scalar() : "?";
+                    const std::string path = o.first.is_scalar() ? o.first.value() : "?";
                     const Loc where = key.field(path, line_of(o.first, key.line));
                     const std::string first = path.substr(0, path.find_first_of(".["));
                     if (first == "variants" || first == "expect" || first == "name")
@@ -1738,8 +1711,7 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
                                             std::to_string(i) + "].set." + path);
     std::vector<Scenario> built;
     for (const Spec& spec : specs) {
-        YAML::Node doc = fresh();
-        if (doc.IsNull()) doc.reset(YAML::Node(YAML::NodeType::Map));
+        Node doc = written;
         apply_platform(doc);
         apply_set(doc);
         doc.remove("variants");
@@ -1747,10 +1719,8 @@ Scenario read_document(YAML::Node root, const std::string& file, const Overrides
         Overrides set;
         for (const auto& [path, value, where] : spec.set) {
             auto bad = [&, where = where](const std::string& msg) { return ScenarioError(file, where.line, where.key, msg); };
-            v.set.emplace_back(apply_override(doc, path, YAML::Clone(value), bad), where);
-            YAML::Emitter text;
-            text << YAML::Flow << value;
-            set.emplace_back(path, text.c_str());
+            v.set.emplace_back(apply_override(doc, path, value, bad), where);
+            set.emplace_back(path, yaml::write_flow(value));
         }
         built.push_back(read(doc, std::move(v)));
         built.back().variant = spec.name;

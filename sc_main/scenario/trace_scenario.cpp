@@ -4,8 +4,6 @@
 #include "sc_main/scenario/document.h"
 #include <gpuvp/models/common/aql.h>
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -21,9 +19,6 @@ using Kind = TraceGpuOp::Kind;
 using Call = TraceHostCall::Kind;
 
 constexpr uint32_t kMaxValuCycles = 65535;  // a valu instruction's 16-bit count
-// A document built here has no aliases: the loader's bound on what aliases expand to
-// (read_document's text_bytes) is set past any trace's size.
-constexpr uint64_t kBuilt = 1ull << 40;
 
 // "void at::native::(anonymous namespace)::elementwise_kernel<128, 2, ...>(int, ...)" ->
 // "elementwise_kernel": the function's own name, letters, digits and '_' only, 48 at most.
@@ -67,22 +62,15 @@ std::string copy_name(const TraceGpuOp& op) {
     return "memcpy";
 }
 
-YAML::Node flow_list() {
-    YAML::Node n(YAML::NodeType::Sequence);
-    n.SetStyle(YAML::EmitterStyle::Flow);
-    return n;
-}
+using yaml::Node;
 
-YAML::Node flow_map() {
-    YAML::Node n(YAML::NodeType::Map);
-    n.SetStyle(YAML::EmitterStyle::Flow);
-    return n;
-}
+Node flow_list() { return Node::sequence(true); }
+Node flow_map() { return Node::map(true); }
 
 template <class T>
-YAML::Node dims(const std::array<T, 3>& d) {
-    YAML::Node n = flow_list();
-    for (T x : d) n.push_back(uint64_t(x));
+Node dims(const std::array<T, 3>& d) {
+    Node n = flow_list();
+    for (T x : d) n.push_back(Node::scalar(uint64_t(x)));
     return n;
 }
 
@@ -111,9 +99,9 @@ public:
     Importer(const ProfilerTrace& t, const TraceImportOptions& o) : t_(t), o_(o) {}
 
     // The document without its work: name, platform, host, queues (what the cycles depend on).
-    YAML::Node header(TraceImportSummary& sum);
+    Node header(TraceImportSummary& sum);
     // The work: kernels, copies and the host's calls, with the traced platform `p`.
-    void work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary& sum);
+    void work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum);
 
 private:
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
@@ -142,7 +130,7 @@ private:
     std::unordered_map<const TraceSync*, EventRecord> joined_;  // join_events
 };
 
-YAML::Node Importer::header(TraceImportSummary& sum) {
+Node Importer::header(TraceImportSummary& sum) {
     // The device: the one asked for, else the first with kernels.
     bool found = false;
     for (const TraceGpuOp& op : t_.ops)
@@ -175,7 +163,7 @@ YAML::Node Importer::header(TraceImportSummary& sum) {
     t0_ = ops_.front().launch;
     for (const Replayed& r : ops_) t0_ = std::min(t0_, r.launch);
 
-    YAML::Node doc(YAML::NodeType::Map);
+    Node doc = Node::map();
     std::string name = o_.name;
     if (name.empty()) {
         name = t_.file.substr(t_.file.find_last_of('/') + 1);
@@ -183,35 +171,35 @@ YAML::Node Importer::header(TraceImportSummary& sum) {
             if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
                 name.resize(name.size() - std::strlen(ext));
     }
-    doc["name"] = name;
+    doc.set("name", Node::scalar(name));
     // The platform: the preset the device matches, then what its deviceProperties state.
-    YAML::Node platform(YAML::NodeType::Map);
+    Node platform = Node::map();
     for (const TraceDevice& d : t_.devices)
         if (d.id == device_ || t_.devices.size() == 1) {
             sum.gpu = d.name;
             sum.preset = preset_for(d);
-            if (!sum.preset.empty()) platform["preset"] = sum.preset;
+            if (!sum.preset.empty()) platform.set("preset", Node::scalar(sum.preset));
             for (const auto& [param, value] : device_values(d)) {  // "sm.warp_slots" -> platform.sm.warp_slots
                 const size_t dot = param.find('.');
-                if (dot == std::string::npos) platform[param] = value;
-                else platform[param.substr(0, dot)][param.substr(dot + 1)] = value;
+                if (dot == std::string::npos) platform.set(param, Node::scalar(value));
+                else platform.child(param.substr(0, dot)).set(param.substr(dot + 1), Node::scalar(value));
             }
             break;
         }
     std::set<int64_t> streams;
     for (const Replayed& r : ops_) streams.insert(r.op->stream);
-    YAML::Node queues(YAML::NodeType::Sequence);
+    Node queues = Node::sequence();
     for (int64_t s : streams) {
         const std::string q = "stream" + std::to_string(s);
         queue_of_[s] = q;
-        YAML::Node n = flow_map();
-        n["name"] = q;
+        Node n = flow_map();
+        n.set("name", Node::scalar(q));
         queues.push_back(n);
     }
     if (streams.size() > CpConfig{}.max_queues) {
-        YAML::Node cp(YAML::NodeType::Map);
-        cp["max_queues"] = uint64_t(streams.size());
-        platform["cp"] = cp;
+        Node cp = Node::map();
+        cp.set("max_queues", Node::scalar(uint64_t(streams.size())));
+        platform.set("cp", cp);
     }
     // A kernel of the trace runs for as long as it did: the watchdog waits longer than that.
     int64_t longest = 0, end = 0;
@@ -219,15 +207,15 @@ YAML::Node Importer::header(TraceImportSummary& sum) {
         longest = std::max(longest, r.op->end_ns - r.op->start_ns);
         end = std::max(end, r.op->end_ns);
     }
-    platform["watchdog_ns"] = uint64_t(std::max<int64_t>(5'000'000, 4 * longest));
-    if (platform.size()) doc["platform"] = platform;
+    platform.set("watchdog_ns", Node::scalar(uint64_t(std::max<int64_t>(5'000'000, 4 * longest))));
+    if (platform.size()) doc.set("platform", platform);
     sum.measured_makespan_ns = double(end - t0_);
-    doc["max_sim_ns"] = std::max(1e9, 20.0 * sum.measured_makespan_ns);
-    YAML::Node host(YAML::NodeType::Map);
-    host["code"] = "once";  // warm launches: the first launch of each kernel is left out of the metrics
-    host["replay"] = policy_name(o_.mode);
-    doc["host"] = host;
-    doc["queues"] = queues;
+    doc.set("max_sim_ns", Node::scalar(std::max(1e9, 20.0 * sum.measured_makespan_ns)));
+    Node host = Node::map();
+    host.set("code", Node::scalar("once"));  // warm launches: the first launch of each kernel is left out of the metrics
+    host.set("replay", Node::scalar(policy_name(o_.mode)));
+    doc.set("host", host);
+    doc.set("queues", queues);
     sum.device = device_;
     sum.streams = streams.size();
     return doc;
@@ -338,7 +326,7 @@ std::optional<Importer::EventRecord> Importer::event_record(
     return EventRecord{s.wait_on_stream, rec != call_by_corr.end() ? rec->second->start_ns : before};
 }
 
-void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary& sum) {
+void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum) {
     // Names, fit, and the kernels' bodies.
     std::map<std::string, std::string> short_of;  // full name -> its short name, one each
     std::map<std::string, uint64_t> launches;     // short name -> launches so far
@@ -421,61 +409,60 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
     }
 
     const double clock_ghz = p.clock_mhz / 1000;
-    YAML::Node kernels(YAML::NodeType::Sequence), copies(YAML::NodeType::Sequence);
+    Node kernels = Node::sequence(), copies = Node::sequence();
     for (const Replayed& r : ops_) {
         const TraceGpuOp& op = *r.op;
-        YAML::Node n = flow_map();
-        n["name"] = r.name;
-        n["queue"] = r.queue;
-        n["submit_ns"] = r.launch - t0_;
+        Node n = flow_map();
+        n.set("name", Node::scalar(r.name));
+        n.set("queue", Node::scalar(r.queue));
+        n.set("submit_ns", Node::scalar(r.launch - t0_));
         const int64_t duration = op.end_ns - op.start_ns;
         if (op.kind == Kind::kernel) {
             std::array<uint32_t, 3> grid;
             for (int d = 0; d < 3; ++d) grid[d] = op.grid[d] * op.block[d];
-            n["grid"] = dims(grid);
-            n["block"] = dims(op.block);
+            n.set("grid", dims(grid));
+            n.set("block", dims(op.block));
             const uint32_t vregs = std::clamp<uint32_t>(op.registers ? op.registers : 32, 1, 256);
-            n["vregs"] = vregs;
-            if (op.shared_bytes) n["shared_bytes"] = op.shared_bytes;
-            n["global_bytes"] = 0;
-            n["barrier"] = true;
+            n.set("vregs", Node::scalar(vregs));
+            if (op.shared_bytes) n.set("shared_bytes", Node::scalar(op.shared_bytes));
+            n.set("global_bytes", Node::scalar(0));
+            n.set("barrier", Node::scalar(true));
             const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
             const uint64_t blocks = uint64_t(op.grid[0]) * op.grid[1] * op.grid[2];
             const uint64_t cycles = body_cycles(p, blocks, blocks_per_sm(p.sm, threads, vregs, op.shared_bytes),
                                                 double(duration) * clock_ghz);
-            YAML::Node program(YAML::NodeType::Sequence);
+            Node program = Node::sequence(true);
             for (const ProgramStep& step : duration_program(cycles)) {
-                YAML::Node v = flow_map();
+                Node v = flow_map();
                 if (step.insn.op == Opcode::end) continue;
-                v["op"] = opcode_name(step.insn.op);
-                if (step.insn.op == Opcode::valu) v["cycles"] = step.insn.a;
-                if (step.repeat > 1) v["repeat"] = step.repeat;
+                v.set("op", Node::scalar(opcode_name(step.insn.op)));
+                if (step.insn.op == Opcode::valu) v.set("cycles", Node::scalar(step.insn.a));
+                if (step.repeat > 1) v.set("repeat", Node::scalar(step.repeat));
                 program.push_back(v);
             }
-            program.SetStyle(YAML::EmitterStyle::Flow);
-            n["program"] = program;
+            n.set("program", program);
         } else {
-            n["duration_ns"] = duration;
-            if (op.bytes) n["bytes"] = op.bytes;
-            if (op.kind == Kind::fill) n["fill"] = true;
+            n.set("duration_ns", Node::scalar(duration));
+            if (op.bytes) n.set("bytes", Node::scalar(op.bytes));
+            if (op.kind == Kind::fill) n.set("fill", Node::scalar(true));
         }
         if (!r.after.empty()) {
-            YAML::Node after = flow_list();
-            for (const std::string& a : r.after) after.push_back(a);
-            n["after"] = after;
+            Node after = flow_list();
+            for (const std::string& a : r.after) after.push_back(Node::scalar(a));
+            n.set("after", after);
         }
-        YAML::Node m = flow_map();
-        m["launch_ns"] = r.launch - t0_;
-        m["launch_end_ns"] = std::max(r.launch, r.launch_end) - t0_;
-        m["start_ns"] = std::max(op.start_ns, t0_) - t0_;
-        m["end_ns"] = std::max(op.end_ns, std::max(op.start_ns, t0_)) - t0_;
-        n["measured"] = m;
+        Node m = flow_map();
+        m.set("launch_ns", Node::scalar(r.launch - t0_));
+        m.set("launch_end_ns", Node::scalar(std::max(r.launch, r.launch_end) - t0_));
+        m.set("start_ns", Node::scalar(std::max(op.start_ns, t0_) - t0_));
+        m.set("end_ns", Node::scalar(std::max(op.end_ns, std::max(op.start_ns, t0_)) - t0_));
+        n.set("measured", m);
         (op.kind == Kind::kernel ? kernels : copies).push_back(n);
         (op.kind == Kind::kernel ? sum.kernels : sum.copies)++;
         sum.shapes_defaulted += op.kind == Kind::kernel && op.shape_defaulted;
     }
-    if (copies.size()) doc["copies"] = copies;
-    doc["kernels"] = kernels;
+    if (copies.size()) doc.set("copies", copies);
+    doc.set("kernels", kernels);
 
     // The host's calls, thread by thread, from the first replayed launch on: launches and
     // syncs; every other call's CPU time, and the time between calls, goes into the gap before
@@ -485,13 +472,13 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
         if (ops_[i].call) work_of.emplace(ops_[i].call, i);
     std::map<int64_t, uint32_t> thread_of;
     std::vector<int64_t> thread_end;  // per thread: when its previous call returned
-    YAML::Node calls(YAML::NodeType::Sequence);
+    Node calls = Node::sequence();
     for (const TraceHostCall& c : t_.calls) {
         if (c.start_ns < t0_) continue;
         auto [it, fresh] = thread_of.emplace(c.thread, uint32_t(thread_of.size()));
         if (fresh) thread_end.push_back(t0_);
         const uint32_t th = it->second;
-        YAML::Node n = flow_map();
+        Node n = flow_map();
         auto range = work_of.equal_range(&c);
         std::vector<size_t> work;
         for (auto w = range.first; w != range.second; ++w) work.push_back(w->second);
@@ -501,41 +488,41 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
         std::string kind;
         if (!work.empty()) {
             kind = "launch";
-            YAML::Node names = flow_list();
-            for (size_t i : work) names.push_back(ops_[i].name);
-            n["work"] = names;
-            n["duration_ns"] = blocking_copy ? 0 : c.end_ns - c.start_ns;
+            Node names = flow_list();
+            for (size_t i : work) names.push_back(Node::scalar(ops_[i].name));
+            n.set("work", names);
+            n.set("duration_ns", Node::scalar(blocking_copy ? 0 : c.end_ns - c.start_ns));
         } else if (c.kind == Call::device_sync || (sync && sync->kind == TraceSync::Kind::context_sync)) {
             kind = "sync-device";
         } else if (c.kind == Call::stream_sync || (sync && sync->kind == TraceSync::Kind::stream_sync)) {
             const int64_t s = sync ? sync->stream : c.stream.value_or(-1);
             if (queue_of_.count(s)) {
                 kind = "sync-queue";
-                n["queue"] = queue_of_[s];
+                n.set("queue", Node::scalar(queue_of_[s]));
             } else if (!sync && !c.stream) kind = "sync-device";
         } else if (c.kind == Call::event_sync || (sync && sync->kind == TraceSync::Kind::event_sync)) {
             const TraceGpuOp* target = sync ? recorded(*sync, c.start_ns) : nullptr;
             if (target && index_.count(target)) {
                 kind = "sync-work";
-                YAML::Node names = flow_list();
-                names.push_back(ops_[index_.at(target)].name);
-                n["work"] = names;
+                Node names = flow_list();
+                names.push_back(Node::scalar(ops_[index_.at(target)].name));
+                n.set("work", names);
             }
         }
         if (kind.empty()) continue;  // CPU time only: in the next call's gap
-        YAML::Node entry = flow_map();  // call, thread, gap first: the order a reader scans
-        entry["call"] = kind;
-        if (th) entry["thread"] = th;
-        entry["gap_ns"] = std::max<int64_t>(0, c.start_ns - thread_end[th]);
-        for (const auto& kv : n) entry[kv.first] = kv.second;
+        Node entry = flow_map();  // call, thread, gap first: the order a reader scans
+        entry.set("call", Node::scalar(kind));
+        if (th) entry.set("thread", Node::scalar(th));
+        entry.set("gap_ns", Node::scalar(std::max<int64_t>(0, c.start_ns - thread_end[th])));
+        for (const auto& kv : n) entry.add(kv.first, kv.second);
         thread_end[th] = c.end_ns;
         calls.push_back(entry);
         if (blocking_copy && !work.empty()) {  // cudaMemcpy: returns when the copy is done
-            YAML::Node w = flow_map();
-            w["call"] = "sync-work";
-            if (th) w["thread"] = th;
-            w["gap_ns"] = 0;
-            w["work"] = n["work"];
+            Node w = flow_map();
+            w.set("call", Node::scalar("sync-work"));
+            if (th) w.set("thread", Node::scalar(th));
+            w.set("gap_ns", Node::scalar(0));
+            w.set("work", n["work"]);
             calls.push_back(w);
         }
     }
@@ -547,29 +534,30 @@ void Importer::work(YAML::Node& doc, const PlatformConfig& p, TraceImportSummary
     int64_t prev = t0_;
     for (const Replayed& r : ops_) {
         if (r.call) continue;
-        YAML::Node n = flow_map();
-        n["call"] = "launch";
-        if (own) n["thread"] = own;
-        n["gap_ns"] = std::max<int64_t>(0, r.launch - prev);
-        YAML::Node names = flow_list();
-        names.push_back(r.name);
-        n["work"] = names;
+        Node n = flow_map();
+        n.set("call", Node::scalar("launch"));
+        if (own) n.set("thread", Node::scalar(own));
+        n.set("gap_ns", Node::scalar(std::max<int64_t>(0, r.launch - prev)));
+        Node names = flow_list();
+        names.push_back(Node::scalar(r.name));
+        n.set("work", names);
         prev = r.launch;
         calls.push_back(n);
         own_used = true;
     }
-    doc["host"]["calls"] = calls;
     sum.calls = calls.size();
+    doc.child("host").set("calls", std::move(calls));
     sum.host_threads = std::max<size_t>(1, thread_of.size() + own_used);
 }
 
 // The document of the whole trace, and the platform its cycles were computed on.
-YAML::Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
+Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
     Importer im(trace, options);
-    YAML::Node doc = im.header(sum);
+    Node doc = im.header(sum);
     // The traced GPU: the trace's own platform, or the platform file in its place (--platform: a
     // preset, or what `gpuvp calibrate` fitted). The cycles are its; --set makes a what-if of them.
-    const Scenario base = read_document(YAML::Clone(doc), trace.file, {}, options.platform, kBuilt, [&] { return YAML::Clone(doc); });
+    yaml::Limits limits = scenario_limits(0, {}, options.platform);
+    const Scenario base = read_document(doc, trace.file, {}, options.platform, limits);
     im.work(doc, base.platform, sum);
     return doc;
 }
@@ -602,20 +590,19 @@ std::vector<ProgramStep> duration_program(uint64_t cycles) {
 
 std::string trace_scenario_yaml(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary* summary) {
     TraceImportSummary sum;
-    const YAML::Node doc = document(trace, options, sum);
+    const Node doc = document(trace, options, sum);
     if (summary) *summary = sum;
-    YAML::Emitter out;
-    out << YAML::Comment("gpuvp import of " + trace.file + " (docs/replay.md)") << YAML::Newline << doc;
-    return std::string(out.c_str()) + "\n";
+    return yaml::write(doc, "gpuvp import of " + trace.file + " (docs/replay.md)");
 }
 
 Scenario load_trace_scenario(const ProfilerTrace& trace, const TraceImportOptions& options, const Overrides& overrides,
                              TraceImportSummary* summary) {
     TraceImportSummary sum;
-    YAML::Node doc = document(trace, options, sum);
+    Node doc = document(trace, options, sum);
     if (summary) *summary = sum;
     // Read in place: the document has no variants, so nothing needs it again.
-    return read_document(doc, trace.file, overrides, options.platform, kBuilt, [&] { return YAML::Clone(doc); });
+    yaml::Limits limits = scenario_limits(0, overrides, options.platform);
+    return read_document(std::move(doc), trace.file, overrides, options.platform, limits);
 }
 
 }  // namespace gpuvp
