@@ -276,7 +276,7 @@ private:
     uint32_t free_regs_, free_slots_, free_shared_;
     uint32_t resident_warps_ = 0;
     bool status_dirty_ = false;  // a status notice is owed to the GLC
-    SmNotice last_status_{0, NoticeKind::error};  // the last status notice sent (none yet: not a status)
+    SmNotice last_status_{0, NoticeKind::error, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // the last status notice sent (none yet: not a status)
     sc_core::sc_time busy_since_;
     std::vector<unsigned char, HostLineAllocator<unsigned char>> scratch_;
     std::vector<unsigned char, HostLineAllocator<unsigned char>> fetched_;  // a line just fetched, before it goes into lines_

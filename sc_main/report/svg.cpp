@@ -47,8 +47,23 @@ double text_px(const std::string& s, double font) { return double(chars(s)) * fo
 // A fixed number of decimals; "–" for a missing value; never "-0.0".
 std::string fmt(double v, int decimals) {
     if (!std::isfinite(v)) return "–";
-    const double m = std::pow(10.0, decimals);
-    v = std::round(v * m) / m;
+    static constexpr double kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    const double m = decimals >= 0 && decimals <= 6 ? kScale[decimals] : std::pow(10.0, decimals);
+    const double k = std::round(v * m);
+    if (decimals >= 0 && decimals <= 6 && std::abs(k) < 4503599627370496.0) {  // (below 2^52: within half a unit of the last decimal)
+        // k / m printed with `decimals` decimals is k's digits with the point put in (the double
+        // nearest k / m reads back as k at that many decimals): written here, without to_chars.
+        char b[32], *e = b + sizeof b, *p = e;
+        uint64_t u = uint64_t(std::abs(k));
+        for (int d = 0; d < decimals || u > 0 || d <= decimals; ++d) {
+            if (d == decimals && d > 0) *--p = '.';
+            *--p = char('0' + u % 10);
+            u /= 10;
+        }
+        if (k < 0) *--p = '-';
+        return std::string(p, e);
+    }
+    v = k / m;
     if (v == 0) v = 0;  // -0
     // (to_chars with a precision writes what printf's "%.*f" would, without printf's cost: the
     // page holds tens of thousands of numbers)

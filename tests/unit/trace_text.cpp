@@ -122,3 +122,35 @@ TEST_CASE("trace.json is written as nlohmann's dump() writes the same document",
     doc["otherData"] = {{"note", "trace full: 3 events dropped"}};
     CHECK(gpuvp::trace_text(t) == doc.dump() + "\n");
 }
+
+TEST_CASE("numbers with at most three decimals, written without to_chars, are dump()'s digits", "[trace][json]") {
+    // Every thousandth from -2 000 to 2 000 (ns to the ps, us to the ns), then thousandths of
+    // every size up to the fast path's bound (2^50) and just past it.
+    for (int64_t k = -2'000'000; k <= 2'000'000; ++k) {
+        const double v = double(k) / 1000;
+        if (as_number(v) != nlohmann::json(v).dump()) FAIL_CHECK(k << "/1000: " << as_number(v) << " against " << nlohmann::json(v).dump());
+    }
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 2'000'000; ++i) {
+        const int64_t k = int64_t(rng() >> (14 + rng() % 50)) * (rng() % 2 ? 1 : -1);
+        const double v = double(k) / 1000;
+        if (as_number(v) != nlohmann::json(v).dump()) FAIL_CHECK(k << "/1000: " << as_number(v) << " against " << nlohmann::json(v).dump());
+        const double whole = double(k >> 10);
+        if (as_number(whole) != nlohmann::json(whole).dump()) FAIL_CHECK(whole << ": " << as_number(whole));
+    }
+    for (double v : {1125899906842.623, 1125899906842.624, 1125899906842.625, 1e12 + 0.5, 0.001, -0.001, 0.0005, 2.5, 440.0})
+        CHECK(as_number(v) == nlohmann::json(v).dump());
+}
+
+TEST_CASE("strings of every length are escaped as dump() escapes them, wherever the byte to escape sits", "[trace][json]") {
+    for (size_t n = 0; n < 40; ++n)
+        for (const char bad : {'"', '\\', '\n', '\x01', '\x1f', ' ', '~', '\x7f'})
+            for (size_t at = 0; at <= n; ++at) {
+                std::string s(n, 'a');
+                if (at < n) s[at] = bad;
+                INFO(n << " " << at << " " << int(bad));
+                CHECK(as_text(s) == nlohmann::json(s).dump());
+            }
+    std::string utf = std::string(17, 'x') + "é";
+    CHECK(as_text(utf) == nlohmann::json(utf).dump());
+}
