@@ -93,7 +93,11 @@ public:
             if (!yaml_parser_parse(&p, &e)) {
                 const yaml_mark_t& at = p.problem ? p.problem_mark : p.context_mark;
                 std::string what = p.problem ? p.problem : "unknown error";
-                if (p.context) what += std::string(" ") + p.context;
+                if (p.context) {  // "while parsing a flow sequence", and where that began
+                    what += std::string(" ") + p.context;
+                    if (p.problem && p.context_mark.line != p.problem_mark.line)
+                        what += " that begins at line " + std::to_string(p.context_mark.line + 1);
+                }
                 throw Error(int(at.line) + 1, what, true);
             }
             std::unique_ptr<yaml_event_t, void (*)(yaml_event_t*)> event(&e, yaml_event_delete);

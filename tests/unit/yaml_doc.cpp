@@ -91,7 +91,7 @@ TEST_CASE("yaml: a syntax error names its line", "[yaml][errors]") {
     const yaml::Error e = error_of("name: x\nkernels:\n  - name: k\n    grid: [1, 2\n    program: []\n");
     CHECK(e.syntax());
     CHECK(e.line() == 5);
-    CHECK_THAT(e.what(), Contains("did not find expected ',' or ']'"));
+    CHECK_THAT(e.what(), Contains("did not find expected ',' or ']' while parsing a flow sequence that begins at line 4"));
     const yaml::Error tab = error_of("a: 1\n\tb: 2\n");
     CHECK(tab.syntax());
     CHECK(tab.line() == 2);
