@@ -4,6 +4,7 @@
 #include <gpuvp/platform/presets.h>
 #include "sc_main/regress/regress.h"
 #include "sc_main/report/report.h"
+#include "sc_main/record/problems.h"
 #include "sc_main/run/run.h"
 #include "sc_main/replay/calibrate.h"
 #include "sc_main/replay/profiler_trace.h"
@@ -338,7 +339,15 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         std::string error;
         if (!gpuvp::write_run_output(a.out_dir, out, true, &error)) return failed(error);
     }
-    if (!out.expectations_passed) std::cerr << "gpuvp: an expectation failed (see results.json, expectations)\n";
+    if (out.exit_code != 0) {  // what failed, on stderr, --quiet or not
+        std::vector<gpuvp::RunProblem> problems;
+        if (out.record) problems = gpuvp::run_problems(*out.record).problems;
+        if (problems.empty()) problems.push_back({0, "the run failed (status " + (out.record ? out.record->status : "unknown") + ")"});
+        for (const gpuvp::RunProblem& p : problems)  // file:line for an expectation, as editors jump to it
+            std::cerr << "gpuvp: " << a.file << (p.line ? ":" + std::to_string(p.line) + ": expectation failed" : "") << ": "
+                      << p.text << "\n";
+        if (!a.out_dir.empty()) std::cerr << "gpuvp: the results are in " << a.out_dir << "/results.json\n";
+    }
     return out.exit_code;
 }
 
@@ -559,10 +568,17 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
         return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
     try {
         gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform});
-        if (!a.quiet) std::cout << s.table;
+        if (!a.quiet) {
+            std::cout << s.table;
+            std::cout << s.points << (s.points == 1 ? " point: " : " points: ") << s.points - s.failed_points << " passed, "
+                      << s.failed_points << " failed\n";
+        }
         if (!a.out_dir.empty() && !a.quiet)
             std::cout << "wrote " << a.out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
                       << (s.draws_csv.empty() ? "" : ", draws.csv") << "\n";
+        if (s.failed_points)  // what failed, on stderr, --quiet or not
+            std::cerr << "gpuvp: " << a.file << ": " << s.failed_points << " of " << s.points << " points failed\n";
+        for (const std::string& line : s.failures) std::cerr << "gpuvp: " << a.file << ": " << line << "\n";
         return s.exit_code;
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());

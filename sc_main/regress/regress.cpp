@@ -1,5 +1,6 @@
 #include "sc_main/regress/regress.h"
 #include "sc_main/batch/batch.h"
+#include "sc_main/record/problems.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -87,53 +89,6 @@ std::string xml(const std::string& s) {
 
 std::string stem(const std::string& file) { return fs::path(file).stem().string(); }
 
-// What failed in a run, a line each: its expectations, then kernels and draws not ok.
-std::vector<std::string> problems_of(const nlohmann::json& r, int& passed, int& failed) {
-    std::vector<std::string> out;
-    for (const auto& e : r.value("expectations", nlohmann::json::array())) {
-        if (e.value("passed", false)) {
-            ++passed;
-            continue;
-        }
-        ++failed;
-        std::string what = "expectation (line " + std::to_string(e.value("line", 0)) + "): ";
-        if (e.contains("variant")) what += "variant " + e["variant"].get<std::string>() + ": ";
-        if (e.contains("compare")) {
-            out.push_back(what + "compare " + e["compare"].get<std::string>() + ": values " + e.value("value", nlohmann::json()).dump());
-            continue;
-        }
-        if (e.contains("kernel")) what += "kernel " + e["kernel"].get<std::string>() + " ";
-        if (e.contains("draw")) what += "draw " + e["draw"].get<std::string>() + " ";
-        if (e.contains("priority")) what += "priority " + e["priority"].dump() + " ";
-        what += e.value("metric", "?") + " = " + e.value("value", nlohmann::json()).dump() + ", wanted";
-        if (e.value("min", nlohmann::json()).is_number()) what += " >= " + e["min"].dump();
-        if (e.value("max", nlohmann::json()).is_number()) what += " <= " + e["max"].dump();
-        out.push_back(what);
-    }
-    // Failed kernels and draws: of each variant, named, when the scenario has variants.
-    std::vector<std::pair<std::string, const nlohmann::json*>> runs;
-    if (r.contains("variants"))
-        for (const auto& v : r["variants"]) runs.emplace_back("variant " + v.value("name", "?") + ": ", &v["results"]);
-    else
-        runs.emplace_back("", &r);
-    for (const auto& [who, run] : runs) {
-        for (const auto& k : run->value("kernels", nlohmann::json::array()))
-            if (k.value("status", "ok") != "ok")
-                out.push_back(who + "kernel " + k.value("name", "?") + ": " + k["status"].get<std::string>());
-        if (run->contains("usa"))
-            for (const auto& d : (*run)["usa"].value("draws", nlohmann::json::array()))
-                if (d.value("status", "ok") != "ok")
-                    out.push_back(who + "draw " + d.value("name", "?") + ": " + d["status"].get<std::string>());
-        if (run->contains("protocol") && (*run)["protocol"].value("violation_count", 0) > 0)
-            for (const auto& v : (*run)["protocol"]["violations"])
-                out.push_back(who + "protocol: " + v.value("checker", "?") + ": " + v.value("rule", "?") + ": " +
-                              v.value("detail", ""));
-        if (run->value("unfinished", false))
-            out.push_back(who + "the run did not finish (exit " + std::to_string(run->value("exit_code", 2)) + ")");
-    }
-    return out;
-}
-
 }  // namespace
 
 RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options) {
@@ -202,19 +157,23 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     for (size_t j = 0; j < jobs.size(); ++j) {
         RegressCase& c = out.cases[job_case[j]];
         c.exit_code = codes[j];
-        nlohmann::json r;
+        std::optional<RunRecord> r;  // (another process's file: read as any results.json is)
         std::ifstream f(jobs[j].dir + "/results.json");
         try {
-            r = nlohmann::json::parse(f);
-        } catch (...) {
-            r = nlohmann::json::object();
+            r = read_results(fields::json::parse(f));
+        } catch (...) {  // none, or cut short: the run did not finish
         }
-        c.problems = problems_of(r, c.expectations_passed, c.expectations_failed);
+        if (r) {
+            RunProblems p = run_problems(*r);
+            c.problems = p.lines();
+            c.expectations_passed = p.expectations_passed;
+            c.expectations_failed = p.expectations_failed;
+            c.sim_end_ns = r->sim_end_ns;
+            c.host_seconds = r->host_seconds.value_or(0.0);
+        }
         if (c.exit_code == 0) c.problems.clear();  // failures the scenario expects
-        c.sim_end_ns = r.value("sim_end_ns", 0.0);
-        c.host_seconds = r.value("host_seconds", 0.0);
         c.status = c.exit_code == 0 ? "pass" : c.exit_code == 1 ? "fail" : "error";
-        if (c.status == "error" && !r.contains("scenario"))
+        if (c.status == "error" && !r)
             c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
                                                     : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
         if (temporary) {

@@ -1,5 +1,6 @@
 #include "sc_main/sweep/sweep.h"
 #include "sc_main/batch/batch.h"
+#include "sc_main/record/problems.h"
 
 #include <nlohmann/json.hpp>
 
@@ -109,6 +110,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     for (const SweepAxis& a : axes) table << a.key << "  ";
     table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
     bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
+    out.points = points.size();
     for (size_t i = 0; i < points.size(); ++i) {
         out.exit_code = std::max(out.exit_code, std::min(codes[i], 2));  // a killed point (128 + N) counts as 2
         std::ifstream f(point_dir(i) + "/results.json");
@@ -120,6 +122,26 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         } catch (...) {
             r = nlohmann::json::object();
         }
+        // What failed at this point (nothing for a point that passed: failures its scenario expects).
+        std::vector<std::string> problems;
+        if (codes[i] != 0) {
+            try {
+                problems = run_problems(read_results(fields::json::parse(text.str()))).lines();
+            } catch (...) {  // no results: it did not run
+            }
+            if (problems.empty())
+                problems.push_back(codes[i] >= 128 ? "the run was killed by signal " + std::to_string(codes[i] - 128)
+                                                   : "the run failed (exit " + std::to_string(codes[i]) + ")");
+            std::string where;
+            for (size_t a = 0; a < axes.size(); ++a) where += (a ? " " : "") + axes[a].key + "=" + points[i][a];
+            for (const std::string& p : problems) out.failures.push_back(where + ": " + p);
+            ++out.failed_points;
+        }
+        // A row's status: the kernel's, or FAIL and why when the point failed.
+        auto status = [&](const std::string& own) {
+            if (codes[i] == 0) return own;
+            return "FAIL: " + (own != "ok" ? own : problems.front());
+        };
         std::string axis_values;
         for (const std::string& v : points[i]) axis_values += csv_field(v) + ",";
         if (!r.contains("kernels")) {
@@ -167,7 +189,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             for (const std::string& v : points[i]) table << v << "  ";
             table << "| " << k["name"].get<std::string>() << " | " << number(k["dispatch_latency_ns"]) << " | "
                   << number(k["launch_latency_ns"]) << " | " << number(k["response_ns"]) << " | "
-                  << number(k["turnaround_ns"]) << " | " << k["status"].get<std::string>() << "\n";
+                  << number(k["turnaround_ns"]) << " | " << status(k["status"].get<std::string>()) << "\n";
         }
     }
     out.csv = csv.str();

@@ -27,6 +27,10 @@ struct SweepOutput {
     std::string locks_csv;  // M2: one row per point and warp priority; empty when no warp took a lock
     std::string draws_csv;  // M4: one row per point and draw, with the shading array's totals; empty without draws
     std::string table;  // the same for people
+    // What failed, a line per problem of each failing point ("platform.sms=4: kernel k: ..."),
+    // in point order; empty when every point passed.
+    std::vector<std::string> failures;
+    size_t points = 0, failed_points = 0;
     int exit_code = 0;  // 0 all ok, 1 a point failed an expectation or a kernel, 2 a point could not run
 };
 

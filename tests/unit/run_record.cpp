@@ -2,6 +2,7 @@
 // back into a record writes the same text, a bad document names the member, a path finds
 // what results.json holds there, and the listing of members is the one docs/results.md shows.
 #include "sc_main/record/metrics.h"
+#include "sc_main/record/problems.h"
 #include "sc_main/record/run_record.h"
 #include "sc_main/run/run.h"
 #include "sc_main/scenario/scenario.h"
@@ -185,4 +186,64 @@ TEST_CASE("docs/results.md lists every member and metric as gpuvp stats does", "
         INFO(m.path);
         CHECK_FALSE(m.meaning.empty());
     }
+}
+
+TEST_CASE("run_problems: a line for each failed expectation, kernel, draw, rejected packet, hang and variant not run", "[record][failures]") {
+    gpuvp::RunRecord r;
+    gpuvp::ExpectationRecord held;
+    held.metric = std::string("kernels_ok");
+    held.value = 1;
+    held.passed = true;
+    held.line = 3;
+    gpuvp::ExpectationRecord bound;
+    bound.kernel = std::string("k");
+    bound.metric = std::string("response_ns");
+    bound.min = std::optional<double>(10.0);
+    bound.max = std::optional<double>(20.5);
+    bound.value = 812.25;
+    bound.line = 7;
+    gpuvp::ExpectationRecord cmp;
+    cmp.variant = std::string("fast");
+    cmp.compare = std::string("k.response_ns < 0.5 * j.response_ns");
+    cmp.value = gpuvp::fields::json::array({4.0, 6.0});
+    cmp.line = 9;
+    r.expectations = {held, bound, cmp};
+    gpuvp::RunRecord v;
+    v.kernels.resize(2);
+    v.kernels[0].name = "k";
+    v.kernels[0].status = "ok";
+    v.kernels[1].name = "j";
+    v.kernels[1].status = "kernel fault: memory fault at 0x40";
+    v.usa.draws.resize(1);
+    v.usa.draws[0].name = "d";
+    v.usa.draws[0].status = "not complete";
+    gpuvp::ErrorRecord e;
+    e.queue = "q0";
+    e.packet = 2;
+    e.error = "invalid packet";
+    e.field = "grid_size_x";
+    e.detail = "0";
+    v.errors = {e};
+    v.hang = gpuvp::HangRecord{};
+    v.hang->cause = "watchdog";
+    v.hang->detected_ns = 5000;
+    v.hang->no_progress_since_ns = 4000.5;
+    v.hang->in_flight = 1;
+    gpuvp::RunRecord dead;
+    dead.unfinished = true;
+    dead.exit_code = 137;
+    r.variants = std::vector<gpuvp::VariantEntry>{{"fast", {}, 1, v}, {"slow", {}, 137, dead}};
+    const gpuvp::RunProblems p = gpuvp::run_problems(r);
+    CHECK(p.expectations_passed == 1);
+    CHECK(p.expectations_failed == 2);
+    CHECK(p.lines() == std::vector<std::string>{
+                           "expectation (line 7): kernel k response_ns = 812.25, wanted >= 10.0 <= 20.5",
+                           "expectation (line 9): variant fast: compare k.response_ns < 0.5 * j.response_ns: values [4.0,6.0]",
+                           "variant fast: kernel j: kernel fault: memory fault at 0x40",
+                           "variant fast: draw d: not complete",
+                           "variant fast: queue q0 packet 2: invalid packet (grid_size_x): 0",
+                           "variant fast: the watchdog stopped the run at 5000.0 ns: no progress since 4000.5 ns, 1 kernels and draws not complete",
+                           "variant slow: the run did not finish (exit 137)"});
+    CHECK(p.problems[0].line == 7);
+    CHECK(p.problems[2].line == 0);
 }

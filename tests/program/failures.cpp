@@ -1,0 +1,109 @@
+// What a failed run says, as users run it: on stderr, --quiet or not, each failed expectation
+// with its file:line, each failed kernel with its error, the results' path only when written;
+// a sweep's rows say FAIL and why, and its failing points are named on stderr.
+#include "tests/files.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+using gpuvp::test::slurp;
+using gpuvp::test::temp_dir;
+using Catch::Matchers::Contains;
+
+struct Ran {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+Ran gpuvp_cli(const std::string& args) {
+    const std::string dir = temp_dir();
+    const std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " > " + dir +
+                            "/stdout 2> " + dir + "/stderr";
+    const int st = std::system(cmd.c_str());
+    Ran r;
+    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(dir + "/stdout");
+    r.err = slurp(dir + "/stderr");
+    return r;
+}
+
+std::string scenario(const std::string& text) {
+    const std::string path = temp_dir() + "/s.yaml";
+    std::ofstream(path) << text;
+    return path;
+}
+
+const char* kExpectations = R"(name: x
+kernels:
+  - name: k
+    program: [{op: valu, cycles: 4}]
+expect:
+  - {kernel: k, metric: response_ns, max: 1}
+  - {metric: kernels_ok, min: 1}
+  - {compare: "k.turnaround_ns < 0.5 * k.response_ns"}
+)";
+
+}  // namespace
+
+TEST_CASE("a failed expectation is named on stderr with its file:line, the value and the bound, --quiet or not", "[cli][failures]") {
+    const std::string file = scenario(kExpectations);
+    const Ran quiet = gpuvp_cli("run " + file + " --quiet");
+    CHECK(quiet.exit_code == 1);
+    CHECK(quiet.out.empty());  // --quiet: no tables
+    CHECK_THAT(quiet.err, Contains("gpuvp: " + file + ":6: expectation failed: kernel k response_ns = "));
+    CHECK_THAT(quiet.err, Contains(", wanted <= 1.0\n"));
+    CHECK_THAT(quiet.err, Contains(file + ":8: expectation failed: compare k.turnaround_ns < 0.5 * k.response_ns: values ["));
+    CHECK(quiet.err.find(":7:") == std::string::npos);  // kernels_ok held
+    CHECK(quiet.err.find("results.json") == std::string::npos);  // none was written
+    const std::string dir = temp_dir() + "/out";
+    const Ran written = gpuvp_cli("run " + file + " --out " + dir);
+    CHECK(written.exit_code == 1);
+    CHECK_THAT(written.out, Contains("simulated"));  // the tables, on stdout
+    CHECK_THAT(written.err, Contains(file + ":6: expectation failed"));
+    CHECK_THAT(written.err, Contains("gpuvp: the results are in " + dir + "/results.json\n"));
+    // A run that passes says nothing on stderr.
+    const Ran passed = gpuvp_cli("run " + scenario("name: x\nkernels:\n  - {name: k, program: [{op: valu}]}\nexpect:\n"
+                                                   "  - {metric: kernels_ok, min: 1}\n") + " --quiet");
+    CHECK(passed.exit_code == 0);
+    CHECK(passed.err.empty());
+}
+
+TEST_CASE("a failed kernel is named on stderr with its error, --quiet or not", "[cli][failures]") {
+    const std::string file = scenario("name: x\nkernels:\n  - name: k\n    program: [{op: load, space: global, bytes: 64}]\n");
+    const Ran r = gpuvp_cli("run " + file + " --quiet");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Contains("gpuvp: " + file + ": kernel k: kernel fault: kernel: global access before kernarg_load"));
+    CHECK_THAT(r.err, Contains("gpuvp: " + file + ": queue q0 packet 0: kernel fault (kernel)"));
+    // A scenario that expects the failure passes, silently.
+    const Ran expected = gpuvp_cli("run " + scenario("name: x\nkernels:\n  - name: k\n    program: [{op: load, space: global, bytes: 64}]\n"
+                                                     "expect:\n  - {metric: kernels_failed, min: 1, max: 1}\n") + " --quiet");
+    CHECK(expected.exit_code == 0);
+    CHECK(expected.err.empty());
+}
+
+TEST_CASE("a sweep's rows say FAIL and why, and its failing points are named on stderr", "[cli][failures][sweep]") {
+    const std::string file = scenario("name: x\nkernels:\n  - name: k\n    program: [{op: valu, cycles: 4}]\nexpect:\n"
+                                      "  - {metric: sim_end_ns, max: 15000}\n");
+    const Ran r = gpuvp_cli("sweep " + file + " --set platform.memory.host_latency_ns=1,5000");
+    CHECK(r.exit_code == 1);
+    // The first point passes, the second (the host's accesses 5 us each) fails its bound.
+    CHECK_THAT(r.out, Contains("1  | k |"));
+    CHECK_THAT(r.out, Contains("| ok\n"));
+    CHECK_THAT(r.out, Contains("5000  | k |"));
+    CHECK_THAT(r.out, Contains("| FAIL: expectation (line 6): sim_end_ns = "));
+    CHECK_THAT(r.out, Contains("2 points: 1 passed, 1 failed\n"));
+    CHECK_THAT(r.err, Contains("gpuvp: " + file + ": 1 of 2 points failed\n"));
+    CHECK_THAT(r.err, Contains("gpuvp: " + file + ": platform.memory.host_latency_ns=5000: expectation (line 6): sim_end_ns = "));
+    CHECK(r.err.find("host_latency_ns=1:") == std::string::npos);
+    // --quiet: no table, the failures still.
+    const Ran quiet = gpuvp_cli("sweep " + file + " --set platform.memory.host_latency_ns=1,5000 --quiet");
+    CHECK(quiet.out.empty());
+    CHECK_THAT(quiet.err, Contains("1 of 2 points failed"));
+}
