@@ -87,6 +87,25 @@ CLI::Validator whole_number(const std::string& what, T min) {
         "");
 }
 
+// A number of seconds greater than 0, decimal ("90", "2.5"): a host-time limit.
+CLI::Validator seconds_check() {
+    return CLI::Validator(
+        [](std::string& v) -> std::string {
+            const std::string bad = "wants a number of seconds greater than 0, like 60 or 2.5, got '" + v + "'";
+            if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) return bad;
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            if (*end != '\0' || !(d > 0) || !std::isfinite(d)) return bad;
+            return "";
+        },
+        "");
+}
+
+// Adds `--timeout SECONDS`: `what` says what it bounds.
+void add_timeout(CLI::App& cmd, double& seconds, const std::string& what) {
+    cmd.add_option("--timeout", seconds, what)->type_name("SECONDS")->check(seconds_check());
+}
+
 // A file (a folder too when `folder_ok`) that exists: checked while parsing, so that a name
 // mistyped is a bad command line that points to the help.
 CLI::Validator existing(bool folder_ok) {
@@ -286,6 +305,7 @@ struct RunArgs {
     std::vector<std::string> sets;
     bool no_trace = false, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
+    double timeout = 0;
     unsigned jobs = 1;
     TraceArgs trace;
 };
@@ -318,6 +338,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         options.trace = !a.no_trace && !a.out_dir.empty();
         options.trace_limit = a.trace_limit;
         options.check_protocol = a.check_protocol;
+        options.timeout_seconds = a.timeout;
         if (!log.empty()) options.log = log;
         options.vcd = !a.vcd_file.empty();
         if (!a.quiet && isatty(2))  // a progress line on a terminal, rewritten in place
@@ -341,7 +362,12 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
     }
     if (out.exit_code != 0) {  // what failed, on stderr, --quiet or not
         std::vector<gpuvp::RunProblem> problems;
-        if (out.record) problems = gpuvp::run_problems(*out.record).problems;
+        if (out.timed_out)
+            problems.push_back({0, "stopped after " + gpuvp::format_number(a.timeout) +
+                                       " s of host time (--timeout), at " + gpuvp::format_number(out.sim_end_ns) +
+                                       " ns simulated: the results say what it reached (status partial)"});
+        if (out.record)
+            for (gpuvp::RunProblem& p : gpuvp::run_problems(*out.record).problems) problems.push_back(std::move(p));
         if (problems.empty()) problems.push_back({0, "the run failed (status " + (out.record ? out.record->status : "unknown") + ")"});
         for (const gpuvp::RunProblem& p : problems)  // file:line for an expectation, as editors jump to it
             std::cerr << "gpuvp: " << a.file << (p.line ? ":" + std::to_string(p.line) + ": expectation failed" : "") << ": "
@@ -373,6 +399,9 @@ Action setup_run(CLI::App& cmd) {
                    "as a value change dump for a waveform viewer; not with variants. Default: none")
         ->type_name("FILE");
     add_jobs(cmd, a->jobs, "variants run at once, for a scenario with variants (unused without)");
+    add_timeout(cmd, a->timeout,
+                "stop the run after SECONDS of host time (each variant's, with variants): what it\n"
+                "reached is written with status 'partial' and the exit code is 3. Default: no limit");
     cmd.add_flag("--check-protocol", a->check_protocol,
                  "put a TLM-2.0 base-protocol checker on every connection; a violation fails\n"
                  "the run (exit 1). Results otherwise unchanged. Default: off");
@@ -552,6 +581,7 @@ struct SweepArgs {
     std::vector<std::string> sets;
     bool trace = false, quiet = false;
     unsigned jobs = 1;
+    double timeout = 0;
 };
 
 int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
@@ -567,7 +597,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     if (!a.out_dir.empty() && !make_dirs(a.out_dir))
         return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
     try {
-        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform});
+        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform, a.timeout});
         if (!a.quiet) {
             std::cout << s.table;
             std::cout << s.points << (s.points == 1 ? " point: " : " points: ") << s.points - s.failed_points << " passed, "
@@ -603,6 +633,9 @@ Action setup_sweep(CLI::App& cmd) {
                    "created if missing. Default: nothing kept")
         ->type_name("DIR");
     add_jobs(cmd, a->jobs, "points run at once, each in a child process");
+    add_timeout(cmd, a->timeout,
+                "stop each point's run after SECONDS of host time: the point is reported as timed\n"
+                "out (exit 3 when no point did worse). Default: no limit");
     cmd.add_flag("--trace", a->trace, "with --out, also write each point's trace.json. Default: no traces");
     cmd.add_flag("--quiet", a->quiet, "print no tables on stdout. Default: the points, locks and draws tables");
     return [&cmd, a] { return sweep_main(cmd, *a); };
@@ -656,6 +689,9 @@ Action setup_regress(CLI::App& cmd) {
                    "DIR/<file stem>/, created if missing. Default: nothing kept, no traces")
         ->type_name("DIR");
     add_jobs(cmd, a->options.jobs, "scenarios run at once, each in a child process");
+    add_timeout(cmd, a->options.timeout_seconds,
+                "stop each scenario's run after SECONDS of host time: the case is reported as\n"
+                "'timeout' (a failure). Default: no limit");
     cmd.add_option("--shard", a->shard,
                    "run only the K-th of N slices of the list (1 <= K <= N); gpuvp merge joins\n"
                    "the slices' files. Default: the whole list")

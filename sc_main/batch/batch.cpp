@@ -24,6 +24,7 @@ pid_t start(const BatchJob& job) {
         options.trace = job.trace;
         options.trace_limit = job.trace_limit;
         options.check_protocol = job.check_protocol;
+        options.timeout_seconds = job.timeout_seconds;
         RunOutput o = run_variants(*job.scenario, options, 1);
         std::string error;
         bool written = write_run_output(job.dir, o, job.report, &error);

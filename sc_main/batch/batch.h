@@ -17,10 +17,12 @@ struct BatchJob {
     bool table = false;   // with table.txt: the breakdown `gpuvp run` prints
     uint64_t trace_limit = 250'000;  // as RunOptions::trace_limit
     bool check_protocol = false;     // as RunOptions::check_protocol
+    double timeout_seconds = 0;      // as RunOptions::timeout_seconds: the run stops there (exit 3)
 };
 
 // Runs every job, `parallel` at a time, and returns each one's exit code: the run's (0 ok, 1 an
-// expectation or a kernel failed), 2 when it could not run, 128 + N when signal N killed it. `done(i, code)` is called
+// expectation or a kernel failed, 3 stopped at its timeout), 2 when it could not run, 128 + N
+// when signal N killed it. `done(i, code)` is called
 // as each job ends, in the order they end.
 std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
                            const std::function<void(size_t, int)>& done = {});

@@ -145,6 +145,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         // A kept folder holds what `gpuvp run --out` writes; a temporary one only the results.
         BatchJob job{scenarios[i].get(), case_dir(i), !temporary, !temporary, false};
         job.check_protocol = options.check_protocol;
+        job.timeout_seconds = options.timeout_seconds;
         jobs.push_back(job);
         job_case.push_back(i);
     }
@@ -152,7 +153,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     const std::vector<int> codes = run_batch(jobs, options.jobs, [&](size_t j, int code) {
         if (options.progress)
             std::cerr << "[" << ++ended << "/" << jobs.size() << "] " << files[job_case[j]] << " "
-                      << (code == 0 ? "pass" : code == 1 ? "fail" : "error") << std::endl;
+                      << (code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "timeout" : "error") << std::endl;
     });
     for (size_t j = 0; j < jobs.size(); ++j) {
         RegressCase& c = out.cases[job_case[j]];
@@ -172,7 +173,10 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
             c.host_seconds = r->host_seconds.value_or(0.0);
         }
         if (c.exit_code == 0) c.problems.clear();  // failures the scenario expects
-        c.status = c.exit_code == 0 ? "pass" : c.exit_code == 1 ? "fail" : "error";
+        c.status = c.exit_code == 0 ? "pass" : c.exit_code == 1 ? "fail" : c.exit_code == 3 ? "timeout" : "error";
+        if (c.exit_code == 3)
+            c.problems.insert(c.problems.begin(), "timed out: stopped after " + format_number(options.timeout_seconds) +
+                                                      " s of host time (--timeout); the results say what it reached");
         if (c.status == "error" && !r)
             c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
                                                     : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
@@ -190,9 +194,9 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     std::ostringstream t, csv;
     t << "scenario" << std::string(width - 8, ' ') << "  status  expectations  simulated ns    host s\n";
     csv << "file,name,status,expectations_passed,expectations_failed,sim_end_ns,host_seconds,exit_code\n";
-    int passed = 0, failed = 0, errors = 0;
+    int passed = 0, failed = 0, timeouts = 0, errors = 0;
     for (const auto& c : out.cases) {
-        (c.status == "pass" ? passed : c.status == "fail" ? failed : errors)++;
+        (c.status == "pass" ? passed : c.status == "fail" ? failed : c.status == "timeout" ? timeouts : errors)++;
         const std::string ex = std::to_string(c.expectations_passed) + "/" +
                                std::to_string(c.expectations_passed + c.expectations_failed);
         const std::string sim = c.status == "error" ? "-" : fixed(c.sim_end_ns, 1);
@@ -208,11 +212,13 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     }
     t << out.cases.size() << (out.cases.size() == 1 ? " scenario" : " scenarios");
     if (options.shards > 1) t << " (shard " << options.shard << " of " << options.shards << ", of " << all.size() << ")";
-    t << ": " << passed << " passed, " << failed << " failed, " << errors << (errors == 1 ? " error\n" : " errors\n");
+    t << ": " << passed << " passed, " << failed << " failed, ";
+    if (timeouts) t << timeouts << " timed out, ";
+    t << errors << (errors == 1 ? " error\n" : " errors\n");
     out.table = t.str();
     out.csv = csv.str();
     out.junit = junit_xml(out.cases);
-    out.exit_code = errors ? 2 : failed ? 1 : 0;
+    out.exit_code = errors ? 2 : failed || timeouts ? 1 : 0;
     return out;
 }
 
@@ -236,8 +242,8 @@ std::string junit_xml(const std::vector<RegressCase>& cases) {
                                     : std::to_string(c.expectations_failed) + " of " +
                                           std::to_string(c.expectations_passed + c.expectations_failed) +
                                           " expectations failed";
-        if (!error && c.expectations_failed == 0)  // failed by a kernel or a draw no expectation allowed for
-            message = c.problems.empty() ? "failed" : c.problems.front();
+        if (!error && (c.expectations_failed == 0 || c.status == "timeout"))  // failed by a kernel or a draw no
+            message = c.problems.empty() ? "failed" : c.problems.front();  // expectation allowed for, or timed out
         body << ">\n      <" << (error ? "error" : "failure") << " type=\"" << (error ? "error" : "failure")
              << "\" message=\"" << xml(message) << "\">" << xml(lines) << "</" << (error ? "error" : "failure")
              << ">\n    </testcase>\n";

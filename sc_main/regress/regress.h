@@ -13,12 +13,14 @@ struct RegressOptions {
     std::string out_dir;             // each scenario's results.json in out_dir/<file stem>/; empty: a temporary folder
     bool progress = false;           // a line on stderr as each scenario ends
     bool check_protocol = false;     // a TLM-2.0 base-protocol checker on every connection of each run
+    double timeout_seconds = 0;      // each scenario's host-time limit (RunOptions::timeout_seconds); 0: none
 };
 
 struct RegressCase {
     std::string file;   // the path as found
     std::string name;   // the scenario's name ("" if it did not load)
-    std::string status; // pass, fail (an expectation or a kernel or draw failed) or error (bad input, no run)
+    std::string status; // pass, fail (an expectation or a kernel or draw failed), timeout (stopped at the
+                        // timeout: a failure) or error (bad input, no run)
     int expectations_passed = 0, expectations_failed = 0;
     double sim_end_ns = 0, host_seconds = 0;
     int exit_code = 2;

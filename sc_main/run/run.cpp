@@ -299,7 +299,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     const auto t0 = std::chrono::steady_clock::now();
     const sc_time limit(s.max_sim_ns, sc_core::SC_NS);
-    if (!options.progress) {
+    bool timed_out = false;
+    if (!options.progress && options.timeout_seconds <= 0) {
         sys.gpu.run_ahead_until(limit);
         sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
     } else {
@@ -313,7 +314,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
                 (l.draw ? p.draws : p.kernels) += l.instances;
                 (l.draw ? p.draws_done : p.kernels_done) += l.ended;
             }
-            options.progress(p);
+            if (options.progress) options.progress(p);
         };
         sc_time slice(1, sc_core::SC_US);
         auto reported = clock::now();
@@ -323,7 +324,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         while (!hang && sc_core::sc_pending_activity() &&
                sc_core::sc_time_to_pending_activity() <= limit - sc_core::sc_time_stamp()) {
             const auto start = clock::now();
-            const sc_time step = std::min(slice, limit - sc_core::sc_time_stamp());
+            // (at least up to the next activity: a slice with none would return at once, time
+            // not moved, and SystemC warns of an sc_start without activity)
+            const sc_time step = std::min(std::max(slice, sc_core::sc_time_to_pending_activity()), limit - sc_core::sc_time_stamp());
             sys.gpu.run_ahead_until(sc_core::sc_time_stamp() + step);
             sc_core::sc_start(step, sc_core::SC_EXIT_ON_STARVATION);
             const double took = std::chrono::duration<double>(clock::now() - start).count();
@@ -332,6 +335,11 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             if (std::chrono::duration<double>(clock::now() - reported).count() >= options.progress_seconds) {
                 report();
                 reported = clock::now();
+            }
+            if (options.timeout_seconds > 0 &&
+                std::chrono::duration<double>(clock::now() - t0).count() >= options.timeout_seconds) {
+                timed_out = true;
+                break;
             }
         }
         report();
@@ -344,7 +352,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     // to happen, so whatever is unfinished waits for something that never comes: a hang too.
     std::string unfinished = "did not complete by max_sim_ns";
     const char* hang_cause = "watchdog";
-    if (hang) {
+    if (timed_out) {
+        unfinished = "did not complete: the run was stopped at its host-time limit (--timeout " +
+                     format_number(options.timeout_seconds) + " s)";
+    } else if (hang) {
         unfinished = "did not complete: the watchdog stopped the run (no forward progress from " +
                      fmt_ns(ns_of(hang->since)) + " to " + fmt_ns(ns_of(hang->at)) + " ns)";
     } else if (!sc_core::sc_pending_activity()) {
@@ -658,8 +669,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     const bool kernels_failed = std::any_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return k.status != "ok"; });
     const bool draws_failed = std::any_of(ur.draws.begin(), ur.draws.end(), [](const DrawRecord& d) { return d.status != "ok"; });
-    out.ok = !kernels_failed && !draws_failed && r.errors.empty() && protocol.clean();
-    r.status = out.ok ? "ok" : "error";
+    out.ok = !timed_out && !kernels_failed && !draws_failed && r.errors.empty() && protocol.clean();
+    out.timed_out = timed_out;
+    r.status = timed_out ? "partial" : out.ok ? "ok" : "error";
     if (hang)
         r.hang = HangRecord{hang_cause, ns_of(hang->at), ns_of(hang->since), hang->in_flight, hang->state};
     const auto& mc = s.platform.memory;
@@ -720,7 +732,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     bool failures_expected = false;
     for (const Expectation& e : s.expect)
         failures_expected |= e.kernel.empty() && (e.metric == "kernels_failed" || e.metric == "draws_failed");
-    out.exit_code = out.expectations_passed && (out.ok || failures_expected) && protocol.clean() ? 0 : 1;
+    out.exit_code = timed_out ? 3 : out.expectations_passed && (out.ok || failures_expected) && protocol.clean() ? 0 : 1;
 
     if (options.vcd) out.vcd = rec.vcd_text();
     if (options.trace) {

@@ -36,6 +36,10 @@ struct RunOptions {
     // end. The run then goes in slices of simulated time; the results are the same.
     std::function<void(const Progress&)> progress;
     double progress_seconds = 0.25;
+    // Host seconds the run may take (0: no limit; `gpuvp run --timeout`). Past it the run stops
+    // at the end of its current slice of simulated time: its results say what it reached, with
+    // status `partial`, and its exit code is 3. The run goes in slices as with `progress`.
+    double timeout_seconds = 0;
 };
 
 // A variant's own output, in a run of a scenario with `variants:`.
@@ -55,8 +59,9 @@ struct RunOutput {
     std::string vcd;      // the key signals as a VCD (empty unless RunOptions::vcd)
     std::string table;    // the launch-latency breakdown for people
     bool ok = false;                 // status "ok"
+    bool timed_out = false;          // stopped at RunOptions::timeout_seconds: status "partial"
     bool expectations_passed = true;
-    int exit_code = 0;               // 0 ok, 1 an expectation (or an unexpected kernel error) failed
+    int exit_code = 0;               // 0 ok, 1 an expectation (or an unexpected kernel error) failed, 3 timed out
     double host_seconds = 0;
     double sim_end_ns = 0;
     uint64_t warp_instructions = 0;

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -137,13 +138,14 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     for (size_t i = 0; i < s.variants.size(); ++i) {
         const std::string dir = tmp + "/" + std::to_string(i);
         fs::create_directories(dir);
-        jobs.push_back({&s.variants[i], dir, options.trace, false, true, options.trace_limit, options.check_protocol});
+        jobs.push_back({&s.variants[i], dir, options.trace, false, true, options.trace_limit, options.check_protocol,
+                        options.timeout_seconds});
     }
     size_t ended = 0;
     const std::vector<int> codes = run_batch(jobs, parallel, [&](size_t i, int code) {
         if (options.progress)
             std::fprintf(stderr, "  variant %s done (%zu/%zu)%s\n", s.variants[i].variant.c_str(), ++ended, jobs.size(),
-                         code == 0 ? "" : code == 1 ? ": failed" : ": error");
+                         code == 0 ? "" : code == 1 ? ": failed" : code == 3 ? ": stopped at --timeout" : ": error");
     });
 
     RunOutput out;
@@ -168,9 +170,9 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
         }
         // A child that failed (2, or killed) may have left a trace half written: none then.
         out.variants.push_back({v.variant, results_text(r), read ? std::make_shared<const RunRecord>(r) : nullptr,
-                                codes[i] <= 1 ? slurp(jobs[i].dir + "/trace.json") : "",
+                                codes[i] <= 1 || codes[i] == 3 ? slurp(jobs[i].dir + "/trace.json") : "",
                                 nullptr});  // (the report reads the text: another process's file)
-        if (codes[i] > 1)
+        if (codes[i] == 2 || codes[i] >= 128)
             std::fprintf(stderr, "gpuvp: %s: variant %s %s\n", s.file.c_str(), v.variant.c_str(),
                          codes[i] >= 128 ? ("was killed by signal " + std::to_string(codes[i] - 128)).c_str()
                                          : "could not run (exit 2)");
@@ -218,7 +220,8 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
         cross << "  " << (pass ? "pass" : "FAIL") << "  " << e.compare << "   (" << cell(a) << " against "
               << (e.factor == 1 ? "" : factor_text(e.factor) + " * ") << cell(b) << ")\n";
     }
-    all->status = ok ? "ok" : "error";
+    const bool timed_out = std::find(codes.begin(), codes.end(), 3) != codes.end();
+    all->status = timed_out ? "partial" : ok ? "ok" : "error";
     all->host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     all->expectations = std::move(expectations);
     all->variants = std::move(variants);
@@ -227,9 +230,12 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     out.trace = out.variants.front().trace;
     out.ok = ok;
     out.expectations_passed = passed;
-    // 0, 1 an expectation (or a kernel) failed, 2 a variant could not run or was killed.
-    out.exit_code = passed ? 0 : 1;
-    for (int c : codes) out.exit_code = std::max(out.exit_code, std::min(c, 2));
+    // 0, 1 an expectation (or a kernel) failed, 3 a variant stopped at its timeout, 2 a variant
+    // could not run or was killed (which wins).
+    out.timed_out = timed_out;
+    out.exit_code = timed_out ? 3 : passed ? 0 : 1;
+    for (int c : codes)
+        if (c == 2 || c >= 128) out.exit_code = 2;
     out.host_seconds = *all->host_seconds;
     out.sim_end_ns = all->unfinished ? 0.0 : all->sim_end_ns;
     out.record = all;

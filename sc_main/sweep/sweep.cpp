@@ -86,6 +86,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     for (size_t i = 0; i < points.size(); ++i) {
         mkdir(point_dir(i).c_str(), 0755);
         jobs.push_back({&scenarios[i], point_dir(i), options.trace, false, false});
+        jobs.back().timeout_seconds = options.timeout_seconds;
     }
     const std::vector<int> codes = run_batch(jobs, options.jobs);
 
@@ -112,7 +113,9 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
     out.points = points.size();
     for (size_t i = 0; i < points.size(); ++i) {
-        out.exit_code = std::max(out.exit_code, std::min(codes[i], 2));  // a killed point (128 + N) counts as 2
+        // The worst point's: could not run or killed (2) over timed out (3) over failed (1).
+        const int code = codes[i] == 2 || codes[i] >= 128 ? 2 : codes[i];
+        if (code == 2 || out.exit_code != 2) out.exit_code = code == 2 ? 2 : std::max(out.exit_code, code);
         std::ifstream f(point_dir(i) + "/results.json");
         std::stringstream text;
         text << f.rdbuf();
@@ -129,6 +132,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
                 problems = run_problems(read_results(fields::json::parse(text.str()))).lines();
             } catch (...) {  // no results: it did not run
             }
+            if (codes[i] == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(options.timeout_seconds) + " s)");
             if (problems.empty())
                 problems.push_back(codes[i] >= 128 ? "the run was killed by signal " + std::to_string(codes[i] - 128)
                                                    : "the run failed (exit " + std::to_string(codes[i]) + ")");

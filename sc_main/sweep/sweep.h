@@ -20,6 +20,7 @@ struct SweepOptions {
     unsigned jobs = 1;    // points run at once
     bool trace = false;   // trace.json for every point
     std::string platform_file;  // --platform FILE: laid over the scenario's platform at every point; empty: none
+    double timeout_seconds = 0;  // each point's host-time limit (RunOptions::timeout_seconds); 0: none
 };
 
 struct SweepOutput {
@@ -31,7 +32,7 @@ struct SweepOutput {
     // in point order; empty when every point passed.
     std::vector<std::string> failures;
     size_t points = 0, failed_points = 0;
-    int exit_code = 0;  // 0 all ok, 1 a point failed an expectation or a kernel, 2 a point could not run
+    int exit_code = 0;  // 0 all ok, 1 a point failed an expectation or a kernel, 3 a point timed out, 2 a point could not run
 };
 
 // Splits "V1,V2,..." at the commas outside brackets, braces and quotes ("[1,2],[3,4]" is two

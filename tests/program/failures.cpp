@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
@@ -106,4 +107,55 @@ TEST_CASE("a sweep's rows say FAIL and why, and its failing points are named on 
     const Ran quiet = gpuvp_cli("sweep " + file + " --set platform.memory.host_latency_ns=1,5000 --quiet");
     CHECK(quiet.out.empty());
     CHECK_THAT(quiet.err, Contains("1 of 2 points failed"));
+}
+
+namespace {
+const std::string kSource = GPUVP_SOURCE_DIR;
+const std::string kLong = kSource + "/scenarios/bench/compute.yaml";  // seconds of host time
+
+std::string without_host_seconds(std::string results) {
+    const size_t at = results.find("\"host_seconds\": ");
+    if (at != std::string::npos) results.erase(at, results.find(',', at) - at);
+    return results;
+}
+}  // namespace
+
+TEST_CASE("a run past its --timeout stops cleanly: status partial, what it reached written, exit code 3", "[cli][failures][timeout]") {
+    const std::string dir = temp_dir() + "/out";
+    const Ran r = gpuvp_cli("run " + kLong + " --timeout 0.2 --no-trace --quiet --out " + dir);
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.err, Contains("gpuvp: " + kLong + ": stopped after 0.2 s of host time (--timeout), at "));
+    CHECK_THAT(r.err, Contains("kernel compute: did not complete: the run was stopped at its host-time limit (--timeout 0.2 s)"));
+    CHECK_THAT(r.err, Contains("the results are in " + dir + "/results.json"));
+    const std::string results = slurp(dir + "/results.json");
+    CHECK_THAT(results, Contains("\"status\": \"partial\""));
+    CHECK_THAT(results, Contains("\"sim_end_ns\": "));
+    CHECK(results.find("\"sim_end_ns\": 0.0,") == std::string::npos);  // it got somewhere
+    // A limit the run does not reach changes nothing: the same results, byte for byte.
+    const std::string fast = kSource + "/scenarios/default.yaml";
+    const std::string a = temp_dir() + "/a", b = temp_dir() + "/b";
+    CHECK(gpuvp_cli("run " + fast + " --quiet --no-trace --out " + a).exit_code == 0);
+    CHECK(gpuvp_cli("run " + fast + " --quiet --no-trace --timeout 600 --out " + b).exit_code == 0);
+    CHECK(without_host_seconds(slurp(a + "/results.json")) == without_host_seconds(slurp(b + "/results.json")));
+    // Bad limits are bad input.
+    CHECK(gpuvp_cli("run " + fast + " --timeout 0").exit_code == 2);
+    CHECK(gpuvp_cli("run " + fast + " --timeout -1").exit_code == 2);
+    CHECK_THAT(gpuvp_cli("run " + fast + " --timeout soon").err, Contains("wants a number of seconds greater than 0"));
+}
+
+TEST_CASE("a sweep point or a regress case past its --timeout is reported as timed out", "[cli][failures][timeout]") {
+    const Ran sweep = gpuvp_cli("sweep " + kLong + " --set platform.sms=2,4 --timeout 0.2 --quiet");
+    CHECK(sweep.exit_code == 3);
+    CHECK_THAT(sweep.err, Contains("2 of 2 points failed"));
+    CHECK_THAT(sweep.err, Contains("platform.sms=2: timed out (--timeout 0.2 s)"));
+    const std::string dir = temp_dir() + "/cases";
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(kLong, dir + "/long.yaml");
+    std::filesystem::copy_file(kSource + "/scenarios/default.yaml", dir + "/quick.yaml");
+    const Ran regress = gpuvp_cli("regress " + dir + " --timeout 0.2 -j 1");
+    CHECK(regress.exit_code == 1);
+    CHECK_THAT(regress.out, Contains("long.yaml   timeout"));
+    CHECK_THAT(regress.out, Contains("    timed out: stopped after 0.2 s of host time (--timeout)"));
+    CHECK_THAT(regress.out, Contains("quick.yaml  pass"));
+    CHECK_THAT(regress.out, Contains("2 scenarios: 1 passed, 0 failed, 1 timed out, 0 errors"));
 }
