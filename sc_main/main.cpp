@@ -1,5 +1,6 @@
 // gpuvp: the command line (CLI11). `gpuvp help` lists the commands, `gpuvp CMD --help` a
-// command's options. Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input.
+// command's options. Exit codes: 0 ok, 1 an expectation (or a kernel) failed, 2 bad input, 3 a
+// run stopped at its --timeout.
 #include <gpuvp/platform/gpu_config.h>
 #include <gpuvp/platform/presets.h>
 #include "sc_main/regress/regress.h"
@@ -42,7 +43,8 @@ namespace {
 // can be before sc_main runs, so the setting is made during static initialisation.
 const bool kQuietBanner = setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0) == 0;
 
-const char* kExitCodes = "Exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input.";
+const char* kExitCodes =
+    "Exit codes: 0 ok, 1 an expectation or a kernel failed, 2 bad input, 3 a run stopped at its --timeout.";
 
 // What a command does once its arguments are parsed; returns the exit code.
 using Action = std::function<int()>;
@@ -870,7 +872,15 @@ int parse_error(const CLI::App& gpuvp, const CLI::ParseError& e, const std::vect
 
 }  // namespace
 
+// SystemC's reports (the --log lines, SystemC's own warnings) on stderr, apart from the tables
+// on stdout; everything else as SystemC's own handler does it.
+void report_to_stderr(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
+    if (actions & sc_core::SC_DISPLAY) std::cerr << sc_core::sc_report_compose_message(report) << std::endl;
+    sc_core::sc_report_handler::default_handler(report, actions & ~sc_core::SC_DISPLAY);
+}
+
 int sc_main(int argc, char** argv) {
+    sc_core::sc_report_handler::set_handler(report_to_stderr);
     CLI::App gpuvp("gpuvp: a SystemC/TLM-2.0 virtual platform of a GPU's dispatch front end.", "gpuvp");
     gpuvp.set_help_flag("-h,--help", "print this help and exit");
     gpuvp.set_version_flag("--version", "gpuvp " GPUVP_VERSION, "print the version and exit");

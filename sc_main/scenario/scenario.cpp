@@ -1422,9 +1422,14 @@ const Schema<Scenario>& scenario_schema() {
 // (kernels.NAME becomes kernels[i]). `bad` makes the error that names where the override is.
 // `created`: gets the path of the first key the override had to make (a map or a key the
 // document did not have), so an error found there is blamed on --set.
-std::string apply_override(Node& root, const std::string& key, const Node& val,
+std::string apply_override(Node& root, const std::string& given, const Node& val,
                            const std::function<ScenarioError(const std::string&)>& bad,
                            std::vector<std::string>* created = nullptr) {
+    // The names `gpuvp params` prints stand for the scenario's: gpu.policy.X is policy.X, gpu.X
+    // platform.X (no scenario key is called gpu).
+    const std::string key = given.rfind("gpu.policy.", 0) == 0 ? given.substr(4)
+                            : given.rfind("gpu.", 0) == 0      ? "platform." + given.substr(4)
+                                                               : given;
     bool made = false;
     std::vector<std::variant<std::string, size_t>> path;  // names and [indices]
     for (size_t i = 0; i < key.size();) {

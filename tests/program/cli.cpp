@@ -558,6 +558,11 @@ using Catch::Matchers::Contains;
 TEST_CASE("gpuvp run log option prints the named blocks and refuses unknown levels and blocks", "[cli][log]") {
     Result r = cli("run " + kDefault + " --quiet --log cp=high");
     CHECK(r.exit_code == 0);
+    // On stderr, apart from the tables on stdout.
+    const std::string out = gpuvp::test::temp_dir() + "/stdout";
+    cli("run " + kDefault + " --log cp=high 2>/dev/null >" + out + "; true");
+    CHECK_THAT(slurp(out), Contains("simulated"));  // the table
+    CHECK(slurp(out).find("Info:") == std::string::npos);
     CHECK_THAT(r.output, Contains("Info: gpuvp/cp: ") && Contains("system.gpu.cp: kernel slot 0 completed"));
     CHECK(r.output.find("gpuvp/sm") == std::string::npos);
     CHECK(cli("run " + kDefault + " --quiet").output.find("Info:") == std::string::npos);  // quiet unless asked

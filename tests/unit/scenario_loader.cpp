@@ -1144,3 +1144,17 @@ kernels:
         CHECK(s.workload.kernels[0].publish_doorbell == KernelSpec::PublishDoorbell::before);
     }
 }
+
+TEST_CASE("scenario: --set takes the names gpuvp params prints (gpu.X for platform.X, gpu.policy.X for policy.X)", "[scenario][set]") {
+    const Scenario s = parse_scenario(kMinimal, "t.yaml", {{"gpu.sm.warp_slots", "32"}, {"gpu.policy.dispatch", "priority-warp"}, {"gpu.sms", "3"}});
+    CHECK(s.platform.sm.warp_slots == 32);
+    CHECK(s.platform.sms == 3);
+    CHECK(s.policy.dispatch == DispatchPolicy::priority_warp);
+    try {
+        parse_scenario(kMinimal, "t.yaml", {{"gpu.sm.warp_slotz", "32"}});
+        FAIL("no error");
+    } catch (const ScenarioError& e) {
+        CHECK(e.file() == "--set");
+        CHECK_THAT(e.what(), Contains("did you mean 'warp_slots'"));
+    }
+}
