@@ -257,6 +257,11 @@ struct BigRun {
     gpuvp::Overrides overrides;
 };
 
+// A line on stderr as each benchmark starts, when stderr is a terminal (a line may take seconds).
+void starting(const std::string& what) {
+    if (isatty(2)) std::fprintf(stderr, "gpuvp_bench: %s ...\n", what.c_str());
+}
+
 int big_runs(const std::string& dir) {
     const BigRun runs[] = {
         {"grid of 2^16 blocks", "grid-1m-blocks.yaml", {{"kernels.grid.grid", "[4194304]"}}},
@@ -271,6 +276,7 @@ int big_runs(const std::string& dir) {
     for (const BigRun& r : runs)
         for (bool trace : {false, true}) {
             Measure m{};
+            starting(std::string(r.label) + (trace ? ", traced" : ", --no-trace"));
             const auto t0 = std::chrono::steady_clock::now();
             const bool ok = whole_run(dir + "/" + r.file, m, r.overrides, trace);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -283,7 +289,24 @@ int big_runs(const std::string& dir) {
 
 }  // namespace
 
+// The bundled scenarios and traces: installed beside the program (PREFIX/share/gpuvp for
+// PREFIX/bin/gpuvp_bench, `cmake --install`), else the source tree's.
+struct DataDirs {
+    std::string scenarios, traces;
+};
+DataDirs data_dirs() {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const std::filesystem::path share = exe.parent_path().parent_path() / "share" / "gpuvp";
+        if (std::filesystem::is_directory(share / "scenarios" / "bench", ec))
+            return {(share / "scenarios").string(), (share / "traces").string()};
+    }
+    return {GPUVP_SOURCE_DIR "/scenarios", GPUVP_SOURCE_DIR "/examples/traces"};
+}
+
 int sc_main(int argc, char** argv) {
+    const DataDirs data = data_dirs();
     const std::string first = argc > 1 ? argv[1] : "";
     if (first == "-h" || first == "--help" || (first.rfind("-", 0) == 0 && first != "--big" && first != "--quick") ||
         argc > 3 || (argc == 3 && first != "--big" && first != "--quick")) {
@@ -292,16 +315,17 @@ int sc_main(int argc, char** argv) {
                      "       gpuvp_bench --quick [SCENARIO_DIR]  the same without the scaling table\n"
                      "       gpuvp_bench --big [DIR]             big grids and long queues (default: %s)\n"
                      "docs/performance.md explains every figure.\n",
-                     GPUVP_SOURCE_DIR "/scenarios/bench", GPUVP_SOURCE_DIR "/scenarios/big");
+                     (data.scenarios + "/bench").c_str(), (data.scenarios + "/big").c_str());
         return first == "-h" || first == "--help" ? 0 : 2;
     }
-    if (argc > 1 && std::string(argv[1]) == "--big") return big_runs(argc > 2 ? argv[2] : GPUVP_SOURCE_DIR "/scenarios/big");
+    if (argc > 1 && std::string(argv[1]) == "--big") return big_runs(argc > 2 ? argv[2] : data.scenarios + "/big");
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     const int dir_arg = quick ? 2 : 1;
-    const std::string dir = argc > dir_arg ? argv[dir_arg] : GPUVP_SOURCE_DIR "/scenarios/bench";
+    const std::string dir = argc > dir_arg ? argv[dir_arg] : data.scenarios + "/bench";
     int failures = 0;
     Measure m{};
     double instruction_rate = 0, event_rate = 0;
+    starting("compute (compute.yaml)");
     if (measure(dir + "/compute.yaml", m)) {
         instruction_rate = m.instructions / m.host_seconds;
         std::printf("compute:      %12.0f warp-instructions per host second  (%llu instructions, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
@@ -310,6 +334,7 @@ int sc_main(int argc, char** argv) {
         std::printf("compute:      failed\n");
         ++failures;
     }
+    starting("warps (warps.yaml)");
     if (measure(dir + "/warps.yaml", m)) {
         std::printf("warps:        %12.0f warps per host second              (%llu warps of %.1f instructions, %llu blocks, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
                     m.warps / m.host_seconds, m.warps, double(m.instructions) / double(m.warps), m.blocks, m.host_seconds,
@@ -318,6 +343,7 @@ int sc_main(int argc, char** argv) {
         std::printf("warps:        failed\n");
         ++failures;
     }
+    starting("launch storm (launch_storm.yaml)");
     if (measure(dir + "/launch_storm.yaml", m)) {
         std::printf("launch storm: %12.0f kernel launches per host second    (%llu kernels, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
                     m.kernels / m.host_seconds, m.kernels, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
@@ -327,6 +353,7 @@ int sc_main(int argc, char** argv) {
     }
     // The same two kernels 10 us apart tell the idle second's own cost from the launches'.
     Measure near{};
+    starting("idle (idle.yaml)");
     if (measure(dir + "/idle.yaml", m) && measure(dir + "/idle.yaml", near, {{"kernels.second.submit_ns", "10000"}})) {
         std::printf("idle:         %12.3f ms host for %.3f s simulated, nearly all of it idle  (%llu kernels; %.3f ms with them 10 us apart; %.1f MB peak)\n",
                     m.host_seconds * 1e3, m.sim_ns / 1e9, m.kernels, near.host_seconds * 1e3, mb(m.peak_kb));
@@ -334,6 +361,7 @@ int sc_main(int argc, char** argv) {
         std::printf("idle:         failed\n");
         ++failures;
     }
+    starting("locks (locks.yaml)");
     if (measure(dir + "/locks.yaml", m)) {
         std::printf("locks:        %12.0f lock acquisitions per host second  (%llu acquisitions, %llu instructions, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
                     m.acquisitions / m.host_seconds, m.acquisitions, m.instructions, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
@@ -341,6 +369,7 @@ int sc_main(int argc, char** argv) {
         std::printf("locks:        failed\n");
         ++failures;
     }
+    starting("draws (draws.yaml)");
     if (measure(dir + "/draws.yaml", m)) {
         std::printf("draws:        %12.0f shading tasks per host second      (%llu tasks, %.3f s host, %.1f us simulated, %.1f MB peak)\n",
                     m.tasks / m.host_seconds, m.tasks, m.host_seconds, m.sim_ns / 1000, mb(m.peak_kb));
@@ -348,6 +377,7 @@ int sc_main(int argc, char** argv) {
         std::printf("draws:        failed\n");
         ++failures;
     }
+    starting("SystemC's timed-event rate");
     if (ping_pong(20000000, m)) {
         event_rate = m.instructions / m.host_seconds;
         std::printf("SystemC:      %12.0f timed events per host second       (SC_METHOD ping-pong, %llu events, %.3f s host, %.1f MB peak)\n",
@@ -359,6 +389,7 @@ int sc_main(int argc, char** argv) {
     if (instruction_rate > 0 && event_rate > 0)
         std::printf("ratio:        %12.3f warp-instructions per SystemC timed event's host time (compute rate / SystemC rate)\n",
                     instruction_rate / event_rate);
+    starting("whole run (launch_storm.yaml)");
     if (whole_run(dir + "/launch_storm.yaml", m)) {
         const double total = m.load_seconds + m.run_seconds + m.write_seconds;
         std::printf("whole run:    %12.3f s host for `gpuvp run launch_storm.yaml --out DIR`  (%.1f times the simulation; scenario file %.3f s, "
@@ -371,7 +402,8 @@ int sc_main(int argc, char** argv) {
     }
     // Real workloads: profiler traces replayed (the V100 trace only in the full run: minutes).
     auto replay_line = [&](const char* label, const char* name) {
-        if (replay(GPUVP_SOURCE_DIR "/examples/traces/" + std::string(name), m)) {
+        starting(std::string("replay of ") + name);
+        if (replay(data.traces + "/" + name, m)) {
             std::printf("%-13s %12.0f warps per host second              (%s: %llu kernels, %llu blocks, %llu warps, %llu instructions, "
                         "%.3f s host, %.3f ms simulated, %.1f MB peak)\n",
                         label, m.warps / m.host_seconds, name, m.kernels, m.blocks, m.warps, m.instructions, m.host_seconds,
@@ -383,7 +415,8 @@ int sc_main(int argc, char** argv) {
     };
     replay_line("replay:", "a100-alexnet-step.json.gz");
     if (!quick) replay_line("replay V100:", "v100-training-4350-kernels.json.gz");
-    const std::string trace = GPUVP_SOURCE_DIR "/examples/traces/v100-training-4350-kernels.json.gz";
+    const std::string trace = data.traces + "/v100-training-4350-kernels.json.gz";
+    starting("import of the V100 trace");
     if (import_trace(trace, 1, m)) {
         std::printf("import:       %12.0f kernels per host second            (read_profiler_trace of the V100 trace: %llu kernels, "
                     "%.1f MB of JSON, %.3f s host, %.1f MB/s; its read and gunzip alone %.3f s; then as a scenario %.3f s; "
@@ -396,6 +429,7 @@ int sc_main(int argc, char** argv) {
     }
     // A trace of about 20 000 kernels (the V100 trace five times over): read at the rate above,
     // 50 MB of JSON take about 50 / (MB/s) s more.
+    starting("import of the V100 trace five times over");
     if (import_trace(trace, 5, m)) {
         std::printf("import 20k:   %12.3f s host for a trace as a scenario    (the V100 trace 5 times over: %llu kernels; "
                     "reading it 5 x %.3f s, as a scenario %.3f s; %.1f MB peak)\n",
@@ -413,6 +447,7 @@ int sc_main(int argc, char** argv) {
     for (unsigned sms : {8u, 16u, 32u, 64u, 80u, 128u, 304u}) {
         const gpuvp::Overrides o = {{"platform.sms", std::to_string(sms)},
                                     {"kernels.compute.grid", "[" + std::to_string(4096u * sms) + "]"}};
+        starting("scaling, " + std::to_string(sms) + " SMs");
         if (!measure(dir + "/compute.yaml", m, o)) {
             std::printf("  %5u failed\n", sms);
             ++failures;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -344,10 +345,16 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         if (!log.empty()) options.log = log;
         options.vcd = !a.vcd_file.empty();
         if (!a.quiet && isatty(2))  // a progress line on a terminal, rewritten in place
-            options.progress = [](const gpuvp::Progress& p) {
+            options.progress = [started = std::chrono::steady_clock::now()](const gpuvp::Progress& p) {
                 std::fprintf(stderr, "\r  simulated %.1f us, kernels %zu/%zu done", p.sim_ns / 1000, p.kernels_done,
                              p.kernels);
                 if (p.draws) std::fprintf(stderr, ", draws %zu/%zu", p.draws_done, p.draws);
+                // The work known ahead: the share of kernels and draws done, and the time left at that pace.
+                const double all = double(p.kernels + p.draws), done = double(p.kernels_done + p.draws_done);
+                if (all > 0 && done > 0 && done < all) {
+                    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+                    std::fprintf(stderr, " (%.0f %%, about %.0f s left)", 100 * done / all, elapsed * (all - done) / done);
+                }
                 std::fprintf(stderr, "   ");
             };
         out = gpuvp::run_variants(scenario, options, a.jobs);
@@ -599,7 +606,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     if (!a.out_dir.empty() && !make_dirs(a.out_dir))
         return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
     try {
-        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform, a.timeout});
+        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform, a.timeout, !a.quiet && isatty(2) != 0});
         if (!a.quiet) {
             std::cout << s.table;
             std::cout << s.points << (s.points == 1 ? " point: " : " points: ") << s.points - s.failed_points << " passed, "

@@ -71,6 +71,19 @@ std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
     return codes;
 }
 
+std::string batch_progress(size_t done, size_t total, size_t failed, unsigned parallel, double elapsed) {
+    std::string s = "[" + std::to_string(done) + "/" + std::to_string(total) + "]";
+    const size_t running = std::min<size_t>(std::max(1u, parallel), total - done);
+    if (running) s += " " + std::to_string(running) + " running,";
+    s += " " + std::to_string(failed) + " failed";
+    if (done < total && done > 0) {
+        char b[48];
+        std::snprintf(b, sizeof b, ", about %.0f s left", elapsed / double(done) * double(total - done));
+        s += b;
+    }
+    return s;
+}
+
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";

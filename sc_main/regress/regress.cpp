@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -149,10 +150,15 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         jobs.push_back(job);
         job_case.push_back(i);
     }
-    size_t ended = 0;
+    size_t ended = 0, failing = 0;
+    const auto started = std::chrono::steady_clock::now();
     const std::vector<int> codes = run_batch(jobs, options.jobs, [&](size_t j, int code) {
+        ++ended;
+        failing += code != 0;
         if (options.progress)
-            std::cerr << "[" << ++ended << "/" << jobs.size() << "] " << files[job_case[j]] << " "
+            std::cerr << batch_progress(ended, jobs.size(), failing, options.jobs,
+                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
+                      << "  " << files[job_case[j]] << " "
                       << (code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "timeout" : "error") << std::endl;
     });
     for (size_t j = 0; j < jobs.size(); ++j) {

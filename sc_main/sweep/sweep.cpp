@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -88,7 +89,20 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         jobs.push_back({&scenarios[i], point_dir(i), options.trace, false, false});
         jobs.back().timeout_seconds = options.timeout_seconds;
     }
-    const std::vector<int> codes = run_batch(jobs, options.jobs);
+    size_t ended = 0, failing = 0;
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<int> codes = run_batch(jobs, options.jobs, [&](size_t i, int code) {
+        ++ended;
+        failing += code != 0;
+        if (!options.progress) return;
+        std::string where;
+        for (size_t a = 0; a < axes.size(); ++a) where += (a ? " " : "") + axes[a].key + "=" + points[i][a];
+        std::fprintf(stderr, "%s  %s %s\n",
+                     batch_progress(ended, jobs.size(), failing, options.jobs,
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
+                         .c_str(),
+                     where.c_str(), code == 0 ? "pass" : code == 1 ? "FAIL" : code == 3 ? "timed out" : "error");
+    });
 
     // The CSV and the table, in point order.
     std::ostringstream csv, table, locks, lock_table;

@@ -21,6 +21,7 @@ struct SweepOptions {
     bool trace = false;   // trace.json for every point
     std::string platform_file;  // --platform FILE: laid over the scenario's platform at every point; empty: none
     double timeout_seconds = 0;  // each point's host-time limit (RunOptions::timeout_seconds); 0: none
+    bool progress = false;       // a line on stderr as each point ends: done of total, running, failed, time left
 };
 
 struct SweepOutput {

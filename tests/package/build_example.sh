@@ -1,6 +1,7 @@
 #!/bin/sh
 # The installed package, used as an SoC team uses it (ctest: package:soc-example):
-#   1. cmake --install BUILD --prefix TMP/prefix
+#   1. cmake --install BUILD --prefix TMP/prefix; the installed gpuvp runs a bundled scenario
+#      from PREFIX/share/gpuvp, and gpuvp_bench defaults to it
 #   2. a copy of examples/soc, outside the source tree, configured with
 #      -DCMAKE_PREFIX_PATH=TMP/prefix (same compiler, build type and generator), built
 #   3. run it: exit code 0 and "kernel done at X ns, signal 0"
@@ -23,6 +24,15 @@ prefix=$tmp/prefix
 
 echo "== cmake --install $build --prefix $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; exit 1; }
+
+# The programs and their data: gpuvp runs a bundled scenario from the prefix alone, and the
+# bench finds its scenarios there.
+echo "== the installed gpuvp and gpuvp_bench"
+"$prefix/bin/gpuvp" run "$prefix/share/gpuvp/scenarios/default.yaml" --quiet || { echo "FAIL: the installed gpuvp" >&2; exit 1; }
+"$prefix/bin/gpuvp" validate "$prefix/share/gpuvp/traces/a100-triton-one-kernel.json.gz" >/dev/null ||
+    { echo "FAIL: the installed traces" >&2; exit 1; }
+"$prefix/bin/gpuvp_bench" --help | grep -qF "$prefix/share/gpuvp/scenarios/bench" ||
+    { echo "FAIL: the installed bench does not default to the installed scenarios" >&2; exit 1; }
 
 # The package must not point back into the source or build tree.
 source_root=$(cd "$example/../.." && pwd)
