@@ -96,7 +96,7 @@ inline const PriorityMetric kPriorityMetrics[] = {
 // A kernel's (KernelRecord) or a draw's (DrawRecord) metrics, with what each means: the members
 // its `fields` marks kMetric; then `instances_ok`, `instances_failed` and, for each of those
 // members the `instances` summary spreads over the instances (InstancesSummary), its
-// `instance_<figure>_<min|mean|max>_ns`.
+// `instance_<figure>_<min|mean|max|p50|p90|p99>_ns`.
 struct EntryMetric {
     std::string name, meaning;
 };
@@ -113,7 +113,7 @@ std::vector<EntryMetric> entry_metrics() {
         own.push_back({std::string(name), doc.text});
         if (std::find(summarised.begin(), summarised.end(), name) == summarised.end()) return;
         const std::string figure(name.substr(0, name.size() - 3));  // response_ns: response
-        for (const char* stat : {"min", "mean", "max"})
+        for (const char* stat : {"min", "mean", "max", "p50", "p90", "p99"})
             spread.push_back({"instance_" + figure + "_" + stat + "_ns",
                               std::string("with instances: the ") + stat + " of " + std::string(name) + " over those that ended ok"});
     };

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -41,7 +42,35 @@ struct Spread {
         max = n ? std::max(max, v) : v;
         sum += v;
         ++n;
+        const uint64_t ps = uint64_t(std::llround(std::max(0.0, v) * 1000));
+        Bucket& b = buckets_[bucket_of(ps)];
+        ++b.count;
+        b.max = std::max(b.max, v);
     }
+    // The p-th percentile (0 < p <= 1): the largest value seen in the bucket that holds the
+    // ceil(p * n)-th smallest value. Buckets are 1/1024 of their value wide (values below
+    // 1.024 ns: 1 ps), so this is an observed value within 0.1 % of the exact percentile, in
+    // memory bounded by the buckets used, not by n. (n > 0.)
+    double percentile(double p) const {
+        const uint64_t rank = std::max<uint64_t>(1, uint64_t(std::ceil(p * double(n))));
+        uint64_t seen = 0;
+        for (const auto& [key, b] : buckets_)
+            if ((seen += b.count) >= rank) return b.max;
+        return max;
+    }
+
+private:
+    struct Bucket {
+        uint64_t count = 0;
+        double max = 0;
+    };
+    // The value's top 11 significant bits and its magnitude: exact below 1024 ps.
+    static uint64_t bucket_of(uint64_t ps) {
+        if (ps < 1024) return ps;
+        const int e = 63 - __builtin_clzll(ps);  // >= 10
+        return (uint64_t(e - 9) << 10) | ((ps >> (e - 10)) & 1023);
+    }
+    std::map<uint64_t, Bucket> buckets_;  // in value order
 };
 
 // What the instances of one kernel (or draw) did, folded in as each completes.

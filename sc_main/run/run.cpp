@@ -39,7 +39,8 @@ std::string fmt_ns(double v) {
     return b;
 }
 
-// "  kernel k: 1000 instances, 1000 ok; per instance, min / mean / max ns: launch 1.0 / 2.0 / 3.0, ..."
+// "  kernel k: 1000 instances, 1000 ok; per instance, min / mean / max (p50 / p90 / p99) ns:
+// launch 1.0 / 2.0 / 3.0 (2.0 / 2.5 / 3.0), ..."
 std::string instances_line(const std::string& what, const InstancesSummary& in) {
     std::string line = "  " + what + ": " + std::to_string(in.count) + " instances, " + std::to_string(in.ok) + " ok";
     std::string figures;
@@ -47,11 +48,12 @@ std::string instances_line(const std::string& what, const InstancesSummary& in) 
         if (!sp || !sp->mean) return;
         figures += (figures.empty() ? "" : ", ") + std::string(name) + " " + fmt_ns(*sp->min) + " / " + fmt_ns(*sp->mean) +
                    " / " + fmt_ns(*sp->max);
+        if (sp->p50) figures += " (" + fmt_ns(*sp->p50) + " / " + fmt_ns(*sp->p90) + " / " + fmt_ns(*sp->p99) + ")";
     };
     figure("launch", in.launch_latency_ns ? &*in.launch_latency_ns : nullptr);
     figure("response", &in.response_ns);
     figure("turnaround", &in.turnaround_ns);
-    if (!figures.empty()) line += "; per instance, min / mean / max ns: " + figures;
+    if (!figures.empty()) line += "; per instance, min / mean / max (p50 / p90 / p99) ns: " + figures;
     return line + "\n";
 }
 
@@ -133,6 +135,9 @@ InstancesSummary instances_summary(const LaunchRecord& l, double interval_ns, co
             s.min = sp->min;
             s.mean = std::round(sp->sum / double(sp->n) * 1000) / 1000;
             s.max = sp->max;
+            s.p50 = sp->percentile(0.5);
+            s.p90 = sp->percentile(0.9);
+            s.p99 = sp->percentile(0.99);
         }
         return s;
     };

@@ -79,6 +79,19 @@ std::string comparison_table(const std::vector<std::string>& names, const std::v
     for (const KernelRecord& k : first.kernels) {
         if (++shown > 8) break;
         const std::string name = k.name;
+        if (k.instances) {  // the instances' spread, not instance 0's figures
+            for (const char* m : {"response_p50", "response_p99", "turnaround_p50", "turnaround_p99"})
+                row(name + ".instance_" + m + "_ns", [&](const RunRecord& r) {
+                    for (const KernelRecord& x : r.kernels)
+                        if (x.name == name && x.instances) {
+                            const Spread3& sp = std::string(m).rfind("response", 0) == 0 ? x.instances->response_ns : x.instances->turnaround_ns;
+                            const Omit<double>& v = std::string(m).find("p50") != std::string::npos ? sp.p50 : sp.p99;
+                            return v ? json(*v) : json(nullptr);
+                        }
+                    return json(nullptr);
+                });
+            continue;
+        }
         for (const char* m : {"response_ns", "turnaround_ns"})
             row(name + "." + m, [&](const RunRecord& r) {
                 for (const KernelRecord& x : r.kernels)

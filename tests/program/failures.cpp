@@ -159,3 +159,19 @@ TEST_CASE("a sweep point or a regress case past its --timeout is reported as tim
     CHECK_THAT(regress.out, Contains("quick.yaml  pass"));
     CHECK_THAT(regress.out, Contains("2 scenarios: 1 passed, 0 failed, 1 timed out, 0 errors"));
 }
+
+TEST_CASE("a kernel's instances have p50, p90 and p99, in results, in the table and as expectation metrics", "[cli][instances]") {
+    const std::string file = scenario("name: x\nkernels:\n  - name: tiny\n    instances: 200\n    interval_ns: 100\n"
+                                      "    program: [{op: valu}]\nexpect:\n"
+                                      "  - {kernel: tiny, metric: instance_turnaround_p99_ns, min: 1}\n"
+                                      "  - {kernel: tiny, metric: instance_response_p50_ns, max: 1}\n");
+    const std::string dir = temp_dir() + "/out";
+    const Ran r = gpuvp_cli("run " + file + " --no-trace --out " + dir);
+    CHECK(r.exit_code == 1);  // the p50 bound fails, the p99 one holds
+    CHECK_THAT(r.out, Contains("per instance, min / mean / max (p50 / p90 / p99) ns: launch "));
+    CHECK_THAT(r.err, Contains(":9: expectation failed: kernel tiny instance_response_p50_ns = "));
+    CHECK(r.err.find(":8:") == std::string::npos);
+    const std::string results = slurp(dir + "/results.json");
+    CHECK_THAT(results, Contains("\"p50\": "));
+    CHECK_THAT(results, Contains("\"p99\": "));
+}

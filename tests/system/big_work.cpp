@@ -173,7 +173,7 @@ expect:
     CHECK(r.results["totals"]["blocks_dispatched"] == 80);
     CHECK(r.results["queues"][0]["packets_processed"] == 40);
     for (const auto& e : r.results["expectations"]) CHECK(e["passed"] == true);
-    CHECK_THAT(r.out.table, Contains("kernel k: 40 instances, 40 ok; per instance, min / mean / max ns: launch "));
+    CHECK_THAT(r.out.table, Contains("kernel k: 40 instances, 40 ok; per instance, min / mean / max (p50 / p90 / p99) ns: launch "));
 }
 
 TEST_CASE("instances: the i-th is submitted interval_ns after the one before and named k[i] in the trace", "[big][instances]") {
@@ -267,7 +267,7 @@ expect:
     CHECK(r.results["usa"]["tasks"]["vertex"] == 48);
     CHECK(r.results["usa"]["tasks"]["pixel"] == 96);
     CHECK(r.results["totals"]["packets_processed"] == 12);
-    CHECK_THAT(r.out.table, Contains("draw frame: 12 instances, 12 ok; per instance, min / mean / max ns: response "));
+    CHECK_THAT(r.out.table, Contains("draw frame: 12 instances, 12 ok; per instance, min / mean / max (p50 / p90 / p99) ns: response "));
 }
 
 TEST_CASE("instances: the loader's keys and ranges and rules", "[big][instances][scenario]") {
