@@ -328,6 +328,13 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         sc_core::sc_start(sc_core::SC_ZERO_TIME);
         while (!hang && sc_core::sc_pending_activity() &&
                sc_core::sc_time_to_pending_activity() <= limit - sc_core::sc_time_stamp()) {
+            // Work is left: past the host-time limit the run stops here (a run that ends within
+            // its last slice is complete, however long it took).
+            if (options.timeout_seconds > 0 &&
+                std::chrono::duration<double>(clock::now() - t0).count() >= options.timeout_seconds) {
+                timed_out = true;
+                break;
+            }
             const auto start = clock::now();
             // (at least up to the next activity: a slice with none would return at once, time
             // not moved, and SystemC warns of an sc_start without activity)
@@ -340,11 +347,6 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
             if (std::chrono::duration<double>(clock::now() - reported).count() >= options.progress_seconds) {
                 report();
                 reported = clock::now();
-            }
-            if (options.timeout_seconds > 0 &&
-                std::chrono::duration<double>(clock::now() - t0).count() >= options.timeout_seconds) {
-                timed_out = true;
-                break;
             }
         }
         report();
