@@ -111,7 +111,9 @@ TEST_CASE("a sweep's rows say FAIL and why, and its failing points are named on 
 
 namespace {
 const std::string kSource = GPUVP_SOURCE_DIR;
-const std::string kLong = kSource + "/scenarios/bench/compute.yaml";  // seconds of host time
+// Hours of host time on any host: what a limit always stops.
+const char* kEndless = "name: endless\nkernels:\n  - name: spin\n    grid: [4096]\n    block: [256]\n"
+                       "    program:\n      - op: loop\n        count: 2000000000\n        body: [{op: valu, cycles: 4}]\n";
 
 std::string without_host_seconds(std::string results) {
     const size_t at = results.find("\"host_seconds\": ");
@@ -122,10 +124,11 @@ std::string without_host_seconds(std::string results) {
 
 TEST_CASE("a run past its --timeout stops cleanly: status partial, what it reached written, exit code 3", "[cli][failures][timeout]") {
     const std::string dir = temp_dir() + "/out";
-    const Ran r = gpuvp_cli("run " + kLong + " --timeout 0.2 --no-trace --quiet --out " + dir);
+    const std::string endless = scenario(kEndless);
+    const Ran r = gpuvp_cli("run " + endless + " --timeout 0.2 --no-trace --quiet --out " + dir);
     CHECK(r.exit_code == 3);
-    CHECK_THAT(r.err, Contains("gpuvp: " + kLong + ": stopped after 0.2 s of host time (--timeout), at "));
-    CHECK_THAT(r.err, Contains("kernel compute: did not complete: the run was stopped at its host-time limit (--timeout 0.2 s)"));
+    CHECK_THAT(r.err, Contains("gpuvp: " + endless + ": stopped after 0.2 s of host time (--timeout), at "));
+    CHECK_THAT(r.err, Contains("kernel spin: did not complete: the run was stopped at its host-time limit (--timeout 0.2 s)"));
     CHECK_THAT(r.err, Contains("the results are in " + dir + "/results.json"));
     const std::string results = slurp(dir + "/results.json");
     CHECK_THAT(results, Contains("\"status\": \"partial\""));
@@ -144,18 +147,19 @@ TEST_CASE("a run past its --timeout stops cleanly: status partial, what it reach
 }
 
 TEST_CASE("a sweep point or a regress case past its --timeout is reported as timed out", "[cli][failures][timeout]") {
-    const Ran sweep = gpuvp_cli("sweep " + kLong + " --set platform.sms=2,4 --timeout 0.2 --quiet");
+    const Ran sweep = gpuvp_cli("sweep " + scenario(kEndless) + " --set platform.sms=2,4 --timeout 0.2 --quiet");
     CHECK(sweep.exit_code == 3);
     CHECK_THAT(sweep.err, Contains("2 of 2 points failed"));
     CHECK_THAT(sweep.err, Contains("platform.sms=2: timed out (--timeout 0.2 s)"));
+    // A case that never ends and one that takes milliseconds (seconds under a sanitizer at most).
     const std::string dir = temp_dir() + "/cases";
     std::filesystem::create_directories(dir);
-    std::filesystem::copy_file(kLong, dir + "/long.yaml");
-    std::filesystem::copy_file(kSource + "/scenarios/default.yaml", dir + "/quick.yaml");
-    const Ran regress = gpuvp_cli("regress " + dir + " --timeout 0.2 -j 1");
+    std::ofstream(dir + "/long.yaml") << kEndless;
+    std::ofstream(dir + "/quick.yaml") << "name: quick\nkernels:\n  - {name: k, program: [{op: valu}]}\n";
+    const Ran regress = gpuvp_cli("regress " + dir + " --timeout 3 -j 1");
     CHECK(regress.exit_code == 1);
     CHECK_THAT(regress.out, Contains("long.yaml   timeout"));
-    CHECK_THAT(regress.out, Contains("    timed out: stopped after 0.2 s of host time (--timeout)"));
+    CHECK_THAT(regress.out, Contains("    timed out: stopped after 3 s of host time (--timeout)"));
     CHECK_THAT(regress.out, Contains("quick.yaml  pass"));
     CHECK_THAT(regress.out, Contains("2 scenarios: 1 passed, 0 failed, 1 timed out, 0 errors"));
 }
