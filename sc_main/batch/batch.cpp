@@ -71,6 +71,13 @@ std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
     return codes;
 }
 
+int worse_exit(int a, int b) {
+    auto rank = [](int c) { return c == 0 ? 0 : c == 1 ? 1 : c == 3 ? 2 : 3; };
+    a = a >= 128 ? 2 : a;
+    b = b >= 128 ? 2 : b;
+    return rank(b) > rank(a) ? b : a;
+}
+
 std::string batch_progress(size_t done, size_t total, size_t failed, unsigned parallel, double elapsed) {
     std::string s = "[" + std::to_string(done) + "/" + std::to_string(total) + "]";
     const size_t running = std::min<size_t>(std::max(1u, parallel), total - done);

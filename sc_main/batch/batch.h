@@ -27,6 +27,10 @@ struct BatchJob {
 std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
                            const std::function<void(size_t, int)>& done = {});
 
+// The worse of two runs' exit codes, as a batch reports its worst: 0 ok, then 1 failed, 3
+// stopped at its timeout, 2 could not run (128 + N, killed by signal N, counts as 2).
+int worse_exit(int a, int b);
+
 // Progress of a batch as a line ends it: "[3/10] 2 running, 1 failed, about 12 s left" (the
 // time left from the mean so far), for `done` to print after what it says of the job.
 std::string batch_progress(size_t done, size_t total, size_t failed, unsigned parallel, double elapsed_seconds);

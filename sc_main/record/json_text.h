@@ -71,6 +71,19 @@ inline void append_json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
+// The integer `units` with a decimal point `decimals` digits from its right (5 at 2: "0.05",
+// at least one digit before the point), after a '-' when `negative`.
+inline void append_decimal(std::string& out, uint64_t units, int decimals, bool negative) {
+    char b[32], *e = b + sizeof b, *p = e;
+    for (int d = 0; d <= decimals || units > 0; ++d) {
+        if (d == decimals && d > 0) *--p = '.';
+        *--p = char('0' + units % 10);
+        units /= 10;
+    }
+    if (negative) *--p = '-';
+    out.append(p, size_t(e - p));
+}
+
 // A double as dump() writes it: null when not finite, else the digits of nlohmann's own
 // to_chars (the function dump() calls: the shortest that read back exactly, ".0" on a whole
 // number). Most of the records' numbers are times with at most three decimals (ns to the ps,
@@ -83,21 +96,11 @@ inline void append_json_number(std::string& out, double v) {
     }
     const double k = std::round(v * 1000);
     if (std::abs(k) < 1125899906842624.0 && k / 1000 == v && v != 0) {
-        char b[32], *e = b + sizeof b, *p = e;
         uint64_t u = uint64_t(std::abs(k));
         int decimals = 3;
         while (decimals > 0 && u % 10 == 0) u /= 10, --decimals;  // no trailing zeros
-        if (decimals == 0) {  // a whole number: ".0"
-            *--p = '0';
-            *--p = '.';
-        }
-        for (int d = 0; d <= decimals || u > 0; ++d) {  // (at least one digit before the point)
-            if (d == decimals && d > 0) *--p = '.';
-            *--p = char('0' + u % 10);
-            u /= 10;
-        }
-        if (k < 0) *--p = '-';
-        out.append(p, size_t(e - p));
+        append_decimal(out, u, decimals, k < 0);
+        if (decimals == 0) out += ".0";  // a whole number
         return;
     }
     char b[64];

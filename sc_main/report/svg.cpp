@@ -1,5 +1,6 @@
 // report.html's drawing kit: svg.h.
 #include "sc_main/report/svg.h"
+#include "sc_main/record/json_text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -53,15 +54,9 @@ std::string fmt(double v, int decimals) {
     if (decimals >= 0 && decimals <= 6 && std::abs(k) < 4503599627370496.0) {  // (below 2^52: within half a unit of the last decimal)
         // k / m printed with `decimals` decimals is k's digits with the point put in (the double
         // nearest k / m reads back as k at that many decimals): written here, without to_chars.
-        char b[32], *e = b + sizeof b, *p = e;
-        uint64_t u = uint64_t(std::abs(k));
-        for (int d = 0; d < decimals || u > 0 || d <= decimals; ++d) {
-            if (d == decimals && d > 0) *--p = '.';
-            *--p = char('0' + u % 10);
-            u /= 10;
-        }
-        if (k < 0) *--p = '-';
-        return std::string(p, e);
+        std::string s;
+        append_decimal(s, uint64_t(std::abs(k)), decimals, k < 0);
+        return s;
     }
     v = k / m;
     if (v == 0) v = 0;  // -0

@@ -80,14 +80,19 @@ std::string comparison_table(const std::vector<std::string>& names, const std::v
         if (++shown > 8) break;
         const std::string name = k.name;
         if (k.instances) {  // the instances' spread, not instance 0's figures
-            for (const char* m : {"response_p50", "response_p99", "turnaround_p50", "turnaround_p99"})
-                row(name + ".instance_" + m + "_ns", [&](const RunRecord& r) {
+            struct Pick {
+                const char* metric;
+                Spread3 InstancesSummary::*figure;
+                Omit<double> Spread3::*stat;
+            };
+            for (const Pick& m : {Pick{"response_p50", &InstancesSummary::response_ns, &Spread3::p50},
+                                  Pick{"response_p99", &InstancesSummary::response_ns, &Spread3::p99},
+                                  Pick{"turnaround_p50", &InstancesSummary::turnaround_ns, &Spread3::p50},
+                                  Pick{"turnaround_p99", &InstancesSummary::turnaround_ns, &Spread3::p99}})
+                row(name + ".instance_" + m.metric + "_ns", [&](const RunRecord& r) {
                     for (const KernelRecord& x : r.kernels)
-                        if (x.name == name && x.instances) {
-                            const Spread3& sp = std::string(m).rfind("response", 0) == 0 ? x.instances->response_ns : x.instances->turnaround_ns;
-                            const Omit<double>& v = std::string(m).find("p50") != std::string::npos ? sp.p50 : sp.p99;
-                            return v ? json(*v) : json(nullptr);
-                        }
+                        if (x.name == name && x.instances)
+                            if (const Omit<double>& v = (*x.instances).*m.figure.*m.stat) return json(*v);
                     return json(nullptr);
                 });
             continue;
@@ -246,9 +251,8 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     // 0, 1 an expectation (or a kernel) failed, 3 a variant stopped at its timeout, 2 a variant
     // could not run or was killed (which wins).
     out.timed_out = timed_out;
-    out.exit_code = timed_out ? 3 : passed ? 0 : 1;
-    for (int c : codes)
-        if (c == 2 || c >= 128) out.exit_code = 2;
+    out.exit_code = passed ? 0 : 1;
+    for (int c : codes) out.exit_code = worse_exit(out.exit_code, c);
     out.host_seconds = *all->host_seconds;
     out.sim_end_ns = all->unfinished ? 0.0 : all->sim_end_ns;
     out.record = all;

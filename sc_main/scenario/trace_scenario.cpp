@@ -194,12 +194,12 @@ Node Importer::header(TraceImportSummary& sum) {
         queue_of_[s] = q;
         Node n = flow_map();
         n.set("name", Node::scalar(q));
-        queues.push_back(n);
+        queues.push_back(std::move(n));
     }
     if (streams.size() > CpConfig{}.max_queues) {
         Node cp = Node::map();
         cp.set("max_queues", Node::scalar(uint64_t(streams.size())));
-        platform.set("cp", cp);
+        platform.set("cp", std::move(cp));
     }
     // A kernel of the trace runs for as long as it did: the watchdog waits longer than that.
     int64_t longest = 0, end = 0;
@@ -208,14 +208,14 @@ Node Importer::header(TraceImportSummary& sum) {
         end = std::max(end, r.op->end_ns);
     }
     platform.set("watchdog_ns", Node::scalar(uint64_t(std::max<int64_t>(5'000'000, 4 * longest))));
-    if (platform.size()) doc.set("platform", platform);
+    if (platform.size()) doc.set("platform", std::move(platform));
     sum.measured_makespan_ns = double(end - t0_);
     doc.set("max_sim_ns", Node::scalar(std::max(1e9, 20.0 * sum.measured_makespan_ns)));
     Node host = Node::map();
     host.set("code", Node::scalar("once"));  // warm launches: the first launch of each kernel is left out of the metrics
     host.set("replay", Node::scalar(policy_name(o_.mode)));
-    doc.set("host", host);
-    doc.set("queues", queues);
+    doc.set("host", std::move(host));
+    doc.set("queues", std::move(queues));
     sum.device = device_;
     sum.streams = streams.size();
     return doc;
@@ -438,7 +438,7 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
                 v.set("op", Node::scalar(opcode_name(step.insn.op)));
                 if (step.insn.op == Opcode::valu) v.set("cycles", Node::scalar(step.insn.a));
                 if (step.repeat > 1) v.set("repeat", Node::scalar(step.repeat));
-                program.push_back(v);
+                program.push_back(std::move(v));
             }
             n.set("program", program);
         } else {
@@ -457,12 +457,12 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
         m.set("start_ns", Node::scalar(std::max(op.start_ns, t0_) - t0_));
         m.set("end_ns", Node::scalar(std::max(op.end_ns, std::max(op.start_ns, t0_)) - t0_));
         n.set("measured", m);
-        (op.kind == Kind::kernel ? kernels : copies).push_back(n);
+        (op.kind == Kind::kernel ? kernels : copies).push_back(std::move(n));
         (op.kind == Kind::kernel ? sum.kernels : sum.copies)++;
         sum.shapes_defaulted += op.kind == Kind::kernel && op.shape_defaulted;
     }
-    if (copies.size()) doc.set("copies", copies);
-    doc.set("kernels", kernels);
+    if (copies.size()) doc.set("copies", std::move(copies));
+    doc.set("kernels", std::move(kernels));
 
     // The host's calls, thread by thread, from the first replayed launch on: launches and
     // syncs; every other call's CPU time, and the time between calls, goes into the gap before
@@ -542,7 +542,7 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
         names.push_back(Node::scalar(r.name));
         n.set("work", names);
         prev = r.launch;
-        calls.push_back(n);
+        calls.push_back(std::move(n));
         own_used = true;
     }
     sum.calls = calls.size();

@@ -44,7 +44,7 @@ std::vector<std::string> split_values(const std::string& text) {
 
 namespace {
 
-std::string number(const nlohmann::json& v) {
+std::string number(const fields::json& v) {
     if (!v.is_number()) return "";
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", v.get<double>());
@@ -127,23 +127,21 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
     out.points = points.size();
     for (size_t i = 0; i < points.size(); ++i) {
-        // The worst point's: could not run or killed (2) over timed out (3) over failed (1).
-        const int code = codes[i] == 2 || codes[i] >= 128 ? 2 : codes[i];
-        if (code == 2 || out.exit_code != 2) out.exit_code = code == 2 ? 2 : std::max(out.exit_code, code);
+        out.exit_code = worse_exit(out.exit_code, codes[i]);  // the worst point's
         std::ifstream f(point_dir(i) + "/results.json");
         std::stringstream text;
         text << f.rdbuf();
-        nlohmann::json r;
+        fields::json r;  // (another process's file: parsed once, read as any results.json is)
         try {
-            r = nlohmann::json::parse(text.str());
+            r = fields::json::parse(text.str());
         } catch (...) {
-            r = nlohmann::json::object();
+            r = fields::json::object();
         }
         // What failed at this point (nothing for a point that passed: failures its scenario expects).
         std::vector<std::string> problems;
         if (codes[i] != 0) {
             try {
-                problems = run_problems(read_results(fields::json::parse(text.str()))).lines();
+                problems = run_problems(read_results(r)).lines();
             } catch (...) {  // no results: it did not run
             }
             if (codes[i] == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(options.timeout_seconds) + " s)");
