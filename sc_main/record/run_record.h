@@ -96,11 +96,25 @@ struct Milestones {
     }
 };
 
+// How many instances fell in each of equal bins from `from_ns`.
+struct HistogramRecord {
+    STATS_RECORD;
+    double from_ns = 0, bin_ns = 0;
+    std::vector<uint64_t> counts;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("from_ns", s.from_ns, {"ns", "the first bin's start: the smallest value"});
+        v("bin_ns", s.bin_ns, {"ns", "each bin's width: (max - min) / 20 (0 when every value is the same)"});
+        v("counts", s.counts, {"count", "instances per bin, 20 bins; a value goes to the bin of its 0.1 % bucket's largest value"});
+    }
+};
+
 // min, mean and max of a figure over instances (null: none completed ok).
 struct Spread3 {
     STATS_RECORD;
     std::optional<double> min, mean, max;
     Omit<double> p50, p90, p99;  // when any instance ended ok
+    Omit<HistogramRecord> histogram;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("min", s.min, {"ns", "the smallest"});
@@ -109,6 +123,7 @@ struct Spread3 {
         v("p50", s.p50, {"ns", "the median: an observed value within 0.1 % of the exact one"});
         v("p90", s.p90, {"ns", "the 90th percentile, as p50"});
         v("p99", s.p99, {"ns", "the 99th percentile, as p50"});
+        v("histogram", s.histogram, {"", "the values' distribution in 20 equal bins from min to max"});
     }
 };
 
@@ -395,6 +410,19 @@ struct UsaRecord {
 
 using CacheRecord = Cache::Stats;  // a cache's own statistics (models/memory/cache.h)
 
+// An SM's resident warps over the whole run, from the run's own data (not the trace, so not cut
+// at its event limit): the mean over each of at most 128 equal bins.
+struct OccupancyRecord {
+    STATS_RECORD;
+    double bin_ns = 0;
+    std::vector<double> warps;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("bin_ns", s.bin_ns, {"ns", "each bin's width (the same on every SM): 64 ns, doubled until the run fits 128 bins"});
+        v("warps", s.warps, {"warps", "the mean number of warps resident in each bin, from time 0 to the run's end"});
+    }
+};
+
 struct SmRecord {
     STATS_RECORD;
     uint32_t id = 0;
@@ -402,6 +430,7 @@ struct SmRecord {
     uint32_t warp_slots = 0, registers = 0, shared_memory = 0, issue_width = 0;
     StreamingMultiprocessor::Stats counters;  // the SM's own statistics (models/sm/sm.h)
     CacheRecord l1i, l1d;
+    Omit<OccupancyRecord> occupancy;  // (always written; absent in results.json of gpuvp before it)
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("id", s.id, {"", "the SM's index"});
@@ -413,6 +442,7 @@ struct SmRecord {
         decltype(s.counters)::fields(s.counters, v);  // its members, at this level
         v("l1i", s.l1i, {"", "its instruction cache"});
         v("l1d", s.l1d, {"", "its data cache"});
+        v("occupancy", s.occupancy, {"", "its resident warps over the run, binned (the report's SM overview)"});
     }
 };
 

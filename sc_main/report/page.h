@@ -29,23 +29,33 @@ inline const char* const kScalarColours[] = {"#4e79a7", "#59a14f", "#f28e2b", "#
 inline const char* const kVariantColours[] = {"#3b3b98", "#c0392b", "#138d75", "#b9770e",
                                               "#7d3c98", "#2e86c1", "#5d6d7e", "#a04000"};
 
-// Names to colour indexes, in order of first appearance (results first, then the traces).
+// Kernel names to indexes, in order of first appearance (results first, then the traces).
 struct Registry {
-    std::vector<std::string> names;
+    std::vector<std::string> names, colours;
     std::map<std::string, int> index;
     int id(const std::string& n) {
         auto it = index.find(n);
         if (it != index.end()) return it->second;
         index.emplace(n, int(names.size()));
         names.push_back(n);
+        colours.push_back(name_colour(n));
         return int(names.size() - 1);
     }
     int find(const std::string& n) const {
         auto it = index.find(n);
         return it == index.end() ? -1 : it->second;
     }
-    const char* colour(int i) const { return i < 0 ? kMixed : kPalette[size_t(i) % kPaletteSize]; }
+    const char* colour(int i) const { return i < 0 ? kMixed : colours[size_t(i)].c_str(); }
     std::string name(int i) const { return i < 0 ? "several kernels" : names[size_t(i)]; }
+    // A kernel's colour follows from its name alone, so that it is the same on every page (a
+    // run's, each variant's, another run's): FNV-1a of the name picks one of 12 hues 30° apart
+    // and one of three lightnesses.
+    static std::string name_colour(const std::string& n) {
+        uint32_t h = 2166136261u;
+        for (unsigned char c : n) h = (h ^ c) * 16777619u;
+        static const char* const kLight[] = {"45%", "33%", "60%"};
+        return "hsl(" + std::to_string(h % 12 * 30) + ",65%," + kLight[h / 12 % 3] + ")";
+    }
 };
 
 // --- values as the page writes them: integers as they are, numbers with at most 3 decimals,
@@ -70,6 +80,9 @@ std::string badge(bool ok, const std::string& text);
 double priority_key(const std::string& name);
 // The policies by name, in name order.
 std::vector<std::pair<std::string, std::string>> policy_items(const PolicyNames& policy);
+// A metric's name for an axis title, its unit left for the title to add: "response_ns" ->
+// "response", "lock_wait_mean" -> "lock wait mean".
+std::string axis_name(const std::string& metric);
 // Breaks after each '_' (long stage and field names in table heads).
 std::string wbr(const std::string& s);
 
@@ -107,6 +120,12 @@ std::string variant_note(const Page& p);
 // The per-SM warp charts of one trace; `compact` for the variant comparison.
 std::string sm_timelines(TraceView& tv, const Registry& kernels, const Scale& xs, const Unit& u, bool compact,
                          const std::string& variant, const char* variant_colour = nullptr);
+// SMs with warps beyond which their warp charts start closed (the overview above them leads to each).
+constexpr size_t kOpenSms = 16;
+// Each SM's occupancy over the whole run, a row per SM (from results.json's sms[].occupancy, not
+// the trace); a row links to its SM's warp chart. "" when no warp ran.
+std::string sm_overview(const RunRecord& r, const Scale& xs, const Unit& u, const std::string& variant = "",
+                        const char* variant_colour = nullptr);
 // Kernels as spans: submit -> first warp (waiting), -> last block (running), -> completion.
 std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scale& xs, const Unit& u,
                          const std::string& variant = "", const char* variant_colour = nullptr);
@@ -126,6 +145,7 @@ std::string section_scalar(const Page& p);
 std::string section_shading(Page& p, Bound& bound);
 std::string section_replay(const Page& p, Bound& bound);  // "" unless the run replayed a trace
 
-extern const char* const kStyle;  // the page's CSS
+extern const char* const kStyle;   // the page's CSS (style.cpp)
+extern const char* const kScript;  // the page's script: zoom, collapse, drill-down (script.cpp)
 
 }  // namespace gpuvp::report

@@ -233,7 +233,7 @@ std::string section_replay(const Page& p, Bound& bound) {
     const RunRecord& r = p.results;
     if (!r.replay) return "";
     std::ostringstream o;
-    o << "<section id=\"replay\">\n<h2>Replay: the model against the hardware</h2>\n" << variant_note(p);
+    o << "<section id=\"replay\"><details open><summary><h2>Replay: the model against the hardware</h2></summary>\n" << variant_note(p);
     o << "<p>The replayed trace's kernels as the hardware measured them and as the model simulated them. Same-stream gap: "
          "a kernel's start − the previous kernel's end on its stream, where its launch call had returned before that "
          "end. Idle launch latency: launch call start → kernel start, where no kernel was running or queued at the call, "
@@ -285,7 +285,7 @@ std::string section_replay(const Page& p, Bound& bound) {
                    "kernel duration ratio", {{"per kernel", kSideColours[1], kernel_duration_ratios(sides)}},
                    Unit{"simulated / measured", 1}, 1);
     o << farthest_table(sides);
-    o << "</section>\n";
+    o << "</details></section>\n";
     return o.str();
 }
 

@@ -1,7 +1,6 @@
-// report.html: one self-contained page (inline CSS and SVG, no script, no external
-// reference) built from a run's record and trace records. docs/report.md describes what it
+// report.html: one self-contained page (inline CSS, SVG and script, no external reference) built from a run's record and trace records. docs/report.md describes what it
 // shows. The page's pieces, in this folder: svg.cpp (drawing), timeline.cpp, sections.cpp,
-// replay.cpp, variants.cpp, style.cpp (CSS); this file assembles them and reads the files.
+// replay.cpp, variants.cpp, style.cpp (CSS), script.cpp (zoom); this file assembles them and reads the files.
 #include "sc_main/report/report.h"
 #include "sc_main/report/page.h"
 #include "sc_main/run/run.h"
@@ -56,7 +55,9 @@ std::string render_report(const RunRecord& results, const std::vector<const Trac
     h << section_scalar(p);
     h << section_shading(p, sbound);
     h << "<footer>Made by gpuvp from results.json and trace.json. Times are simulated; hover a bar or an area for its "
-         "numbers. This page loads nothing: no script, no font, no link outside itself.</footer>\n</main></body></html>\n";
+         "numbers. This page loads nothing: no font, no link outside itself; its one script, inside it, zooms the charts "
+         "over time and opens and closes the sections.</footer>\n</main><script>"
+      << kScript << "</script></body></html>\n";
     return h.str();
 }
 

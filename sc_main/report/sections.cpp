@@ -199,6 +199,13 @@ std::string section_header(const Page& p) {
     return o.str();
 }
 
+std::string axis_name(const std::string& metric) {
+    std::string o = metric;
+    if (o.size() > 3 && o.compare(o.size() - 3, 3, "_ns") == 0) o.resize(o.size() - 3);
+    std::replace(o.begin(), o.end(), '_', ' ');
+    return o;
+}
+
 std::string wbr(const std::string& s) {
     std::string o;
     for (char c : s) {
@@ -222,23 +229,163 @@ std::string stage_colour(const std::string& stage, const std::vector<std::string
 
 }  // namespace
 
-std::string section_stages(const Page& p) {
-    const std::vector<KernelRecord>& ks = p.results.kernels;
+namespace {
+
+// One panel of an instance histogram: a variant's (or the run's) figure.
+struct InstancePanel {
+    std::string name;
+    std::string colour;
+    const Spread3* spread;
+};
+
+// A histogram of one figure over a kernel's instances, a panel per variant on one axis: each
+// bin's count, p50 (solid), p90 and p99 (dashed) marked.
+std::string instance_histogram(const std::string& kernel, const std::string& figure, const std::vector<InstancePanel>& panels) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (const InstancePanel& pa : panels)
+        if (pa.spread->histogram) {
+            const HistogramRecord& h = *pa.spread->histogram;
+            lo = std::min(lo, h.from_ns);
+            hi = std::max(hi, h.from_ns + h.bin_ns * double(h.counts.size()));
+        }
+    if (!std::isfinite(lo)) return "";
+    if (!(hi > lo)) hi = lo + std::max(1.0, lo * 0.01);
+    const Unit u = time_unit(hi);
+    const double left = kLeft + 40, right = kWidth - kRight - 10, panel_h = 56, gap = 30;
+    const Scale xs{lo, hi, left, right};
     std::ostringstream o;
-    o << "<section id=\"launch-stages\">\n<h2>Launch stages</h2>\n" << variant_note(p);
-    if (ks.empty()) {
-        o << "<p class=\"empty\">no kernels in this run</p>\n</section>\n";
+    const double top = 6 + svg_legend(o, {{"p50", "#222"}, {"p90 and p99 (dashed)", "#222", 1, true}}, left, 6, right) + 6;
+    for (size_t i = 0; i < panels.size(); ++i) {
+        const InstancePanel& pa = panels[i];
+        const double py = top + 16 + (panel_h + gap) * double(i), base = py + panel_h;
+        o << "<g class=\"instance-panel\" data-variant=\"" << esc(pa.name) << "\"><rect class=\"plot-bg\" x=\"" << px(left)
+          << "\" y=\"" << px(py) << "\" width=\"" << px(right - left) << "\" height=\"" << px(panel_h) << "\"/>";
+        if (!pa.name.empty())
+            o << "<text x=\"" << px(left - 8) << "\" y=\"" << px(py + panel_h / 2 + 4) << "\" text-anchor=\"end\" fill=\""
+              << pa.colour << "\">" << esc(cut(pa.name, 16)) << "</text>";
+        if (!pa.spread->histogram) {
+            o << "<text class=\"muted\" x=\"" << px(left + 8) << "\" y=\"" << px(py + panel_h / 2 + 4)
+              << "\">no instance ended ok</text></g>";
+            continue;
+        }
+        const HistogramRecord& h = *pa.spread->histogram;
+        uint64_t most = 1, total = 0;
+        for (uint64_t c : h.counts) {
+            most = std::max(most, c);
+            total += c;
+        }
+        const Scale ys{0, double(most), base, py + 4};
+        for (size_t b = 0; b < h.counts.size(); ++b) {
+            if (h.counts[b] == 0) continue;
+            const double from = h.from_ns + h.bin_ns * double(b), to = from + h.bin_ns;
+            const double x0 = xs(from), w = std::max(1.5, xs(to) - x0 - 1);
+            o << "<rect class=\"bin\" data-count=\"" << h.counts[b] << "\" x=\"" << px(x0) << "\" y=\"" << px(ys(double(h.counts[b])))
+              << "\" width=\"" << px(w) << "\" height=\"" << px(base - ys(double(h.counts[b]))) << "\" fill=\"" << pa.colour
+              << "\"><title>" << h.counts[b] << " of " << total << " instances: " << ns(from) << "–" << ns(to)
+              << " ns</title></rect>";
+        }
+        const std::pair<const Omit<double>*, const char*> marks[] = {
+            {&pa.spread->p50, "p50"}, {&pa.spread->p90, "p90"}, {&pa.spread->p99, "p99"}};
+        for (const auto& [v, what] : marks)
+            if (*v)
+                o << "<line class=\"mark\" x1=\"" << px(xs(**v)) << "\" y1=\"" << px(py) << "\" x2=\"" << px(xs(**v))
+                  << "\" y2=\"" << px(base) << "\" stroke=\"#222\" stroke-width=\"1.5\""
+                  << (what[2] == '5' ? "" : " stroke-dasharray=\"4 3\"") << "><title>" << what << " " << ns(**v)
+                  << " ns</title></line>";
+        o << "<text class=\"value\" x=\"" << px(left) << "\" y=\"" << px(py - 4) << "\">" << total << " instances · min "
+          << ns(num(pa.spread->min)) << " · p50 " << ns(num(pa.spread->p50)) << " · p90 " << ns(num(pa.spread->p90)) << " · p99 "
+          << ns(num(pa.spread->p99)) << " · max " << ns(num(pa.spread->max)) << " ns</text></g>";
+    }
+    const double bottom = top + 16 + (panel_h + gap) * double(panels.size()) - gap;
+    o << x_axis(xs, u, bottom, bottom, axis_name(figure));
+    const std::string caption = kernel + ": " + axis_name(figure) + " over its instances";
+    return "<figure class=\"chart\"><figcaption>" + esc(caption) + "</figcaption>" +
+           svg_open("instance-histogram", " data-kernel=\"" + esc(kernel) + "\" data-figure=\"" + figure + "\"", kWidth,
+                    bottom + 40, caption) +
+           o.str() + "</svg></figure>\n";
+}
+
+// Kernels with `instances`: a histogram of their response and turnaround (with variants, a panel
+// per variant); "" when no kernel has instances.
+std::string section_instances(const Page& p) {
+    std::vector<const RunRecord*> rs;
+    if (p.variants)
+        for (const VariantEntry& v : *p.results.variants) rs.push_back(&v.results);
+    else
+        rs.push_back(&p.results);
+    std::vector<std::string> kernels;
+    for (const RunRecord* r : rs)
+        for (const KernelRecord& k : r->kernels)
+            if (k.instances && std::find(kernels.begin(), kernels.end(), k.name) == kernels.end()) kernels.push_back(k.name);
+    if (kernels.empty()) return "";
+    std::ostringstream o;
+    o << "<h3 id=\"instances\">Instances</h3>\n<p>Kernels launched many times (<code>instances</code>): how their response "
+         "(submit → first warp) and turnaround (submit → completion) spread over the instances that ended ok, in 20 equal "
+         "bins from the smallest to the largest (<code>kernels[].instances.*.histogram</code>).</p>\n";
+    size_t drawn = 0;
+    for (const std::string& name : kernels) {
+        if (++drawn > 20) {
+            o << "<p class=\"muted\">" << kernels.size() - 20 << " more kernels with instances: results.json has them.</p>\n";
+            break;
+        }
+        for (const auto& [figure, member] : {std::pair<const char*, Spread3 InstancesSummary::*>{"response_ns", &InstancesSummary::response_ns},
+                                            {"turnaround_ns", &InstancesSummary::turnaround_ns}}) {
+            std::vector<InstancePanel> panels;
+            for (size_t i = 0; i < rs.size(); ++i)
+                for (const KernelRecord& k : rs[i]->kernels)
+                    if (k.name == name && k.instances)
+                        panels.push_back({p.variants ? p.variant_names[i] : "",
+                                          p.variants ? kVariantColours[i % 8] : p.kernels.colour(p.kernels.find(name)),
+                                          &((*k.instances).*member)});
+            o << instance_histogram(name, figure, panels);
+        }
+    }
+    return o.str();
+}
+
+}  // namespace
+
+std::string section_stages(const Page& p) {
+    // The bars: each kernel's (with variants: each kernel's in every variant that has it, side
+    // by side, in the first variant's kernel order and then any only in later ones).
+    struct Entry {
+        const KernelRecord* k;
+        size_t variant;  // with variants: its index
+    };
+    std::vector<Entry> entries;
+    if (p.variants) {
+        const std::vector<VariantEntry>& vs = *p.results.variants;
+        std::vector<std::string> names;
+        for (const VariantEntry& v : vs)
+            for (const KernelRecord& k : v.results.kernels)
+                if (std::find(names.begin(), names.end(), k.name) == names.end()) names.push_back(k.name);
+        for (const std::string& name : names)
+            for (size_t i = 0; i < vs.size(); ++i)
+                for (const KernelRecord& k : vs[i].results.kernels)
+                    if (k.name == name) {
+                        entries.push_back({&k, i});
+                        break;
+                    }
+    } else
+        for (const KernelRecord& k : p.results.kernels) entries.push_back({&k, 0});
+    auto variant = [&](const Entry& e) { return p.variants ? p.variant_names[e.variant] : std::string(); };
+    auto label = [&](const Entry& e) { return e.k->name + (p.variants ? " — " + variant(e) : ""); };
+    std::ostringstream o;
+    o << "<section id=\"launch-stages\"><details open><summary><h2>Launch stages</h2></summary>\n";
+    if (entries.empty()) {
+        o << "<p class=\"empty\">no kernels in this run</p>\n</details></section>\n";
         return o.str();
     }
     o << "<p>Each kernel's launch, from submit to its first instruction with its arguments in hand "
-         "(<code>launch_latency_ns</code>), as its stages laid end to end (<code>kernels[].stages[].ns</code>).</p>\n";
+         "(<code>launch_latency_ns</code>), as its stages laid end to end (<code>kernels[].stages[].ns</code>)"
+      << (p.variants ? "; each kernel's bar in every variant, one under the other, on one scale" : "") << ".</p>\n";
     std::vector<std::string> order;
     for (const LaunchStage& s : kLaunchStages) order.push_back(s.name);
     std::set<std::string> present;
     double longest = 0;
-    for (const KernelRecord& k : ks) {
+    for (const Entry& e : entries) {
         double total = 0;
-        for (const StageRecord& s : k.stages) {
+        for (const StageRecord& s : e.k->stages) {
             const std::string& name = s.stage;
             if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
             present.insert(name);
@@ -250,8 +397,8 @@ std::string section_stages(const Page& p) {
     for (const std::string& s : order)
         if (present.count(s)) shown.push_back(s);
     // The chart.
-    const size_t n = std::min(ks.size(), kMaxBarRows);
-    const double left = 150, right = kWidth - 90;
+    const size_t n = std::min(entries.size(), kMaxBarRows);
+    const double left = p.variants ? 260 : 150, right = kWidth - 90;
     const Unit u = time_unit(longest);
     const Scale xs{0, longest > 0 ? longest : 1, left, right};
     std::ostringstream c;
@@ -260,12 +407,25 @@ std::string section_stages(const Page& p) {
     double y = 6 + svg_legend(c, legend, left, 6, kWidth - kRight, "stages:") + 8;
     const double rh = n > 40 ? 10 : 22, top = y;
     for (size_t i = 0; i < n; ++i) {
-        const KernelRecord& k = ks[i];
-        const std::string& name = k.name;
+        const KernelRecord& k = *entries[i].k;
+        const std::string name = label(entries[i]);
         const double ry = top + rh * double(i);
-        c << "<g class=\"stage-bar\" data-kernel=\"" << esc(name) << "\"><text x=\"" << px(left - 6) << "\" y=\""
-          << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">" << esc(cut(name, 22)) << "<title>" << esc(name)
-          << "</title></text>";
+        c << "<g class=\"stage-bar\" data-kernel=\"" << esc(k.name) << "\"";
+        if (p.variants) c << " data-variant=\"" << esc(variant(entries[i])) << "\"";
+        c << ">";
+        if (p.variants) {  // the kernel's name on its first row, a line over its group; each row: its variant
+            const bool first = i == 0 || entries[i - 1].k->name != k.name;
+            if (first && i > 0)
+                c << "<line class=\"row-sep\" x1=\"4\" y1=\"" << px(ry) << "\" x2=\"" << px(right) << "\" y2=\"" << px(ry) << "\"/>";
+            if (first)
+                c << "<text x=\"4\" y=\"" << px(ry + rh / 2 + 4) << "\" font-weight=\"600\">" << esc(cut(k.name, 18))
+                  << "<title>" << esc(k.name) << "</title></text>";
+            c << "<rect x=\"" << px(left - 122) << "\" y=\"" << px(ry + rh / 2 - 4) << "\" width=\"8\" height=\"8\" fill=\""
+              << kVariantColours[entries[i].variant % 8] << "\"/><text x=\"" << px(left - 110) << "\" y=\""
+              << px(ry + rh / 2 + 4) << "\">" << esc(cut(variant(entries[i]), 18)) << "</text>";
+        } else
+            c << "<text x=\"" << px(left - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
+              << esc(cut(name, 22)) << "<title>" << esc(name) << "</title></text>";
         double x = 0;
         const std::vector<StageRecord>& stages = k.stages;
         for (const StageRecord& s : stages) {
@@ -286,8 +446,8 @@ std::string section_stages(const Page& p) {
     }
     c << x_axis(xs, u, top, top + rh * double(n), "time from submit");
     const double h = top + rh * double(n) + 40;
-    o << "<figure class=\"chart\"><figcaption>Launch stages per kernel"
-      << (ks.size() > n ? " (the first " + std::to_string(n) + " of " + std::to_string(ks.size()) + "; the table lists all)" : "")
+    o << "<figure class=\"chart\"><figcaption>Launch stages per kernel" << (p.variants ? " and variant" : "")
+      << (entries.size() > n ? " (the first " + std::to_string(n) + " of " + std::to_string(entries.size()) + "; the table lists all)" : "")
       << "</figcaption>" << svg_open("stage-chart", " id=\"stage-chart\"", kWidth, h, "launch stages per kernel") << c.str()
       << "</svg></figure>\n";
     // The table: a column per kernel (a row per kernel when there are many).
@@ -296,8 +456,9 @@ std::string section_stages(const Page& p) {
     for (const char* f : {"launch latency", "dispatch latency", "response", "turnaround"}) heads.push_back(f);
     std::vector<std::string> names;
     std::vector<std::vector<std::string>> cells;
-    for (const KernelRecord& k : ks) {
-        names.push_back(esc(k.name) + (k.status == "ok" ? "" : " " + badge(false, cut(k.status, 60))));
+    for (const Entry& e : entries) {
+        const KernelRecord& k = *e.k;
+        names.push_back(esc(label(e)) + (k.status == "ok" ? "" : " " + badge(false, cut(k.status, 60))));
         std::vector<std::string> row{value_text(k.priority)};
         std::map<std::string, double> v;
         for (const StageRecord& s : k.stages) v[s.stage] = s.ns;
@@ -306,36 +467,40 @@ std::string section_stages(const Page& p) {
             row.push_back(ns(num(*f)));
         cells.push_back(row);
     }
+    auto attrs = [&](const Entry& e) {
+        return "data-kernel=\"" + esc(e.k->name) + "\"" + (p.variants ? " data-variant=\"" + esc(variant(e)) + "\"" : "");
+    };
     o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"stage-table\"><thead><tr>";
-    if (ks.size() <= 10) {
+    if (entries.size() <= 10) {
         o << "<th>ns</th>";
-        for (size_t i = 0; i < ks.size(); ++i) o << "<th data-kernel=\"" << esc(ks[i].name) << "\">" << names[i] << "</th>";
+        for (size_t i = 0; i < entries.size(); ++i) o << "<th " << attrs(entries[i]) << ">" << names[i] << "</th>";
         o << "</tr></thead><tbody>\n";
         for (size_t r = 0; r < heads.size(); ++r) {
             o << "<tr" << (r == shown.size() + 1 ? " class=\"total\"" : "") << "><th>" << heads[r] << "</th>";
-            for (size_t i = 0; i < ks.size(); ++i) o << "<td>" << cells[i][r] << "</td>";
+            for (size_t i = 0; i < entries.size(); ++i) o << "<td>" << cells[i][r] << "</td>";
             o << "</tr>\n";
         }
     } else {
         o << "<th>kernel</th>";
         for (const std::string& h : heads) o << "<th>" << h << "</th>";
         o << "</tr></thead><tbody>\n";
-        for (size_t i = 0; i < ks.size(); ++i) {
-            o << "<tr data-kernel=\"" << esc(ks[i].name) << "\"><th>" << names[i] << "</th>";
+        for (size_t i = 0; i < entries.size(); ++i) {
+            o << "<tr " << attrs(entries[i]) << "><th>" << names[i] << "</th>";
             for (const std::string& c : cells[i]) o << "<td>" << c << "</td>";
             o << "</tr>\n";
         }
     }
     o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns. <code>launch latency</code>: submit → first instruction with "
          "its arguments; <code>dispatch latency</code>: doorbell → the same; <code>response</code>: submit → first warp "
-         "running; <code>turnaround</code>: submit → completion signal.</p>\n</section>\n";
+         "running; <code>turnaround</code>: submit → completion signal.</p>\n";
+    o << section_instances(p) << "</details></section>\n";
     return o.str();
 }
 
 
 std::string section_locks(const Page& p) {
     std::ostringstream o;
-    o << "<section id=\"locks\">\n<h2>Locks (M2)</h2>\n" << variant_note(p);
+    o << "<section id=\"locks\"><details open><summary><h2>Locks (M2)</h2></summary>\n" << variant_note(p);
     const LocksRecord& locks = p.results.locks;
     o << "<p>policy <b>" << esc(locks.policy) << "</b>";
     o << " · hold limit " << value_text(locks.hold_limit);
@@ -353,7 +518,7 @@ std::string section_locks(const Page& p) {
         if (by_priority.emplace(name, &e).second) keys.push_back({priority_key(name), name});
     std::sort(keys.begin(), keys.end());
     if (keys.empty()) {
-        o << "<p class=\"empty\" id=\"locks-empty\">no locks in this run: no warp executed a <code>lock</code> instruction</p>\n</section>\n";
+        o << "<p class=\"empty\" id=\"locks-empty\">no locks in this run: no warp executed a <code>lock</code> instruction</p>\n</details></section>\n";
         return o.str();
     }
     std::vector<std::string> names, groups;
@@ -382,14 +547,14 @@ std::string section_locks(const Page& p) {
             o << "<td>" << v << "</td>";
         o << "</tr>\n";
     }
-    o << "</tbody></table></div>\n</section>\n";
+    o << "</tbody></table></div>\n</details></section>\n";
     return o.str();
 }
 
 
 std::string section_scalar(const Page& p) {
     std::ostringstream o;
-    o << "<section id=\"scalar\">\n<h2>Scalar register pools (M3)</h2>\n" << variant_note(p);
+    o << "<section id=\"scalar\"><details open><summary><h2>Scalar register pools (M3)</h2></summary>\n" << variant_note(p);
     const ScalarRecord& s = p.results.scalar;
     o << "<table class=\"facts\" id=\"scalar-table\"><tr><th>policy</th><td>" << esc(s.policy)
       << (s.split ? ", split " + esc(*s.split) : "") << "</td></tr>"
@@ -410,14 +575,14 @@ std::string section_scalar(const Page& p) {
     o << "</table>\n";
     const TraceView* tv = p.traces.empty() ? nullptr : &p.traces[0];
     if (!tv || !tv->present) {
-        o << "<p class=\"empty\" id=\"scalar-empty\">run without a trace: no pool occupancy over time</p>\n</section>\n";
+        o << "<p class=\"empty\" id=\"scalar-empty\">run without a trace: no pool occupancy over time</p>\n</details></section>\n";
         return o.str();
     }
     if (tv->scalar.empty()) {
         o << "<p class=\"empty\" id=\"scalar-empty\">no scalar pool in this run"
           << (s.policy == "per-warp" ? " (policy.scalar per-warp: each warp holds its own scalar registers)"
                                              : " (no scalar pool counter in the trace)")
-          << "</p>\n</section>\n";
+          << "</p>\n</details></section>\n";
         return o.str();
     }
     const double end = sim_end(p.results, tv);
@@ -436,7 +601,7 @@ std::string section_scalar(const Page& p) {
                            "pool size", 130)
           << "</figure>\n";
     }
-    o << "</section>\n";
+    o << "</details></section>\n";
     return o.str();
 }
 
@@ -478,14 +643,16 @@ std::string draw_phases(const std::vector<DrawRecord>& draws, double end, const 
     const double rh = n > 40 ? 8 : 16, top = y;
     o << "<rect class=\"plot-bg\" x=\"" << px(xs.a) << "\" y=\"" << px(top) << "\" width=\"" << px(xs.b - xs.a)
       << "\" height=\"" << px(rh * double(n)) << "\"/>";
+    std::ostringstream labels;  // (outside the zoomed area)
+    o << zoom_open(xs, top, top + rh * double(n));
     for (size_t i = 0; i < n; ++i) {
         const DrawRecord& d = draws[i];
         const std::string& name = d.name;
         const double ry = top + rh * double(i);
         o << "<g class=\"draw-span\" data-draw=\"" << esc(name) << "\">";
         if (rh >= 12 || i % 2 == 0)
-            o << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">" << esc(cut(name, 14))
-              << "</text>";
+            labels << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
+                   << esc(cut(name, 14)) << "</text>";
         const double t[5] = {d.submit_ns, num(d.arrived_ns), num(d.vertex_done_ns), num(d.end_ns), num(d.complete_ns)};
         const char* colours[4] = {"#bbbbbb", kVertex, kPixel, "#555555"};
         const char* what[4] = {"before the array", "vertex tasks", "pixel tail", "completion signal"};
@@ -496,6 +663,7 @@ std::string draw_phases(const std::vector<DrawRecord>& draws, double end, const 
                   << " " << ns(t[k]) << "–" << ns(t[k + 1]) << " ns (" << ns(t[k + 1] - t[k]) << " ns)</title></rect>";
         o << "</g>";
     }
+    o << kZoomClose << "<g class=\"row-labels\">" << labels.str() << "</g>";
     o << x_axis(xs, u, top, top + rh * double(n), "simulated time");
     return "<figure class=\"chart\"><figcaption>" + caption + "</figcaption>" +
            svg_open("draw-chart", attrs, kWidth, top + rh * double(n) + 40, "draws over time") + o.str() + "</svg></figure>\n";
@@ -503,13 +671,13 @@ std::string draw_phases(const std::vector<DrawRecord>& draws, double end, const 
 
 std::string section_shading(Page& p, Bound& bound) {
     std::ostringstream o;
-    o << "<section id=\"shading\">\n<h2>Unified shading array (M4)</h2>\n" << variant_note(p);
+    o << "<section id=\"shading\"><details open><summary><h2>Unified shading array (M4)</h2></summary>\n" << variant_note(p);
     const UsaRecord& usa = p.results.usa;
     const std::vector<DrawRecord>& draws = usa.draws;
     o << "<p>policy <b>" << esc(usa.policy) << "</b> · " << usa.cores.total << " cores, initial split " << usa.initial.vertex
       << " vertex / " << usa.initial.pixel << " pixel</p>\n";
     if (draws.empty()) {
-        o << "<p class=\"empty\" id=\"shading-empty\">no draws in this run</p>\n</section>\n";
+        o << "<p class=\"empty\" id=\"shading-empty\">no draws in this run</p>\n</details></section>\n";
         return o.str();
     }
     o << "<table class=\"facts\" id=\"usa-table\"><tr><th>final split</th><td>" << usa.cores.vertex << " vertex / "
@@ -564,7 +732,7 @@ std::string section_shading(Page& p, Bound& bound) {
             o << "<td>" << ns(num(*f)) << "</td>";
         o << "<td>" << badge(d.status == "ok", cut(d.status, 60)) << "</td></tr>\n";
     }
-    o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns.</p>\n</section>\n";
+    o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns.</p>\n</details></section>\n";
     return o.str();
 }
 

@@ -57,6 +57,17 @@ svg text.muted{fill:#888}
 .table-wrap{max-width:100%;overflow-x:auto}
 ul.problems{color:#a4201a}
 footer{color:#777;font-size:12px;margin-top:30px}
+section>details>summary{cursor:pointer;list-style-position:outside}
+section>details>summary h2{display:inline-block}
+details.sm-detail:not([open]){display:inline-block;margin-right:18px}
+details.sm-detail>summary,details.variant-sm>summary{cursor:pointer;font-weight:600;font-size:13px;margin:6px 0 2px}
+details.variant-sm>summary h4{display:inline-block;margin:4px 0}
+nav button{margin-left:6px;font-size:12px}
+.zoom-bar{display:flex;align-items:center;gap:6px;font-size:12px;margin:6px 0 0}
+.zoom-bar button{min-width:28px;font-size:12px;padding:1px 6px;cursor:pointer}
+.zoom-range{font-variant-numeric:tabular-nums;margin:0 8px 0 4px}
+svg.zoomable{cursor:crosshair}
+svg .zoom-select{fill:#2456a4;fill-opacity:0.15;stroke:#2456a4;stroke-width:1}
 )";
 
 }  // namespace gpuvp::report

@@ -67,6 +67,22 @@ std::string fmt(double v, int decimals) {
     return r.ec == std::errc() ? std::string(b, r.ptr) : "–";
 }
 
+// A time for the page's script: 3 decimals, no trailing zeros.
+std::string value_ns(double v) {
+    std::string s = fmt(v, 3);
+    if (s.find('.') != std::string::npos) {
+        while (s.back() == '0') s.pop_back();
+        if (s.back() == '.') s.pop_back();
+    }
+    return s;
+}
+
+std::string zoom_open(const Scale& xs, double top, double bottom) {
+    const std::string w = px(xs.b - xs.a), h = px(bottom - top);
+    return "<svg class=\"zoom-area\" x=\"" + px(xs.a) + "\" y=\"" + px(top) + "\" width=\"" + w + "\" height=\"" + h +
+           "\" viewBox=\"" + px(xs.a) + " " + px(top) + " " + w + " " + h + "\" preserveAspectRatio=\"none\">";
+}
+
 // An SVG coordinate: one decimal, no ".0".
 std::string px(double v) {
     std::string s = fmt(v, 1);
@@ -104,7 +120,10 @@ std::string x_axis(const Scale& s, const Unit& u, double top, double y, const st
     std::ostringstream o;
     double step = 1;
     const auto t = ticks(s.lo / u.div, s.hi / u.div, std::max(2, int((s.b - s.a) / 110)), &step);
-    o << "<g class=\"axis x-axis\">";
+    // (what the page's script needs to draw the axis again for a zoomed range)
+    o << "<g class=\"axis x-axis\" data-lo=\"" << value_ns(s.lo) << "\" data-hi=\"" << value_ns(s.hi) << "\" data-a=\"" << px(s.a)
+      << "\" data-b=\"" << px(s.b) << "\" data-top=\"" << px(top) << "\" data-y=\"" << px(y) << "\" data-title=\"" << esc(title)
+      << "\">";
     for (double v : t) {
         const std::string x = px(s(v * u.div));
         o << "<line class=\"grid\" x1=\"" << x << "\" y1=\"" << px(top) << "\" x2=\"" << x << "\" y2=\"" << px(y)
@@ -280,7 +299,7 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
             body << "<line class=\"row-sep\" x1=\"" << px(xs.a) << "\" y1=\"" << px(ry) << "\" x2=\"" << px(xs.b)
                  << "\" y2=\"" << px(ry) << "\"/>";
     }
-    body << "</g><g class=\"bars\">";
+    body << "</g>" << zoom_open(xs, top, top + plot_h) << "<g class=\"bars\">";
     const double inset = rh > 5 ? 0.5 : 0, bh = rh > 5 ? rh - 1 : rh;
     for (size_t r = 0; r < g.rows.size(); ++r) {
         const std::string ry = px(top + rh * double(r) + inset), h = px(bh);
@@ -302,7 +321,7 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
             body << "</title></rect>";
         }
     }
-    body << "</g>";
+    body << "</g>" << kZoomClose;
     body << x_axis(xs, u, top, top + plot_h, st.axis_title);
     const double h = top + plot_h + 40;
     return svg_open(st.svg_class, st.svg_attrs, kWidth, h, st.aria) + body.str() + "</svg>";
@@ -411,10 +430,11 @@ std::string counter_chart(const std::string& cls, const std::string& attrs, cons
     o << "<rect class=\"plot-bg\" x=\"" << px(xs.a) << "\" y=\"" << px(top) << "\" width=\"" << px(xs.b - xs.a)
       << "\" height=\"" << px(height) << "\"/>";
     o << y_axis(ys, xs.a, xs.b, y_title);
-    o << stacked_steps(bins, xs, ys, names, colours, "data-series");
+    o << zoom_open(xs, top, bottom) << stacked_steps(bins, xs, ys, names, colours, "data-series");
     if (line_at > 0)
         o << "<line class=\"limit\" x1=\"" << px(xs.a) << "\" y1=\"" << px(ys(line_at)) << "\" x2=\"" << px(xs.b) << "\" y2=\""
-          << px(ys(line_at)) << "\"><title>" << esc(line_label) << "</title></line>";
+          << px(ys(line_at)) << "\" vector-effect=\"non-scaling-stroke\"><title>" << esc(line_label) << "</title></line>";
+    o << kZoomClose;
     o << x_axis(xs, u, bottom, bottom, "simulated time");
     return svg_open(cls, attrs, kWidth, bottom + 40, aria) + o.str() + "</svg>";
 }

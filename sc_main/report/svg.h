@@ -28,6 +28,8 @@ std::string cut(const std::string& s, size_t n);
 double text_px(const std::string& s, double font = 11);
 // A fixed number of decimals; "–" for a missing value; never "-0.0".
 std::string fmt(double v, int decimals);
+// A time (ns) in an attribute for the page's script: at most 3 decimals, no trailing zeros.
+std::string value_ns(double v);
 // An SVG coordinate: one decimal, no ".0".
 std::string px(double v);
 inline std::string ns(double v) { return fmt(v, 1); }
@@ -47,6 +49,12 @@ inline Unit time_unit(double span_ns) { return span_ns >= 20000 ? Unit{"µs", 10
 
 // A horizontal axis at `y` (ticks, labels, title below), grid lines from `top` down to it.
 std::string x_axis(const Scale& s, const Unit& u, double top, double y, const std::string& title);
+// The plot area [xs.a, xs.b] x [top, bottom] of a chart over time, as a nested <svg> in the
+// outer one's coordinates: what is drawn inside is clipped to it, and the page's script zooms
+// and pans the time axis by changing its viewBox (horizontally only). Closed by kZoomClose.
+std::string zoom_open(const Scale& xs, double top, double bottom);
+inline const char* const kZoomClose = "</svg>";
+
 // A vertical value axis at `x` for [s.lo, s.hi] drawn from px s.a (bottom) up to s.b (top).
 std::string y_axis(const Scale& s, double x, double right, const std::string& title);
 

@@ -120,6 +120,8 @@ std::string sm_timelines(TraceView& tv, const Registry& kernels, const Scale& xs
                          const std::string& variant, const char* variant_colour) {
     std::ostringstream o;
     std::vector<uint32_t> idle;  // SMs without warps: one line for all
+    size_t busy = 0;
+    for (auto& [sm, g] : tv.sms) busy += g.bars() > 0;
     for (auto& [sm, g] : tv.sms) {
         size_t warps = 0;
         std::set<int> keys;
@@ -148,11 +150,16 @@ std::string sm_timelines(TraceView& tv, const Registry& kernels, const Scale& xs
         st.title = [&](const Bar& b, const std::string& row) { return warp_title(kernels, b, row); };
         st.merged_noun = "warps";
         for (int k : keys) st.legend.push_back({kernels.name(k), kernels.colour(k)});
-        o << "<figure class=\"chart\"><figcaption>";
-        if (variant_colour) o << "<span class=\"swatch\" style=\"background:" << variant_colour << "\"></span>";
-        o << esc(variant.empty() ? label : variant) << ": " << warps << " warp"
-          << (warps == 1 ? "" : "s") << " on " << g.rows.size() << " warp slots (rows)</figcaption>"
-          << render_gantt(g, xs, u, st) << "</figure>\n";
+        std::ostringstream caption;
+        if (variant_colour) caption << "<span class=\"swatch\" style=\"background:" << variant_colour << "\"></span>";
+        caption << esc(variant.empty() ? label : variant) << ": " << warps << " warp" << (warps == 1 ? "" : "s") << " on "
+                << g.rows.size() << " warp slots (rows)";
+        if (compact)
+            o << "<figure class=\"chart\"><figcaption>" << caption.str() << "</figcaption>" << render_gantt(g, xs, u, st)
+              << "</figure>\n";
+        else  // (a drill-down: open while there are few SMs)
+            o << "<details class=\"sm-detail\" id=\"sm-" << sm << "\"" << (busy <= kOpenSms ? " open" : "") << "><summary>"
+              << caption.str() << "</summary><figure class=\"chart\">" << render_gantt(g, xs, u, st) << "</figure></details>\n";
     }
     if (!idle.empty()) {
         o << "<p class=\"empty sm-empty\">";
@@ -193,6 +200,8 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
     const double rh = n > 40 ? 8 : 16, top = y;
     o << "<rect class=\"plot-bg\" x=\"" << px(xs.a) << "\" y=\"" << px(top) << "\" width=\"" << px(xs.b - xs.a)
       << "\" height=\"" << px(rh * double(n)) << "\"/>";
+    std::ostringstream labels;  // (outside the zoomed area)
+    o << zoom_open(xs, top, top + rh * double(n));
     for (size_t i = 0; i < n; ++i) {
         const KernelRecord& k = ks[i];
         const std::string& name = k.name;
@@ -204,8 +213,8 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
         const std::string instances = k.instances ? "; " + fmt(double(k.instances->count), 0) + " instances" : "";
         o << "<g class=\"kernel-span\" data-kernel=\"" << esc(name) << "\">";
         if (rh >= 12 || i % 2 == 0)
-            o << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
-              << esc(cut(name, 14)) << "</text>";
+            labels << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
+                   << esc(cut(name, 14)) << "</text>";
         bool drawn = false;
         auto seg = [&](double a, double b, double opacity, const std::string& what) {
             if (!std::isfinite(a) || !std::isfinite(b) || b < a) return;
@@ -222,10 +231,11 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
         } else
             seg(submit, complete, 0.3, "never ran a warp");
         if (!drawn && rh >= 12)
-            o << "<text class=\"muted\" x=\"" << px(xs.a + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">"
-              << esc(cut(k.status, 150)) << "</text>";
+            labels << "<text class=\"muted\" x=\"" << px(xs.a + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">"
+                   << esc(cut(k.status, 150)) << "</text>";
         o << "</g>";
     }
+    o << kZoomClose << "<g class=\"row-labels\">" << labels.str() << "</g>";
     o << x_axis(xs, u, top, top + rh * double(n), "simulated time");
     const double h = top + rh * double(n) + 40;
     std::ostringstream out;
@@ -240,9 +250,71 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
     return out.str();
 }
 
+namespace {
+// Occupancy's colours, lightest (at most 1/8 of the slots) to darkest (all of them).
+const char* const kOccupancy[] = {"#dbe6f4", "#c0d3ea", "#a2bddd", "#82a5cf", "#638dc0", "#4a74ab", "#355c91", "#22426f"};
+}  // namespace
+
+std::string sm_overview(const RunRecord& r, const Scale& xs, const Unit& u, const std::string& variant,
+                        const char* variant_colour) {
+    std::vector<const SmRecord*> sms;
+    bool any = false;
+    for (const SmRecord& sm : r.sms)
+        if (sm.occupancy) {
+            sms.push_back(&sm);
+            any = any || !sm.occupancy->warps.empty();
+        }
+    if (!any) return "";
+    const double rh = std::max(4.0, std::min(14.0, std::floor(560 / double(sms.size()))));
+    std::ostringstream o;
+    std::vector<Swatch> legend;
+    for (size_t i = 0; i < 8; ++i)
+        legend.push_back({"≤ " + std::to_string((i + 1) * 100 / 8) + " %", kOccupancy[i]});
+    const double top = 6 + svg_legend(o, legend, xs.a, 6, xs.b, "mean share of the warp slots in use:") + 6;
+    const double bottom = top + rh * double(sms.size());
+    o << "<rect class=\"plot-bg\" x=\"" << px(xs.a) << "\" y=\"" << px(top) << "\" width=\"" << px(xs.b - xs.a)
+      << "\" height=\"" << px(bottom - top) << "\"/>";
+    std::ostringstream labels;
+    const size_t every = size_t(std::max(1.0, std::ceil(12.0 / rh)));
+    o << zoom_open(xs, top, bottom);
+    for (size_t i = 0; i < sms.size(); ++i) {
+        const SmRecord& sm = *sms[i];
+        const double ry = top + rh * double(i), slots = std::max(1u, sm.warp_slots), w = sm.occupancy->bin_ns;
+        const std::string name = "sm[" + std::to_string(sm.id) + "]";
+        if (i % every == 0)
+            labels << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + std::min(rh, 12.0) / 2 + 3.5)
+                   << "\" text-anchor=\"end\">" << name << "</text>";
+        o << "<a href=\"#" << (variant.empty() ? "sm-" : "variant-sm-") << sm.id << "\"><g class=\"sm-row\" data-sm=\""
+          << sm.id << "\">";
+        const std::vector<double>& ws = sm.occupancy->warps;
+        for (size_t b = 0; b < ws.size(); ++b) {
+            if (!(ws[b] > 0)) continue;
+            const double share = std::min(1.0, ws[b] / slots);
+            const size_t shade = std::min<size_t>(7, size_t(std::ceil(share * 8)) - (share > 0 ? 1 : 0));
+            const double t0 = w * double(b), t1 = std::min(xs.hi, w * double(b + 1));
+            o << "<rect x=\"" << px(xs(t0)) << "\" y=\"" << px(ry) << "\" width=\"" << px(std::max(0.6, xs(t1) - xs(t0)))
+              << "\" height=\"" << px(rh - (rh > 5 ? 1 : 0)) << "\" fill=\"" << kOccupancy[shade] << "\"><title>" << name << ": "
+              << fmt(ws[b], 1) << " of " << sm.warp_slots << " warp slots in use on average, " << ns(t0) << "–" << ns(t1)
+              << " ns</title></rect>";
+        }
+        o << "</g></a>";
+    }
+    o << kZoomClose << "<g class=\"row-labels\">" << labels.str() << "</g>";
+    o << x_axis(xs, u, top, bottom, "simulated time");
+    std::ostringstream out;
+    out << "<figure class=\"chart\"><figcaption>";
+    if (variant_colour) out << "<span class=\"swatch\" style=\"background:" << variant_colour << "\"></span>" << esc(variant) << ": ";
+    out << "SM occupancy: a row per SM, the whole run (" << fmt(sms.front()->occupancy->bin_ns, 0)
+        << " ns per column); click a row for its warps</figcaption>"
+        << svg_open("sm-overview", variant.empty() ? " id=\"sm-overview\"" : " data-variant=\"" + esc(variant) + "\"", kWidth,
+                    bottom + 40, "SM occupancy over time")
+        << o.str() << "</svg></figure>\n";
+    return out.str();
+}
+
 std::string section_timeline(Page& p, size_t warp_limit, Bound& bound) {
     std::ostringstream o;
-    o << "<section id=\"timeline\">\n<h2>Timeline</h2>\n";
+    o << "<section id=\"timeline\"><details open><summary><h2>Timeline</h2></summary>\n";
     if (p.variants) {
         const std::vector<VariantEntry>& vs = *p.results.variants;
         double end = 1;
@@ -256,7 +328,7 @@ std::string section_timeline(Page& p, size_t warp_limit, Bound& bound) {
         if (!any) o << "<p class=\"empty\">no kernels in this run</p>\n";
         for (size_t i = 0; i < vs.size() && any; ++i)
             o << kernel_spans(vs[i].results, p.kernels, xs, time_unit(end), p.variant_names[i], kVariantColours[i % 8]);
-        o << "</section>\n";
+        o << "</details></section>\n";
         return o.str();
     }
     TraceView* tv = p.traces.empty() ? nullptr : &p.traces[0];
@@ -265,11 +337,14 @@ std::string section_timeline(Page& p, size_t warp_limit, Bound& bound) {
     const Scale xs{0, end, kLeft, kWidth - kRight};
     o << "<p>Simulated time runs left to right on one scale for every chart of this section. Hover a bar for its numbers.</p>\n";
     o << kernel_spans(p.results, p.kernels, xs, u);
+    if (!p.results.unfinished) o << sm_overview(p.results, xs, u);
     if (!tv || !tv->present) {
-        o << "<p class=\"empty\" id=\"timeline-empty\">run without a trace: no warp timeline (run with <code>--out</code> and without <code>--no-trace</code>)</p>\n</section>\n";
+        o << "<p class=\"empty\" id=\"timeline-empty\">run without a trace: no warp timeline (run with <code>--out</code> and without <code>--no-trace</code>)</p>\n</details></section>\n";
         return o.str();
     }
-    if (!tv->note.empty()) o << "<p class=\"warn\">" << esc(tv->note) << ": the charts show the events kept.</p>\n";
+    if (!tv->note.empty())
+        o << "<p class=\"warn\">" << esc(tv->note) << ": the warp charts below show the events kept; the SM occupancy "
+             "above covers the whole run (from results.json, not the trace).</p>\n";
     std::vector<Gantt*> charts;
     for (auto& [sm, g] : tv->sms) charts.push_back(&g);
     bound = bound_bars(charts, warp_limit, end / (xs.b - xs.a), end);
@@ -277,7 +352,7 @@ std::string section_timeline(Page& p, size_t warp_limit, Bound& bound) {
     o << bound_note(bound, "warps", "timeline-note");
     if (tv->sms.empty()) o << "<p class=\"empty\">no SM in the trace</p>\n";
     o << sm_timelines(*tv, p.kernels, xs, u, false, "");
-    o << "</section>\n";
+    o << "</details></section>\n";
     return o.str();
 }
 

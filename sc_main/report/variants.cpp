@@ -67,7 +67,7 @@ std::string grouped_bars(const std::string& metric, const std::string& caption, 
     const double top = y, height = 170, bottom = top + height;
     const Unit u = time_unit(hi);
     const Scale ys{0, hi > 0 ? hi * 1.08 / u.div : 1, bottom, top};
-    c << y_axis(ys, left, right, metric + " (" + u.name + ")");
+    c << y_axis(ys, left, right, axis_name(metric) + " (" + u.name + ")");
     const double gw = (right - left) / double(std::max<size_t>(1, ng));
     const double bw = std::min(40.0, (gw - 16) / double(std::max<size_t>(1, nv)));
     for (size_t g = 0; g < ng; ++g) {
@@ -104,7 +104,7 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
     std::vector<const RunRecord*> rs;
     for (const VariantEntry& v : vs) rs.push_back(&v.results);
     std::ostringstream o;
-    o << "<section id=\"variants\">\n<h2>Variants</h2>\n<p>The scenario run " << nv
+    o << "<section id=\"variants\"><details open><summary><h2>Variants</h2></summary>\n<p>The scenario run " << nv
       << " times, each with its overrides; ratios (×) are to the first variant, <b>" << esc(p.variant_names[0])
       << "</b>.</p>\n";
     // The table.
@@ -265,19 +265,22 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
         end = std::max(end, sim_end(*rs[i], i < p.traces.size() && p.traces[i].present ? &p.traces[i] : nullptr));
     const Unit u = time_unit(end);
     const Scale xs{0, end, kLeft, kWidth - kRight};
-    o << "<h3>Warps per SM and variant</h3>\n<p>For each SM, one chart per variant, all on the same time scale (0 to "
-      << ns(end) << " ns).</p>\n<div id=\"variant-timelines\">\n";
-    bounds.assign(nv, Bound{});
+    o << "<h3>SM occupancy per variant</h3>\n";
+    for (size_t i = 0; i < nv; ++i)
+        if (!rs[i]->unfinished) o << sm_overview(*rs[i], xs, u, p.variant_names[i], kVariantColours[i % 8]);
     std::set<uint32_t> sms;  // those where some variant ran warps
+    for (size_t i = 0; i < nv && i < p.traces.size(); ++i)
+        for (auto& [sm, g] : p.traces[i].sms)
+            if (g.bars() > 0) sms.insert(sm);
+    o << "<h3>Warps per SM and variant</h3>\n<p>For each SM, one chart per variant, all on the same time scale (0 to "
+      << ns(end) << " ns)" << (sms.size() > kOpenSms ? "; open an SM to see its warps" : "") << ".</p>\n<div id=\"variant-timelines\">\n";
+    bounds.assign(nv, Bound{});
     bool any_trace = false;
     for (size_t i = 0; i < nv && i < p.traces.size(); ++i) {
         if (!p.traces[i].present) continue;
         any_trace = true;
         std::vector<Gantt*> charts;
-        for (auto& [sm, g] : p.traces[i].sms) {
-            charts.push_back(&g);
-            if (g.bars() > 0) sms.insert(sm);
-        }
+        for (auto& [sm, g] : p.traces[i].sms) charts.push_back(&g);
         bounds[i] = bound_bars(charts, limits[i], end / (xs.b - xs.a), end);
         o << bound_note(bounds[i], "warps", "variant-note-" + std::to_string(i));
     }
@@ -286,7 +289,8 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
             o << "<p class=\"empty\">variant " << esc(p.variant_names[i]) << ": run without a trace</p>\n";
     if (any_trace && sms.empty()) o << "<p class=\"empty\">no warps ran in any variant</p>\n";
     for (uint32_t sm : sms) {
-        o << "<div class=\"variant-sm\" data-sm=\"" << sm << "\"><h4>sm[" << sm << "]</h4>\n";
+        o << "<details class=\"variant-sm\" id=\"variant-sm-" << sm << "\" data-sm=\"" << sm << "\""
+          << (sms.size() <= kOpenSms ? " open" : "") << "><summary><h4>sm[" << sm << "]</h4></summary>\n";
         std::string idle;
         for (size_t i = 0; i < nv && i < p.traces.size(); ++i) {
             if (!p.traces[i].present) continue;
@@ -302,7 +306,7 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
             it->second = std::move(one.sms[sm]);
         }
         if (!idle.empty()) o << "<p class=\"empty\">" << idle << ": no warps on sm[" << sm << "]</p>\n";
-        o << "</div>\n";
+        o << "</details>\n";
     }
     o << "</div>\n";
     // The shading array of each variant, on the same time scale.
@@ -327,7 +331,7 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
         }
         o << "</div>\n";
     }
-    o << "</section>\n";
+    o << "</details></section>\n";
     return o.str();
 }
 

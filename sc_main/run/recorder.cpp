@@ -14,6 +14,7 @@ using sc_core::sc_time;
 
 namespace {
 double us(const sc_time& t) { return to_ns(t) / 1000; }
+uint64_t ps_of(const sc_time& t) { return uint64_t(std::llround(t.to_seconds() * 1e12)); }
 uint64_t block_key(uint32_t slot, uint64_t block) { return uint64_t(slot) << 48 | block; }
 // A difference of two times in ns, to whole picoseconds (as the results write them).
 double ns_diff(const sc_time& a, const sc_time& b) { return std::round((to_ns(a) - to_ns(b)) * 1000) / 1000; }
@@ -229,8 +230,37 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
     block_start_.erase(it);
 }
 
+void Occupancy::add(uint32_t sm, uint64_t start_ps, uint64_t end_ps) {
+    if (end_ps <= start_ps) return;
+    if (sm >= sms_.size()) sms_.resize(sm + 1);
+    while (end_ps > bin_ps_ * kBins) {  // fold every SM's bins in pairs
+        for (std::vector<uint64_t>& bins : sms_) {
+            for (size_t i = 0; 2 * i < bins.size(); ++i) bins[i] = bins[2 * i] + (2 * i + 1 < bins.size() ? bins[2 * i + 1] : 0);
+            bins.resize((bins.size() + 1) / 2);
+        }
+        bin_ps_ *= 2;
+    }
+    std::vector<uint64_t>& bins = sms_[sm];
+    const size_t last = size_t((end_ps - 1) / bin_ps_);
+    if (bins.size() <= last) bins.resize(last + 1, 0);
+    for (size_t b = size_t(start_ps / bin_ps_); b <= last; ++b) {
+        const uint64_t lo = std::max<uint64_t>(start_ps, b * bin_ps_), hi = std::min<uint64_t>(end_ps, (b + 1) * bin_ps_);
+        bins[b] += hi - lo;
+    }
+}
+
+std::vector<double> Occupancy::mean_warps(uint32_t sm, uint64_t end_ps) const {
+    std::vector<double> out;
+    if (sm >= sms_.size() || sms_[sm].empty()) return out;
+    const size_t n = std::min<size_t>(kBins, size_t((end_ps + bin_ps_ - 1) / bin_ps_));
+    for (size_t b = 0; b < n; ++b)
+        out.push_back(b < sms_[sm].size() ? std::round(double(sms_[sm][b]) / double(bin_ps_) * 1000) / 1000 : 0.0);
+    return out;
+}
+
 void Recorder::warp_finished(const WarpRecord& w) {
     ++warps_;
+    occupancy_.add(w.sm, ps_of(w.start), ps_of(w.end));
     if (!trace_ || !room()) return;
     Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), TracePid::sm0 + w.sm,
                   w.slot, {}}};

@@ -59,6 +59,17 @@ struct Spread {
         return max;
     }
 
+    // Counts in `bins` equal bins of width `w` from `lo` (each bucket's values counted at its
+    // largest; the last bin holds the maximum; w == 0: all in the first).
+    std::vector<uint64_t> histogram(double lo, double w, size_t bins) const {
+        std::vector<uint64_t> out(bins, 0);
+        for (const auto& [key, b] : buckets_) {
+            const double x = w > 0 ? std::floor((b.max - lo) / w) : 0;
+            out[size_t(std::clamp(x, 0.0, double(bins - 1)))] += b.count;
+        }
+        return out;
+    }
+
 private:
     struct Bucket {
         uint64_t count = 0;
@@ -71,6 +82,23 @@ private:
         return (uint64_t(e - 9) << 10) | ((ps >> (e - 10)) & 1023);
     }
     std::map<uint64_t, Bucket> buckets_;  // in value order
+};
+
+// Each SM's resident warps over the whole run, in bounded memory: warp-picoseconds per bin of
+// equal width, at most kBins bins per SM; when a warp ends past the last bin, every SM's bins
+// are folded in pairs and the width doubles. Independent of the trace (and of its event limit).
+class Occupancy {
+public:
+    static constexpr size_t kBins = 128;
+    void add(uint32_t sm, uint64_t start_ps, uint64_t end_ps);
+    // Bin width (ps) and each SM's bins up to `end_ps` (the last partly filled one included).
+    uint64_t bin_ps() const { return bin_ps_; }
+    // The mean number of warps resident in each bin of `sm` up to end_ps (empty: none ran).
+    std::vector<double> mean_warps(uint32_t sm, uint64_t end_ps) const;
+
+private:
+    uint64_t bin_ps_ = 64'000;  // 64 ns to start with
+    std::vector<std::vector<uint64_t>> sms_;  // per SM: warp-ps per bin
 };
 
 // What the instances of one kernel (or draw) did, folded in as each completes.
@@ -152,6 +180,7 @@ public:
     const std::vector<Rejection>& rejections() const { return rejections_; }
     const std::vector<LockStall>& lock_stalls() const { return lock_stalls_; }
     uint64_t warps_finished() const { return warps_; }
+    const Occupancy& occupancy() const { return occupancy_; }
     uint64_t table_updates() const { return table_updates_; }
 
     // The trace, handed over (the recorder keeps no events after): the metadata that names
@@ -246,6 +275,7 @@ private:
     std::vector<Owner> owners_;       // each event's
     std::map<std::pair<uint32_t, uint32_t>, std::string> thread_names_;  // (pid, tid) -> name
     uint64_t warps_ = 0, table_updates_ = 0;
+    Occupancy occupancy_;
 };
 
 }  // namespace gpuvp

@@ -138,6 +138,11 @@ InstancesSummary instances_summary(const LaunchRecord& l, double interval_ns, co
             s.p50 = sp->percentile(0.5);
             s.p90 = sp->percentile(0.9);
             s.p99 = sp->percentile(0.99);
+            HistogramRecord h;
+            h.from_ns = sp->min;
+            h.bin_ns = std::round((sp->max - sp->min) / 20 * 1000) / 1000;
+            h.counts = sp->histogram(h.from_ns, h.bin_ns, 20);
+            s.histogram = std::move(h);
         }
         return s;
     };
@@ -520,6 +525,10 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         x.counters = st;
         x.l1i = sys.gpu.l1i(i).stats();
         x.l1d = sys.gpu.l1d(i).stats();
+        OccupancyRecord occupancy;
+        occupancy.bin_ns = double(rec.occupancy().bin_ps()) / 1000;
+        occupancy.warps = rec.occupancy().mean_warps(i, uint64_t(std::llround(end.to_seconds() * 1e12)));
+        x.occupancy = std::move(occupancy);
     }
     out.warp_instructions = instructions;
     out.kernels = kernel_count;

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Opens a run's report.html in headless Chromium and checks what a reader would get.
 
-    check_report.py GPUVP SCENARIO [--chromium PATH] [--keep DIR]
+    check_report.py GPUVP SCENARIO [--set KEY=VALUE ...] [--sparse] [--chromium PATH] [--keep DIR]
 
-Runs `GPUVP run SCENARIO --out <tmp>`, then
+Runs `GPUVP run SCENARIO [--set ...] --out <tmp>`, then
   (a) --dump-dom: the DOM Chromium built holds every section, an SVG timeline per SM that ran
-      warps with a bar per warp of the trace, and a launch-stage bar for every kernel of
-      results.json (and the other sections' charts or their empty-state text);
+      warps with a bar per warp of the trace, the SM occupancy overview with a row per SM, a
+      launch-stage bar for every kernel of results.json (with variants: for every kernel of
+      every variant, side by side), a histogram of each kernel with instances (and the other
+      sections' charts or their empty-state text);
+  (z) the page opened at `#zoom=FROM-TO`: the page's script zoomed every chart of the timeline
+      to that range (its axis drawn again within it, the range shown), and the zoom controls
+      are there;
   (b) --screenshot at 1400x3000: the picture is not blank (many colours, much of it not white,
       coloured chart areas);
   (c) with the network made unusable and a net log: the page made no http/https/ws request
@@ -180,14 +185,51 @@ def check_dom(label, dom_text, results, trace, variant_traces=None):
         bars = check_warps(label, timeline.find_all("svg", cls="sm-timeline"), trace, names)
         check(bars <= 20000, "%s: at most 20000 warp bars" % label)
 
-    # Launch stages: a bar per kernel, with its stages.
+    # The SM overview: a row per SM of results.json, from its occupancy (the whole run).
+    runs = [(v["name"], v["results"]) for v in results["variants"]] if "variants" in results else [(None, results)]
+    for vname, run in runs:
+        if run.get("unfinished") or not any(sm.get("occupancy", {}).get("warps") for sm in run.get("sms", [])):
+            continue
+        where = variants if vname else timeline
+        if where is None:
+            continue
+        ov = [o for o in where.find_all("svg", cls="sm-overview") if o.attrs.get("data-variant") == vname]
+        if check(len(ov) == 1, "%s: the SM occupancy overview%s" % (label, " of variant " + vname if vname else "")):
+            rows = ov[0].find_all("g", cls="sm-row")
+            check(sorted(int(r.attrs["data-sm"]) for r in rows) == sorted(sm["id"] for sm in run["sms"]),
+                  "%s: a row per SM in the overview (%d)" % (label, len(run["sms"])))
+            busy = {sm["id"] for sm in run["sms"] if any(w > 0 for w in sm["occupancy"]["warps"])}
+            check({int(r.attrs["data-sm"]) for r in rows if r.find_all("rect")} == busy,
+                  "%s: the overview's rows that ran warps have cells (%d SMs)" % (label, len(busy)))
+
+    # Launch stages: a bar per kernel, with its stages (with variants: a bar per kernel and
+    # variant, the variants of one kernel one under the other).
     stages = sections.get("launch-stages")
     if stages is not None:
-        for k in results["kernels"]:
-            g = stages.find_all("g", cls="stage-bar", data_kernel=k["name"])
-            if check(len(g) == 1, "%s: a launch-stage bar for kernel %s" % (label, k["name"])):
-                check(len(g[0].find_all("rect", cls="stage")) == len(k["stages"]),
-                      "%s: kernel %s's bar has its %d stages" % (label, k["name"], len(k["stages"])))
+        bars = stages.find_all("g", cls="stage-bar")
+        for vname, run in runs:
+            for k in run.get("kernels", []):
+                g = [b for b in bars if b.attrs.get("data-kernel") == k["name"] and b.attrs.get("data-variant") == vname]
+                what = "kernel %s" % k["name"] + (" in variant %s" % vname if vname else "")
+                if check(len(g) == 1, "%s: a launch-stage bar for %s" % (label, what)):
+                    check(len(g[0].find_all("rect", cls="stage")) == len(k["stages"]),
+                          "%s: %s's bar has its %d stages" % (label, what, len(k["stages"])))
+        if "variants" in results and len(runs) > 1:
+            order = [b.attrs.get("data-kernel") for b in bars]
+            check(all(order[i:i + len(runs)].count(order[i]) == len(runs) for i in range(0, len(order), len(runs))),
+                  "%s: each kernel's bars of every variant are side by side" % label)
+        for vname, run in runs:
+            for k in run.get("kernels", []):
+                if "instances" not in k:
+                    continue
+                for figure in ("response_ns", "turnaround_ns"):
+                    h = stages.find_all("svg", cls="instance-histogram", data_kernel=k["name"], data_figure=figure)
+                    if check(len(h) == 1, "%s: a histogram of kernel %s's %s over its instances" % (label, k["name"], figure)):
+                        panel = [p for p in h[0].find_all("g", cls="instance-panel") if p.attrs.get("data-variant") == (vname or "")]
+                        counted = sum(int(r.attrs["data-count"]) for p in panel for r in p.find_all("rect", cls="bin"))
+                        ok = k["instances"]["ok"]
+                        check(counted == ok, "%s: kernel %s's %s histogram counts its %d instances that ended ok (%d)"
+                              % (label, k["name"], figure, ok, counted))
         if results["kernels"]:
             check(len(stages.find_all("table", id="stage-table")) == 1, "%s: the launch-stage table" % label)
         else:
@@ -218,9 +260,48 @@ def check_dom(label, dom_text, results, trace, variant_traces=None):
     check(("variants" in results) == ("variants" in sections), "%s: a variants section only with variants" % label)
 
 
+# --- (z) zoom -------------------------------------------------------------------------------
+
+def check_zoom(label, dom_text, results, lo, hi):
+    """The DOM of the page opened at #zoom=lo-hi: every chart over time in the timeline section
+    shows that range, its axis drawn again inside it."""
+    dom = parse_dom(dom_text)
+    sections = {n.attrs.get("id"): n for n in dom.find_all("section")}
+    timeline = sections.get("timeline")
+    if not check(timeline is not None, "%s: the timeline section" % label):
+        return
+    bars = timeline.find_all("div", cls="zoom-bar")
+    check(len(bars) >= 1 and all(len(b.find_all("button")) == 5 for b in bars),
+          "%s: the timeline has zoom controls (+, -, earlier, later, all)" % label)
+    charts = timeline.find_all("svg", cls="zoomable")
+    check(len(charts) >= 1, "%s: the timeline's charts can zoom (%d)" % (label, len(charts)))
+    shown = [c.attrs.get("data-zoom", "") for c in charts]
+    check(all(z == "%s-%s" % (lo, hi) for z in shown),
+          "%s: every timeline chart shows %s-%s ns (%s)" % (label, lo, hi, ", ".join(sorted(set(shown)))[:80]))
+    for c in charts[:3]:
+        axis = c.find_all("g", cls="x-axis")[0]
+        title = [t for t in axis.find_all("text") if "axis-title" in t.classes()][0].all_text()
+        div = 1000 if "(µs)" in title else 1
+        ticks = [float(t.all_text()) * div for t in axis.find_all("text") if "axis-title" not in t.classes()]
+        check(len(ticks) >= 2 and all(lo - 1e-6 <= t <= hi + 1e-6 for t in ticks),
+              "%s: a zoomed axis's ticks lie in %s-%s ns (%s)" % (label, lo, hi, ", ".join("%g" % t for t in ticks[:8])))
+        area = c.find_all("svg", cls="zoom-area")[0]
+        x, _, w, _ = (float(v) for v in area.attrs["viewbox" if "viewbox" in area.attrs else "viewBox"].split())
+        a, b = float(axis.attrs["data-a"]), float(axis.attrs["data-b"])
+        dlo, dhi = float(axis.attrs["data-lo"]), float(axis.attrs["data-hi"])
+        want_x = a + (lo - dlo) / (dhi - dlo) * (b - a)
+        check(abs(x - want_x) < 0.5 and abs(w - (hi - lo) / (dhi - dlo) * (b - a)) < 0.5,
+              "%s: the plot's viewBox is the zoomed range (x %.1f, want %.1f)" % (label, x, want_x))
+    ranges = timeline.find_all("span", cls="zoom-range")
+    check(all("showing" in r.all_text() and "all of it" not in r.all_text() for r in ranges),
+          "%s: the controls say which range is shown (%s)" % (label, ranges[0].all_text() if ranges else "none"))
+
+
 # --- (b) the screenshot --------------------------------------------------------------------
 
-def check_screenshot(png):
+def check_screenshot(png, sparse=False):
+    """`sparse`: a page of light charts and closed drill-downs (instances, 108 SMs): not blank
+    is enough (many colours, some of it not white)."""
     from PIL import Image  # python3-pil
     im = Image.open(png).convert("RGB")
     w, h = im.size
@@ -231,8 +312,8 @@ def check_screenshot(png):
     saturated = sum(c for c, rgb in colours if max(rgb) - min(rgb) > 60) / total
     print("      %d colours, %.1f %% not white, %.1f %% saturated" % (len(colours), non_white * 100, saturated * 100))
     check(len(colours) >= 200, "screenshot: many distinct colours (%d)" % len(colours))
-    check(non_white >= 0.08, "screenshot: a substantial part is not white (%.1f %%)" % (non_white * 100))
-    check(saturated >= 0.03, "screenshot: coloured chart areas (%.1f %% saturated pixels)" % (saturated * 100))
+    check(non_white >= (0.03 if sparse else 0.08), "screenshot: a substantial part is not white (%.1f %%)" % (non_white * 100))
+    check(saturated >= (0.003 if sparse else 0.03), "screenshot: coloured chart areas (%.1f %% saturated pixels)" % (saturated * 100))
 
 
 # --- (c) the network -----------------------------------------------------------------------
@@ -289,10 +370,13 @@ def check_network(binary, work, report, results, trace, variant_traces):
 
 
 def static_references(text):
-    """Every external reference in an HTML text (an empty list for a self-contained page)."""
+    """Every external reference in an HTML text (an empty list for a self-contained page): an
+    inline <script> is allowed, one with a src, or one that fetches or opens a socket, is not."""
     found = []
     patterns = [r"(?<![\w-])(?:src|srcset|href|xlink:href|action|poster|data)\s*=\s*(?:\"(?!#)|'(?!#)|(?![\"'#]))[^\s\"'>]*",
-                r"url\s*\(", r"@import", r"(?:https?|wss?|ftp)://", r"<\s*(?:script|link|iframe|img|object|embed|base)\b"]
+                r"url\s*\(", r"@import", r"(?:https?|wss?|ftp)://", r"<\s*(?:link|iframe|img|object|embed|base)\b",
+                r"<\s*script\b[^>]*\bsrc\b", r"\bimport\s*\(", r"(?<![\w.])fetch\s*\(",
+                r"\bnew\s+(?:XMLHttpRequest|WebSocket|EventSource|Worker)\b"]
     for p in patterns:
         for m in re.finditer(p, text, re.I):
             found.append(m.group(0)[:80])
@@ -305,13 +389,17 @@ def main():
     ap.add_argument("scenario")
     ap.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser") or "chromium")
     ap.add_argument("--keep", help="copy the run, the DOM and the screenshot into this folder")
+    ap.add_argument("--sparse", action="store_true", help="a page of light charts: the screenshot need only not be blank")
+    ap.add_argument("--set", action="append", default=[], help="KEY=VALUE, passed to gpuvp run")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="gpuvp-browser-")
     try:
         out = os.path.join(work, "out")
         env = dict(os.environ, SC_COPYRIGHT_MESSAGE="DISABLE")
-        r = subprocess.run([args.gpuvp, "run", args.scenario, "--quiet", "--out", out], capture_output=True, env=env, timeout=600)
+        sets = [a for kv in args.set for a in ("--set", kv)]
+        r = subprocess.run([args.gpuvp, "run", args.scenario, "--quiet", "--out", out] + sets, capture_output=True, env=env,
+                           timeout=600)
         print(r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace"), end="")
         report = os.path.join(out, "report.html")
         if not check(r.returncode == 0 and os.path.exists(report), "gpuvp run %s wrote report.html" % args.scenario):
@@ -339,11 +427,18 @@ def main():
             with open(os.path.join(work, "dom.html"), "w") as f:
                 f.write(dom)
 
+        # Zoomed to the second quarter of the run, by the address.
+        end = max([results.get("sim_end_ns", 0)] + [v["results"].get("sim_end_ns", 0) for v in results.get("variants", [])])
+        lo, hi = int(end / 4), int(end / 2)
+        zdom = chromium(args.chromium, work, "zoom", "file://" + report + "#zoom=%d-%d" % (lo, hi), "--dump-dom")
+        if zdom is not None:
+            check_zoom("zoom", zdom, results, lo, hi)
+
         png = os.path.join(work, "screenshot.png")
         chromium(args.chromium, work, "screenshot", "file://" + report, "--hide-scrollbars", "--window-size=1400,3000",
                  "--screenshot=" + png)
         if check(os.path.exists(png), "screenshot: chromium wrote it"):
-            check_screenshot(png)
+            check_screenshot(png, args.sparse)
 
         check_network(args.chromium, work, report, results, trace, variant_traces)
 

@@ -206,7 +206,12 @@ void check_self_contained(const std::string& html) {
     CHECK(count(html, "src=") == 0);
     CHECK(count(html, "url(") == 0);
     CHECK(count(html, "@import") == 0);
-    CHECK(count(html, "<script") == 0);
+    // One script, inline: it fetches nothing and opens no socket.
+    CHECK(count(html, "<script") == 1);
+    CHECK(count(html, "<script>") == 1);
+    CHECK(count(html, "fetch(") == 0);
+    CHECK(count(html, "XMLHttpRequest") == 0);
+    CHECK(count(html, "WebSocket") == 0);
     CHECK(count(html, "<link") == 0);
     CHECK(count(html, "<iframe") == 0);
     CHECK(count(html, "<img") == 0);
@@ -348,7 +353,12 @@ TEST_CASE("names from the results and the trace are escaped", "[report]") {
     RunRecord r = small_results(evil, "beta");
     r.scenario = "<b>scenario</b>";
     const std::string html = gpuvp::render_report(r, {&trace});
-    CHECK(count(html, "<script") == 0);
+    // One script, inline: it fetches nothing and opens no socket.
+    CHECK(count(html, "<script") == 1);
+    CHECK(count(html, "<script>") == 1);
+    CHECK(count(html, "fetch(") == 0);
+    CHECK(count(html, "XMLHttpRequest") == 0);
+    CHECK(count(html, "WebSocket") == 0);
     CHECK(count(html, "<b>scenario</b>") == 0);
     CHECK(count(html, "&lt;b&gt;scenario&lt;/b&gt;") >= 2);
     const std::string escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;";
@@ -378,7 +388,8 @@ TEST_CASE("the empty sections say there is nothing to show", "[report]") {
     const std::string html = gpuvp::render_report(small_results(), {&trace});
     for (const char* id : {"timeline", "launch-stages", "locks", "scalar", "shading"}) {
         INFO(id);
-        CHECK(count(html, std::string("<section id=\"") + id + "\">\n<h2>") == 1);
+        // (each section can be closed: its content under its heading in a <details>)
+        CHECK(count(html, std::string("<section id=\"") + id + "\"><details open><summary><h2>") == 1);
     }
     CHECK(count(section(html, "locks"), "no locks in this run") == 1);
     CHECK(count(section(html, "scalar"), "no scalar pool in this run") == 1);
@@ -495,8 +506,19 @@ TEST_CASE("the variants section appears only with variants and has a column per 
     CHECK(count(html, "<td>fifo</td><td>kernel alpha</td>") == 1);
     CHECK(count(html, "<td>priority-block vs fifo</td><td>comparison</td><td><code>priority-block:alpha.response_ns &lt;= 0.5 * "
                       "fifo:alpha.response_ns</code>") == 1);
+    // The launch stages of every variant, side by side: each kernel's bar in every variant, the
+    // variants of one kernel one under the other, and a table column for each.
+    const std::string st = section(html, "launch-stages");
+    CHECK(count(st, "Variant <b>fifo</b>, the first of 3") == 0);
+    const std::regex bar("<g class=\"stage-bar\" data-kernel=\"([a-z]+)\" data-variant=\"([a-z-]+)\">");
+    std::vector<std::string> bars;
+    for (auto it = std::sregex_iterator(st.begin(), st.end(), bar); it != std::sregex_iterator(); ++it)
+        bars.push_back((*it)[1].str() + "/" + (*it)[2].str());
+    CHECK(bars == std::vector<std::string>{"alpha/fifo", "alpha/priority-block", "alpha/priority-warp", "beta/fifo",
+                                           "beta/priority-block", "beta/priority-warp"});
+    CHECK(count(st, "<th data-kernel=\"alpha\" data-variant=\"priority-warp\">alpha — priority-warp</th>") == 1);
     // The other sections show the first variant, and say so.
-    CHECK(count(section(html, "launch-stages"), "Variant <b>fifo</b>, the first of 3") == 1);
+    CHECK(count(section(html, "locks"), "Variant <b>fifo</b>, the first of 3") == 1);
     CHECK(count(section(html, "timeline"), "<svg class=\"kernel-spans\" data-variant=\"priority-warp\"") == 1);
 }
 
@@ -1033,4 +1055,164 @@ TEST_CASE("a hang shows the GPU's state under its cause and escaped", "[report]"
     r.hang->cause = "idle";
     CHECK(count(gpuvp::render_report(r, {nullptr}), "The simulated machine went idle at 205252.0 ns") == 1);
     check_self_contained(html);
+}
+
+namespace {
+
+// `sms` SMs of 4 warp slots with their occupancy over 4 bins of 1250 ns; SM i ran i % 5 warps
+// in the third bin only.
+RunRecord with_occupancy(uint32_t sms) {
+    RunRecord r = small_results();
+    for (uint32_t i = 0; i < sms; ++i) {
+        gpuvp::SmRecord& sm = r.sms.emplace_back();
+        sm.id = i;
+        sm.warp_slots = 4;
+        gpuvp::OccupancyRecord o;
+        o.bin_ns = 1250;
+        o.warps = {0, 0, double(i % 5), 0};
+        sm.occupancy = o;
+    }
+    return r;
+}
+
+// A trace of `sms` SMs of 4 slots, a warp of alpha on each.
+TraceRecord one_warp_per_sm(uint32_t sms) {
+    TraceRecord t;
+    for (uint32_t sm = 0; sm < sms; ++sm) {
+        t.events.push_back(meta("process_name", 100 + sm, 0, "sm[" + std::to_string(sm) + "]"));
+        t.events.push_back(warp_event("alpha", sm, 0, sm, 0, 800, 2000));
+    }
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("the charts over time carry what the page's script needs to zoom them", "[report][zoom]") {
+    const TraceRecord trace = small_trace();
+    RunRecord r = with_occupancy(2);
+    const std::string html = gpuvp::render_report(r, {&trace});
+    // Every chart over simulated time (kernel spans, SM overview, two SMs' warps) draws its plot
+    // inside a zoomable area whose viewBox is the plot's own rectangle.
+    const std::string timeline = section(html, "timeline");
+    CHECK(count(timeline, "<svg class=\"zoom-area\"") == 4);
+    CHECK(count(timeline, "preserveAspectRatio=\"none\"") == 4);
+    const std::regex area("<svg class=\"zoom-area\" x=\"([0-9.]+)\" y=\"([0-9.]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\" "
+                          "viewBox=\"([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9.]+)\"");
+    size_t areas = 0;
+    for (auto it = std::sregex_iterator(timeline.begin(), timeline.end(), area); it != std::sregex_iterator(); ++it, ++areas)
+        for (int k = 1; k <= 4; ++k) CHECK((*it)[k].str() == (*it)[k + 4].str());
+    CHECK(areas == 4);
+    // Its axis says which scale it was drawn with: 0 to the run's end (5000 ns) over the plot's width.
+    CHECK(count(timeline, "<g class=\"axis x-axis\" data-lo=\"0\" data-hi=\"5000\" data-a=\"92\" data-b=\"1224\"") == 4);
+    CHECK(count(timeline, "data-title=\"simulated time\"") == 4);
+    // The page's script finds them by those names.
+    CHECK(count(html, "svg.zoom-area") == 1);
+    CHECK(count(html, "g.x-axis") == 1);
+    CHECK(count(html, "/^zoom=") == 1);
+}
+
+TEST_CASE("a kernel's colour follows its name from page to page", "[report]") {
+    const TraceRecord t1 = small_trace("alpha", "beta"), t2 = small_trace("gamma", "alpha");
+    const std::string a = gpuvp::render_report(small_results("alpha", "beta"), {&t1});
+    const std::string b = gpuvp::render_report(small_results("gamma", "alpha"), {&t2});
+    auto colour = [](const std::string& html, const std::string& kernel) {
+        const std::regex legend("data-label=\"" + kernel + "\"><rect [^>]*fill=\"([^\"]+)\"");
+        std::smatch m;
+        return std::regex_search(html, m, legend) ? m[1].str() : std::string("none");
+    };
+    CHECK(colour(a, "alpha") != "none");
+    CHECK(colour(a, "alpha") == colour(b, "alpha"));  // first on one page, second on the other
+    CHECK(colour(a, "alpha") != colour(a, "beta"));
+    CHECK(colour(b, "gamma") != colour(b, "alpha"));
+}
+
+TEST_CASE("the SM overview shows each SM's occupancy over the whole run, whatever the trace kept", "[report]") {
+    // No trace at all: the overview still covers every SM from results.json.
+    RunRecord r = with_occupancy(6);
+    std::string html = gpuvp::render_report(r, {});
+    std::string timeline = section(html, "timeline");
+    REQUIRE(count(timeline, "<svg class=\"sm-overview\" id=\"sm-overview\"") == 1);
+    for (uint32_t i = 0; i < 6; ++i) {
+        INFO(i);
+        CHECK(count(timeline, "<a href=\"#sm-" + std::to_string(i) + "\"><g class=\"sm-row\" data-sm=\"" + std::to_string(i) + "\">") == 1);
+    }
+    // A cell per bin with warps, shaded by the share of the slots in use, over its time.
+    CHECK(count(timeline, "sm[3]: 3.0 of 4 warp slots in use on average, 2500.0–3750.0 ns") == 1);
+    CHECK(count(timeline, "sm[0]: ") == 0);  // SM 0 ran no warp: a row without cells
+    CHECK(count(timeline, "of 4 warp slots in use on average") == 4);
+    // A trace cut at its limit: the overview is still the whole run, and the page says so.
+    TraceRecord cut = small_trace();
+    cut.note = "trace full: 3 events dropped";
+    html = gpuvp::render_report(r, {&cut});
+    timeline = section(html, "timeline");
+    CHECK(count(timeline, "of 4 warp slots in use on average") == 4);
+    CHECK(count(timeline, "the SM occupancy above covers the whole run") == 1);
+    // Results of a gpuvp before occupancy: no overview, the rest as before.
+    html = gpuvp::render_report(small_results(), {});
+    CHECK(count(html, "sm-overview") == 0);
+}
+
+TEST_CASE("beyond 16 SMs each SM's warps are a closed drill-down under the overview", "[report]") {
+    for (uint32_t n : {2u, 16u, 17u, 108u}) {
+        INFO(n << " SMs");
+        const TraceRecord t = one_warp_per_sm(n);
+        const std::string timeline = section(gpuvp::render_report(with_occupancy(n), {&t}), "timeline");
+        CHECK(count(timeline, "<details class=\"sm-detail\" id=\"sm-") == n);
+        CHECK(count(timeline, "<details class=\"sm-detail\" id=\"sm-0\" open>") == (n <= 16 ? 1u : 0u));
+        CHECK(count(timeline, "<svg class=\"sm-timeline\"") == n);  // every SM's chart is on the page
+        CHECK(count(timeline, "<g class=\"sm-row\"") == n);
+    }
+}
+
+TEST_CASE("kernels with instances get a histogram of response and turnaround", "[report][instances]") {
+    RunRecord r = small_results();
+    gpuvp::InstancesSummary in;
+    in.count = 100;
+    in.ok = 100;
+    for (gpuvp::Spread3* s : {&in.response_ns, &in.turnaround_ns}) {
+        s->min = 1000.0;
+        s->max = 3000.0;
+        s->mean = 1500.0;
+        s->p50 = 1400.0;
+        s->p90 = 2500.0;
+        s->p99 = 2900.0;
+        gpuvp::HistogramRecord h;
+        h.from_ns = 1000;
+        h.bin_ns = 100;
+        h.counts = std::vector<uint64_t>(20, 0);
+        h.counts[0] = 60;
+        h.counts[5] = 30;
+        h.counts[19] = 10;
+        s->histogram = h;
+    }
+    r.kernels[1].instances = in;
+    std::string html = gpuvp::render_report(r, {});
+    const std::string st = section(html, "launch-stages");
+    CHECK(count(st, "<h3 id=\"instances\">Instances</h3>") == 1);
+    for (const char* figure : {"response_ns", "turnaround_ns"}) {
+        INFO(figure);
+        CHECK(count(st, std::string("<svg class=\"instance-histogram\" data-kernel=\"beta\" data-figure=\"") + figure + "\"") == 1);
+    }
+    // A bar per bin with instances, its count and range; p50, p90 and p99 marked.
+    CHECK(count(st, "<rect class=\"bin\" data-count=\"60\"") == 2);
+    CHECK(count(st, "60 of 100 instances: 1000.0–1100.0 ns") == 2);
+    CHECK(count(st, "10 of 100 instances: 2900.0–3000.0 ns") == 2);
+    CHECK(count(st, "<title>p99 2900.0 ns</title>") == 2);
+    CHECK(count(st, "100 instances · min 1000.0 · p50 1400.0 · p90 2500.0 · p99 2900.0 · max 3000.0 ns") == 2);
+    CHECK(count(st, "axis-title") >= 2);
+    CHECK(count(st, ">response (ns)</text>") == 1);
+    // Without instances: no such part.
+    CHECK(count(section(gpuvp::render_report(small_results(), {}), "launch-stages"), "instance-histogram") == 0);
+    // With variants: a panel per variant on one axis.
+    RunRecord v = with_variants({"fifo", "priority-warp"});
+    for (VariantEntry& e : *v.variants) e.results.kernels[1].instances = in;
+    html = gpuvp::render_report(v, {});
+    CHECK(count(section(html, "launch-stages"), "<g class=\"instance-panel\" data-variant=\"priority-warp\">") == 2);
+}
+
+TEST_CASE("axis titles name a metric and its unit once", "[report]") {
+    const std::string html = gpuvp::render_report(with_variants({"fifo", "priority-warp"}), {});
+    CHECK(count(html, "response_ns (") == 0);
+    CHECK(count(html, ">response (ns)</text>") == 1);
+    CHECK(count(html, ">turnaround (µs)</text>") + count(html, ">turnaround (ns)</text>") == 1);
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <vector>
 
 
@@ -279,4 +280,90 @@ TEST_CASE("instance percentiles: observed values within 0.1 % of the exact ones,
     one.add(42.0);
     CHECK(one.percentile(0.5) == 42.0);
     CHECK(one.percentile(0.99) == 42.0);
+}
+
+TEST_CASE("instance histograms: 20 equal bins from min to max, every value counted once", "[record][instances]") {
+    gpuvp::Spread s;
+    for (int i = 0; i < 1000; ++i) s.add(1000.0 + double(i));  // 1000 ... 1999 ns
+    const double w = (s.max - s.min) / 20;
+    const std::vector<uint64_t> h = s.histogram(s.min, w, 20);
+    REQUIRE(h.size() == 20);
+    uint64_t total = 0;
+    for (uint64_t c : h) total += c;
+    CHECK(total == 1000);
+    // Values counted at their 1/1024 bucket's largest value: within one or two of the exact 50.
+    for (size_t b = 0; b < 20; ++b) {
+        INFO("bin " << b << ": " << h[b]);
+        CHECK(h[b] >= 48);
+        CHECK(h[b] <= 52);
+    }
+    // The maximum falls in the last bin, not past it; a single value in the first.
+    CHECK(h[19] >= 1);
+    gpuvp::Spread one;
+    one.add(42.0);
+    CHECK(one.histogram(42.0, 0, 20) == std::vector<uint64_t>{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+    // A skewed series: most in the first bin.
+    gpuvp::Spread skew;
+    for (int i = 0; i < 99; ++i) skew.add(100.0);
+    skew.add(2100.0);
+    const std::vector<uint64_t> k = skew.histogram(100.0, 100.0, 20);
+    CHECK(k[0] == 99);
+    CHECK(k[19] == 1);
+}
+
+TEST_CASE("occupancy: warp-time per bin of each SM, bins folded in pairs as the run grows", "[record][occupancy]") {
+    gpuvp::Occupancy o;
+    REQUIRE(o.bin_ps() == 64'000);
+    // A warp resident from 32 ns to 160 ns on SM 1: half of bin 0, all of bin 1, half of bin 2.
+    o.add(1, 32'000, 160'000);
+    CHECK(o.mean_warps(0, 192'000).empty());  // SM 0 ran no warp
+    CHECK(o.mean_warps(1, 192'000) == std::vector<double>{0.5, 1.0, 0.5});
+    // Two warps at once on SM 0 through bin 3, and the run's end in the middle of bin 4.
+    o.add(0, 192'000, 256'000);
+    o.add(0, 192'000, 256'000);
+    CHECK(o.mean_warps(0, 288'000) == std::vector<double>{0, 0, 0, 2.0, 0});
+    // A warp ending past 128 bins of 64 ns (8192 ns): the width doubles until it fits, and the
+    // bins already filled fold in pairs, warp-time kept.
+    o.add(1, 16'000'000, 16'512'000);
+    CHECK(o.bin_ps() == 256'000);
+    const std::vector<double> sm1 = o.mean_warps(1, 16'512'000);
+    REQUIRE(sm1.size() == 65);
+    CHECK(sm1[0] == 0.5);  // 128 ns of warp in the first 256 ns
+    CHECK(sm1[62] == 0.5);
+    CHECK(sm1[63] == 1.0);
+    CHECK(sm1[64] == 0.5);
+    CHECK(o.mean_warps(0, 16'512'000)[0] == 0.5);  // 2 warps x 64 ns in 256 ns
+    // Never more than 128 bins.
+    CHECK(o.mean_warps(1, 1'000'000'000'000).size() == gpuvp::Occupancy::kBins);
+}
+
+TEST_CASE("a real run's SM occupancy holds every warp's time, as its trace shows the warps", "[record][occupancy]") {
+    // In this process (one elaboration per test case): default.yaml, its trace complete.
+    const gpuvp::RunOutput o = gpuvp::run_scenario(gpuvp::load_scenario(kSource + "/scenarios/default.yaml"));
+    REQUIRE(o.record);
+    REQUIRE(o.trace_record);
+    REQUIRE(o.trace_record->note.empty());
+    std::map<uint32_t, double> traced;  // SM -> warp-ns in the trace
+    for (const gpuvp::TraceEvent& e : o.trace_record->events)
+        if (e.cat == "warp" && e.ph == 'X') traced[e.pid - gpuvp::TracePid::sm0] += e.dur_us * 1000;
+    REQUIRE(traced.size() == o.record->sms.size());
+    for (const gpuvp::SmRecord& sm : o.record->sms) {
+        INFO("sm " << sm.id);
+        REQUIRE(sm.occupancy);
+        const gpuvp::OccupancyRecord& oc = *sm.occupancy;
+        // At most 128 bins of one width, reaching the run's end.
+        CHECK(oc.warps.size() <= gpuvp::Occupancy::kBins);
+        CHECK(oc.bin_ns * double(oc.warps.size()) >= o.record->sim_end_ns);
+        CHECK(oc.bin_ns * double(oc.warps.size() - 1) < o.record->sim_end_ns);
+        double sum = 0, most = 0;
+        for (double w : oc.warps) {
+            sum += w * oc.bin_ns;
+            most = std::max(most, w);
+        }
+        // The warp-time of its bins is the warps' time in the trace (each bin's mean to 3 decimals).
+        CHECK(std::abs(sum - traced[sm.id]) <= 0.0005 * oc.bin_ns * double(oc.warps.size()) + 1e-6);
+        // No bin holds more warps than the SM has slots, nor more than were ever resident at once.
+        CHECK(most <= double(sm.warp_slots));
+        CHECK(most <= double(sm.counters.resident_warps_max) + 1e-9);
+    }
 }
