@@ -11,7 +11,8 @@ Runs `GPUVP run SCENARIO [--set ...] --out <tmp>`, then
       sections' charts or their empty-state text);
   (z) the page opened at `#zoom=FROM-TO`: the page's script zoomed every chart of the timeline
       to that range (its axis drawn again within it, the range shown), and the zoom controls
-      are there;
+      are there; then the page in a frame driven by a script as a reader would: a drag across
+      a timeline chart zooms to the range dragged, "+" halves it, a double-click shows it all;
   (b) --screenshot at 1400x3000: the picture is not blank (many colours, much of it not white,
       coloured chart areas);
   (c) with the network made unusable and a net log: the page made no http/https/ws request
@@ -20,6 +21,7 @@ Runs `GPUVP run SCENARIO [--set ...] --out <tmp>`, then
 Exit 0 when every check holds, 1 otherwise (each failure is printed).
 """
 import argparse
+import html
 import html.parser
 import json
 import os
@@ -297,6 +299,90 @@ def check_zoom(label, dom_text, results, lo, hi):
           "%s: the controls say which range is shown (%s)" % (label, ranges[0].all_text() if ranges else "none"))
 
 
+# The page in a frame, driven as a reader would: a drag across the first timeline chart from a
+# quarter to half of its width, then the "+" button, then a double-click; what the page showed
+# after each step is written into the frame's parent, whose DOM Chromium dumps.
+DRIVER = """<!DOCTYPE html><html><body><pre id="out">not run</pre>
+<iframe id="f" src="report.html" width="1400" height="2400"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", function () {
+  var steps = [], d = this.contentDocument, w = this.contentWindow;
+  try {
+    var svg = d.querySelector("#timeline svg.zoomable"), area = svg.querySelector("svg.zoom-area");
+    // Where the plot is on the screen: its scale's px (the axis's data-a, data-b) through the chart's CTM.
+    var axis = svg.querySelector("g.x-axis"), m = svg.getScreenCTM();
+    var a = +axis.getAttribute("data-a"), b = +axis.getAttribute("data-b");
+    var at = function (f) { return m.a * (a + f * (b - a)) + m.e; };
+    var y = m.d * (+axis.getAttribute("data-top") + +axis.getAttribute("data-y")) / 2 + m.f;
+    var state = function (what) {
+      steps.push({step: what, zoom: svg.getAttribute("data-zoom"), viewBox: area.getAttribute("viewBox"),
+                  range: d.querySelector("#timeline .zoom-range").textContent,
+                  ticks: Array.prototype.map.call(svg.querySelectorAll("g.x-axis text:not(.axis-title)"),
+                                                  function (t) { return t.textContent; }),
+                  title: svg.querySelector("g.x-axis text.axis-title").textContent});
+    };
+    var mouse = function (type, x) {
+      svg.dispatchEvent(new w.MouseEvent(type, {bubbles: true, cancelable: true, clientX: x, clientY: y, button: 0}));
+    };
+    state("loaded");
+    mouse("mousedown", at(0.25));
+    mouse("mousemove", at(0.4));
+    mouse("mousemove", at(0.5));
+    mouse("mouseup", at(0.5));
+    state("dragged");
+    d.querySelector("#timeline .zoom-bar button[title='zoom in']").click();
+    state("zoomed in");
+    mouse("dblclick", at(0.5));
+    state("double-clicked");
+  } catch (e) { steps.push({error: String(e)}); }
+  document.getElementById("out").textContent = JSON.stringify(steps);
+});
+</script></body></html>
+"""
+
+
+def check_interaction(binary, work, out_dir, results):
+    driver = os.path.join(out_dir, "driver.html")
+    with open(driver, "w") as f:
+        f.write(DRIVER)
+    dom = chromium(binary, work, "interaction", "file://" + driver, "--allow-file-access-from-files",
+                   "--virtual-time-budget=5000", "--dump-dom")
+    if dom is None:
+        return
+    m = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
+    text = html.unescape(m.group(1)) if m else "[]"
+    try:
+        steps = json.loads(text)
+    except ValueError:
+        steps = [{"error": "not JSON: " + text[:200]}]
+    errors = [s["error"] for s in steps if "error" in s]
+    if not check(not errors and len(steps) == 4, "drive: the page answered a drag, a button and a double-click (%s)"
+                 % (errors[0] if errors else "%d steps" % len(steps))):
+        return
+    loaded, dragged, zoomed, reset = steps
+    end = max(results.get("sim_end_ns", 0), 1)
+    check(loaded["zoom"] in (None, ""), "drive: the page opens showing all of the run (%s)" % loaded["range"])
+    try:
+        lo, hi = (float(v) for v in dragged["zoom"].split("-"))
+    except (AttributeError, ValueError):
+        lo = hi = float("nan")
+    span = float(loaded["viewBox"].split()[2])
+    check(abs(lo - end * 0.25) < end * 0.01 and abs(hi - end * 0.5) < end * 0.01,
+          "drive: a drag from 1/4 to 1/2 of the chart zooms to that range (%g-%g ns of %g)" % (lo, hi, end))
+    check(dragged["ticks"] != loaded["ticks"] and "showing" in dragged["range"] and "all of it" not in dragged["range"],
+          "drive: the axis is drawn again for the range and the controls say it (%s; ticks %s)"
+          % (dragged["range"], " ".join(dragged["ticks"][:6])))
+    check(abs(float(dragged["viewBox"].split()[2]) - span / 4) < 1, "drive: the plot's viewBox is a quarter of its width")
+    try:
+        zlo, zhi = (float(v) for v in zoomed["zoom"].split("-"))
+    except (AttributeError, ValueError):
+        zlo = zhi = float("nan")
+    check(abs((zhi - zlo) - (hi - lo) / 2) < end * 1e-6 and abs((zhi + zlo) - (hi + lo)) < end * 1e-6,
+          "drive: + halves the range about its middle (%g-%g ns)" % (zlo, zhi))
+    check(reset["zoom"] == "" and reset["ticks"] == loaded["ticks"] and reset["title"] == loaded["title"]
+          and "all of it" in reset["range"], "drive: a double-click shows all of it again, the axis as drawn")
+
+
 # --- (b) the screenshot --------------------------------------------------------------------
 
 def check_screenshot(png, sparse=False):
@@ -433,6 +519,8 @@ def main():
         zdom = chromium(args.chromium, work, "zoom", "file://" + report + "#zoom=%d-%d" % (lo, hi), "--dump-dom")
         if zdom is not None:
             check_zoom("zoom", zdom, results, lo, hi)
+
+        check_interaction(args.chromium, work, out, results)
 
         png = os.path.join(work, "screenshot.png")
         chromium(args.chromium, work, "screenshot", "file://" + report, "--hide-scrollbars", "--window-size=1400,3000",
