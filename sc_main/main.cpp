@@ -614,7 +614,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
         }
         if (!a.out_dir.empty() && !a.quiet)
             std::cout << "wrote " << a.out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
-                      << (s.draws_csv.empty() ? "" : ", draws.csv") << "\n";
+                      << (s.draws_csv.empty() ? "" : ", draws.csv") << ", report.html\n";
         if (s.failed_points)  // what failed, on stderr, --quiet or not
             std::cerr << "gpuvp: " << a.file << ": " << s.failed_points << " of " << s.points << " points failed\n";
         for (const std::string& line : s.failures) std::cerr << "gpuvp: " << a.file << ": " << line << "\n";
@@ -638,8 +638,8 @@ Action setup_sweep(CLI::App& cmd) {
         ->option_text("KEY=V1,V2,...");
     cmd.add_option("--out", a->out_dir,
                    "write sweep.csv (a row per point and kernel), locks.csv and draws.csv\n"
-                   "(when any point has locks or draws) and point-N/results.json into DIR,\n"
-                   "created if missing. Default: nothing kept")
+                   "(when any point has locks or draws), report.html (each metric against each\n"
+                   "axis) and point-N/results.json into DIR, created if missing. Default: nothing kept")
         ->type_name("DIR");
     add_jobs(cmd, a->jobs, "points run at once, each in a child process");
     add_timeout(cmd, a->timeout,

@@ -2,7 +2,8 @@
 // timeline per SM, the launch stages per kernel, lock waits by priority, the scalar pools,
 // the shading array's core types over time, for a replayed trace the model against the
 // hardware, and for a scenario with variants the A/B comparison side by side. Built from a run's
-// record and its trace records.
+// record and its trace records. A sweep's report.html (render_sweep_report): each metric against
+// each axis of the sweep, from its points' records.
 #pragma once
 #include <string>
 #include <vector>
@@ -23,5 +24,27 @@ std::string render_report(const RunRecord& results, const std::vector<const Trac
 // write_run_output wrote those files from): from its record and trace records in memory, the
 // same page. False, with `error` set ("DIR/results.json: what is wrong"), when it cannot.
 bool write_report(const std::string& dir, std::string* error = nullptr, const RunOutput* run = nullptr);
+
+// --- a sweep's page (`gpuvp sweep --out DIR`: DIR/report.html)
+
+// An axis of the sweep: its key (`platform.sms`) and its values, in the order given.
+struct SweepReportAxis {
+    std::string key;
+    std::vector<std::string> values;
+};
+
+// One point of the sweep.
+struct SweepReportPoint {
+    std::vector<std::string> values;    // one per axis
+    int exit_code = 0;                  // 0 passed, 1 failed, 2 could not run, 3 timed out
+    std::vector<std::string> problems;  // why it failed (empty when it passed)
+    const RunRecord* results = nullptr; // its results.json as read; null: it did not run
+};
+
+// The page of a sweep of scenario `name` (from `file`): for each kernel, lock priority, draw and
+// the run, each metric against each axis (a line per combination of the other axes' values,
+// failing points marked), and the table of every point and kernel (sweep.csv's rows).
+std::string render_sweep_report(const std::string& name, const std::string& file,
+                                const std::vector<SweepReportAxis>& axes, const std::vector<SweepReportPoint>& points);
 
 }  // namespace gpuvp

@@ -1,6 +1,7 @@
 #include "sc_main/sweep/sweep.h"
 #include "sc_main/batch/batch.h"
 #include "sc_main/record/problems.h"
+#include "sc_main/report/report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace gpuvp {
@@ -126,6 +128,10 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
     bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
     out.points = points.size();
+    // Each point's record (a failing one's, and with an out dir every one's, for report.html)
+    // and what failed at it.
+    std::vector<std::optional<RunRecord>> records(points.size());
+    std::vector<std::vector<std::string>> point_problems(points.size());
     for (size_t i = 0; i < points.size(); ++i) {
         out.exit_code = worse_exit(out.exit_code, codes[i]);  // the worst point's
         std::ifstream f(point_dir(i) + "/results.json");
@@ -137,13 +143,16 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         } catch (...) {
             r = fields::json::object();
         }
-        // What failed at this point (nothing for a point that passed: failures its scenario expects).
-        std::vector<std::string> problems;
-        if (codes[i] != 0) {
+        if (codes[i] != 0 || !temporary) {
             try {
-                problems = run_problems(read_results(r)).lines();
+                records[i] = read_results(r);
             } catch (...) {  // no results: it did not run
             }
+        }
+        // What failed at this point (nothing for a point that passed: failures its scenario expects).
+        std::vector<std::string>& problems = point_problems[i];
+        if (codes[i] != 0) {
+            if (records[i]) problems = run_problems(*records[i]).lines();
             if (codes[i] == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(options.timeout_seconds) + " s)");
             if (problems.empty())
                 problems.push_back(codes[i] >= 128 ? "the run was killed by signal " + std::to_string(codes[i] - 128)
@@ -223,6 +232,14 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
         if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
         if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
+        // The page: each metric against each axis, and the table, from the records read above.
+        std::vector<SweepReportAxis> report_axes;
+        for (const SweepAxis& a : axes) report_axes.push_back({a.key, a.values});
+        std::vector<SweepReportPoint> report_points;
+        for (size_t i = 0; i < points.size(); ++i)
+            report_points.push_back({points[i], codes[i], point_problems[i], records[i] ? &*records[i] : nullptr});
+        std::ofstream(dir + "/report.html", std::ios::binary)
+            << render_sweep_report(scenarios.front().name, file, report_axes, report_points);
     } else {
         std::error_code ec;  // a point of a scenario with variants also wrote variants/
         std::filesystem::remove_all(dir, ec);

@@ -14,8 +14,8 @@ struct SweepAxis {
 };
 
 struct SweepOptions {
-    std::string out_dir;  // sweep.csv, locks.csv (if any warp took a lock), draws.csv (if any draw)
-                          // and point-N/results.json;
+    std::string out_dir;  // sweep.csv, locks.csv (if any warp took a lock), draws.csv (if any draw),
+                          // report.html (render_sweep_report) and point-N/results.json;
                           // empty: nothing written
     unsigned jobs = 1;    // points run at once
     bool trace = false;   // trace.json for every point
