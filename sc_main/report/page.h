@@ -16,6 +16,7 @@ namespace gpuvp::report {
 
 // --- colours
 
+// Lines of a chart (the sweep report: a line per combination of the other axes), in order.
 inline const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
                                        "#b07aa1", "#ff9da7", "#9c755f", "#17becf", "#bcbd22", "#8c564b",
                                        "#1f77b4", "#d62728", "#9467bd", "#2ca02c"};
