@@ -11,14 +11,7 @@
 
 namespace gpuvp::report {
 
-std::string value_text(double v) {
-    std::string s = fmt(v, 3);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0') s.pop_back();
-        if (s.back() == '.') s.pop_back();
-    }
-    return s;
-}
+std::string value_text(double v) { return value_ns(v); }
 
 std::string value_text(const fields::json& v) {
     if (v.is_null()) return "–";

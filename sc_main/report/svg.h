@@ -28,7 +28,8 @@ std::string cut(const std::string& s, size_t n);
 double text_px(const std::string& s, double font = 11);
 // A fixed number of decimals; "–" for a missing value; never "-0.0".
 std::string fmt(double v, int decimals);
-// A time (ns) in an attribute for the page's script: at most 3 decimals, no trailing zeros.
+// A number with at most 3 decimals, no trailing zeros (a time in an attribute for the page's
+// script; value_text's numbers).
 std::string value_ns(double v);
 // An SVG coordinate: one decimal, no ".0".
 std::string px(double v);

@@ -385,21 +385,23 @@ def check_interaction(binary, work, out_dir, results):
 
 # --- (b) the screenshot --------------------------------------------------------------------
 
-def check_screenshot(png, sparse=False):
-    """`sparse`: a page of light charts and closed drill-downs (instances, 108 SMs): not blank
-    is enough (many colours, some of it not white)."""
+def check_screenshot(png, sparse=False, size=(1400, 3000), thresholds=None):
+    """The picture is not blank: many colours, a good part not white, coloured chart areas.
+    `sparse`: a page of light charts and closed drill-downs (instances, 108 SMs): not blank is
+    enough. `thresholds` (colours, not white, saturated) in place of either."""
     from PIL import Image  # python3-pil
     im = Image.open(png).convert("RGB")
     w, h = im.size
-    check((w, h) == (1400, 3000), "screenshot: 1400x3000 (got %dx%d)" % (w, h))
+    check((w, h) == size, "screenshot: %dx%d (got %dx%d)" % (size + (w, h)))
     colours = im.getcolors(maxcolors=1 << 24)
     total = w * h
     non_white = sum(c for c, rgb in colours if min(rgb) < 240) / total
     saturated = sum(c for c, rgb in colours if max(rgb) - min(rgb) > 60) / total
-    print("      %d colours, %.1f %% not white, %.1f %% saturated" % (len(colours), non_white * 100, saturated * 100))
-    check(len(colours) >= 200, "screenshot: many distinct colours (%d)" % len(colours))
-    check(non_white >= (0.03 if sparse else 0.08), "screenshot: a substantial part is not white (%.1f %%)" % (non_white * 100))
-    check(saturated >= (0.003 if sparse else 0.03), "screenshot: coloured chart areas (%.1f %% saturated pixels)" % (saturated * 100))
+    least = thresholds or ((200, 0.03, 0.003) if sparse else (200, 0.08, 0.03))
+    print("      %d colours, %.1f %% not white, %.2f %% saturated" % (len(colours), non_white * 100, saturated * 100))
+    check(len(colours) >= least[0], "screenshot: many distinct colours (%d)" % len(colours))
+    check(non_white >= least[1], "screenshot: a substantial part is not white (%.1f %%)" % (non_white * 100))
+    check(saturated >= least[2], "screenshot: coloured chart areas (%.2f %% saturated pixels)" % (saturated * 100))
 
 
 # --- (c) the network -----------------------------------------------------------------------
