@@ -13,6 +13,7 @@ namespace gpuvp {
 struct RunRecord;
 struct TraceRecord;
 struct RunOutput;
+struct SweepAxis;  // sc_main/sweep/sweep.h: a key and its values
 
 // The page for `results` (with its `variants` when the scenario has them). `traces[i]` is
 // variant i's trace (traces[0] the run's own without variants); a null pointer, or fewer traces
@@ -27,12 +28,6 @@ bool write_report(const std::string& dir, std::string* error = nullptr, const Ru
 
 // --- a sweep's page (`gpuvp sweep --out DIR`: DIR/report.html)
 
-// An axis of the sweep: its key (`platform.sms`) and its values, in the order given.
-struct SweepReportAxis {
-    std::string key;
-    std::vector<std::string> values;
-};
-
 // One point of the sweep.
 struct SweepReportPoint {
     std::vector<std::string> values;    // one per axis
@@ -45,6 +40,6 @@ struct SweepReportPoint {
 // the run, each metric against each axis (a line per combination of the other axes' values,
 // failing points marked), and the table of every point and kernel (sweep.csv's rows).
 std::string render_sweep_report(const std::string& name, const std::string& file,
-                                const std::vector<SweepReportAxis>& axes, const std::vector<SweepReportPoint>& points);
+                                const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points);
 
 }  // namespace gpuvp

@@ -8,6 +8,7 @@
 #include "sc_main/batch/batch.h"
 #include "sc_main/report/page.h"
 #include "sc_main/report/report.h"
+#include "sc_main/sweep/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,7 +56,7 @@ struct Series {
 const RunRecord* ran(const SweepReportPoint& p) { return p.results && !p.results->unfinished ? p.results : nullptr; }
 
 // "key=value key=value" of the point's values on the axes in `which`.
-std::string where_text(const std::vector<SweepReportAxis>& axes, const SweepReportPoint& p,
+std::string where_text(const std::vector<SweepAxis>& axes, const SweepReportPoint& p,
                        const std::vector<size_t>& which) {
     std::string o;
     for (size_t a : which) o += (o.empty() ? "" : " ") + axes[a].key + "=" + p.values[a];
@@ -69,7 +70,7 @@ std::vector<size_t> all_axes(size_t n) {
 }
 
 // An axis's values as numbers, when every one of them is a finite number; else empty.
-std::vector<double> numeric_values(const SweepReportAxis& axis) {
+std::vector<double> numeric_values(const SweepAxis& axis) {
     std::vector<double> out;
     for (const std::string& v : axis.values) {
         char* end = nullptr;
@@ -82,7 +83,7 @@ std::vector<double> numeric_values(const SweepReportAxis& axis) {
 }
 
 // The position of `value` among the axis's values (the first if repeated).
-size_t value_index(const SweepReportAxis& axis, const std::string& value) {
+size_t value_index(const SweepAxis& axis, const std::string& value) {
     return size_t(std::find(axis.values.begin(), axis.values.end(), value) - axis.values.begin());
 }
 
@@ -93,7 +94,7 @@ std::string first_problem(const SweepReportPoint& p) {
 }
 
 // A point's tooltip: which point, the value, and why it failed.
-std::string point_title(const std::vector<SweepReportAxis>& axes, size_t i, const SweepReportPoint& p,
+std::string point_title(const std::vector<SweepAxis>& axes, size_t i, const SweepReportPoint& p,
                         const std::string& what) {
     std::string t = "point " + std::to_string(i) + ": " + where_text(axes, p, all_axes(axes.size())) + "\n" + what;
     if (p.exit_code != 0) t += "\nFAILING: " + first_problem(p);
@@ -102,7 +103,7 @@ std::string point_title(const std::vector<SweepReportAxis>& axes, size_t i, cons
 
 // The horizontal axis of a sweep chart: a tick at each of the axis's values (a label where it
 // does not overlap the one before), and the axis's key below.
-std::string sweep_x_axis(const SweepReportAxis& axis, const std::vector<double>& xs, bool numeric, double top,
+std::string sweep_x_axis(const SweepAxis& axis, const std::vector<double>& xs, bool numeric, double top,
                          double bottom, double left, double right) {
     std::ostringstream o;
     o << "<g class=\"axis x-axis\" data-scale=\"" << (numeric ? "numeric" : "categories") << "\">";
@@ -148,8 +149,8 @@ Scale value_scale(const std::vector<double>& values, double div, double bottom, 
 // One chart: `series`' values (`values[i]`: point i's) against axis `axis`, a line per
 // combination of the other axes' values.
 std::string sweep_chart(const Series& series, const std::vector<double>& values, size_t axis,
-                        const std::vector<SweepReportAxis>& axes, const std::vector<SweepReportPoint>& points) {
-    const SweepReportAxis& ax = axes[axis];
+                        const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
+    const SweepAxis& ax = axes[axis];
     const double left = kChartLeft, right = kChartW - kChartRight;
     // x: the values' positions, numeric or evenly spaced in the order given.
     const std::vector<double> numbers = numeric_values(ax);
@@ -259,7 +260,7 @@ std::string sweep_chart(const Series& series, const std::vector<double>& values,
 }
 
 // A group of charts: one series against every axis, in a <details> that can be collapsed.
-std::string chart_group(const Series& s, const std::string& summary, const std::vector<SweepReportAxis>& axes,
+std::string chart_group(const Series& s, const std::string& summary, const std::vector<SweepAxis>& axes,
                         const std::vector<SweepReportPoint>& points) {
     std::vector<double> values;
     for (const SweepReportPoint& p : points) values.push_back(ran(p) ? s.value(*ran(p)) : NAN);
@@ -287,7 +288,7 @@ std::vector<std::string> names_of(const std::vector<SweepReportPoint>& points, G
 }
 
 // The header: the scenario, the axes, how many points passed, and each failing one's reasons.
-std::string sweep_header(const std::string& name, const std::string& file, const std::vector<SweepReportAxis>& axes,
+std::string sweep_header(const std::string& name, const std::string& file, const std::vector<SweepAxis>& axes,
                          const std::vector<SweepReportPoint>& points) {
     size_t failed = 0;
     int worst = 0;
@@ -299,7 +300,7 @@ std::string sweep_header(const std::string& name, const std::string& file, const
     o << "<header id=\"summary\">\n<h1>gpuvp sweep: <span id=\"scenario-name\">" << esc(name)
       << "</span></h1>\n<table class=\"facts\" id=\"facts\">\n<tr><th>scenario</th><td><code>" << esc(file)
       << "</code></td></tr>\n<tr><th>axes</th><td><table id=\"sweep-axes\">";
-    for (const SweepReportAxis& a : axes) {
+    for (const SweepAxis& a : axes) {
         o << "<tr class=\"sweep-axis\" data-axis=\"" << esc(a.key) << "\"><td><code>" << esc(a.key) << "</code></td><td>";
         for (size_t i = 0; i < a.values.size(); ++i) o << (i ? ", " : "") << esc(a.values[i]);
         o << " <span class=\"muted\">(" << a.values.size() << (numeric_values(a).empty() ? " values, as categories" : " numbers")
@@ -340,7 +341,7 @@ std::string sweep_header(const std::string& name, const std::string& file, const
 
 // The charts: the run's end, then each kernel's four latencies, each warp priority's lock wait
 // and each draw's turnaround, each against every axis.
-std::string sweep_charts(const std::vector<SweepReportAxis>& axes, const std::vector<SweepReportPoint>& points) {
+std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
     std::ostringstream o;
     o << "<section id=\"charts\">\n<h2>Charts</h2>\n<p>Each metric against each axis of the sweep"
       << (axes.size() > 1 ? ", a line per combination of the other axes' values (the legend names them)" : "")
@@ -436,10 +437,10 @@ std::string row_start(size_t i, const SweepReportPoint& p, const std::string& cl
 }
 
 // A table's opening: `id`, the point's and axes' columns, then `heads`.
-std::string table_start(const std::string& id, const std::vector<SweepReportAxis>& axes,
+std::string table_start(const std::string& id, const std::vector<SweepAxis>& axes,
                         const std::vector<std::string>& heads) {
     std::string o = "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"" + id + "\"><thead><tr><th>point</th>";
-    for (const SweepReportAxis& a : axes) o += "<th data-axis=\"" + esc(a.key) + "\">" + esc(a.key) + "</th>";
+    for (const SweepAxis& a : axes) o += "<th data-axis=\"" + esc(a.key) + "\">" + esc(a.key) + "</th>";
     for (const std::string& h : heads) o += "<th>" + h + "</th>";
     return o + "</tr></thead><tbody>\n";
 }
@@ -449,7 +450,7 @@ std::string number_cell(const std::optional<double>& v) { return "<td>" + (v ? f
 // The tables: a row per point and kernel, sweep.csv's columns (a point that did not run: one
 // row), the status with why a failing point failed; then, when there are any, a row per point
 // and warp priority of locks.csv's lock figures, and per point and draw of draws.csv's times.
-std::string sweep_table(const std::vector<SweepReportAxis>& axes, const std::vector<SweepReportPoint>& points) {
+std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
     std::ostringstream o, locks, draws;
     o << "<section id=\"table\">\n<h2>Every point and kernel</h2>\n<p>The rows of <code>sweep.csv</code>, in point "
          "order; a failing point's rows are red and say why.</p>\n"
@@ -504,7 +505,7 @@ std::string sweep_table(const std::vector<SweepReportAxis>& axes, const std::vec
 }  // namespace report
 
 std::string render_sweep_report(const std::string& name, const std::string& file,
-                                const std::vector<SweepReportAxis>& axes, const std::vector<SweepReportPoint>& points) {
+                                const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
     using namespace report;
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -233,13 +233,11 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
         if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
         // The page: each metric against each axis, and the table, from the records read above.
-        std::vector<SweepReportAxis> report_axes;
-        for (const SweepAxis& a : axes) report_axes.push_back({a.key, a.values});
         std::vector<SweepReportPoint> report_points;
         for (size_t i = 0; i < points.size(); ++i)
             report_points.push_back({points[i], codes[i], point_problems[i], records[i] ? &*records[i] : nullptr});
         std::ofstream(dir + "/report.html", std::ios::binary)
-            << render_sweep_report(scenarios.front().name, file, report_axes, report_points);
+            << render_sweep_report(scenarios.front().name, file, axes, report_points);
     } else {
         std::error_code ec;  // a point of a scenario with variants also wrote variants/
         std::filesystem::remove_all(dir, ec);

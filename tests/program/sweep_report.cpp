@@ -4,6 +4,7 @@
 // `gpuvp sweep --out DIR` writing it beside sweep.csv.
 #include "sc_main/record/run_record.h"
 #include "sc_main/report/report.h"
+#include "sc_main/sweep/sweep.h"
 #include "tests/files.h"
 
 #include <catch2/catch.hpp>
@@ -23,7 +24,7 @@ namespace {
 
 using gpuvp::KernelRecord;
 using gpuvp::RunRecord;
-using gpuvp::SweepReportAxis;
+using gpuvp::SweepAxis;
 using gpuvp::SweepReportPoint;
 using gpuvp::test::slurp;
 using gpuvp::test::temp_dir;
@@ -93,7 +94,7 @@ RunRecord record(double sms, bool priority) {
 // policy.lock (categories) × platform.sms (numbers): 6 points, point 4 fails an expectation,
 // point 5 does not run.
 struct HandMade {
-    std::vector<SweepReportAxis> axes{{"policy.lock", {"priority", "spin"}}, {"platform.sms", {"1", "2", "4"}}};
+    std::vector<SweepAxis> axes{{"policy.lock", {"priority", "spin"}}, {"platform.sms", {"1", "2", "4"}}};
     std::vector<RunRecord> records;
     std::vector<SweepReportPoint> points;
     HandMade() {
@@ -193,7 +194,7 @@ TEST_CASE("a sweep report spaces a numeric axis by value and categories evenly",
     CHECK(y_of(2) < y_of(1));
     CHECK(y_of(1) < y_of(0));
     // One axis: one line, no legend.
-    const std::vector<SweepReportAxis> one{{"platform.sms", {"1", "2", "4"}}};
+    const std::vector<SweepAxis> one{{"platform.sms", {"1", "2", "4"}}};
     std::vector<SweepReportPoint> points;
     for (int i = 0; i < 3; ++i) points.push_back({{one[0].values[size_t(i)]}, 0, {}, h.points[size_t(i)].results});
     const std::string single = gpuvp::render_sweep_report("hand-made", "s.yaml", one, points);
@@ -241,7 +242,7 @@ TEST_CASE("a sweep report escapes names and bounds the charts to 40 kernels", "[
     r.scenario = "many<kernels>";
     r.status = "ok";
     for (int k = 0; k < 45; ++k) r.kernels.push_back(kernel("k" + std::to_string(k) + "<&>", 100 + k));
-    const std::vector<SweepReportAxis> axes{{"queues.q.priority", {"'a b'", "[1, 2]"}}};
+    const std::vector<SweepAxis> axes{{"queues.q.priority", {"'a b'", "[1, 2]"}}};
     const std::vector<SweepReportPoint> points{{{"'a b'"}, 0, {}, &r}, {{"[1, 2]"}, 0, {}, &r}};
     const std::string html = gpuvp::render_sweep_report(r.scenario, "s.yaml", axes, points);
     CHECK(html.find("many<kernels>") == std::string::npos);
