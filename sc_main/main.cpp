@@ -3,6 +3,7 @@
 // run stopped at its --timeout.
 #include <gpuvp/platform/gpu_config.h>
 #include <gpuvp/platform/presets.h>
+#include "sc_main/cluster/cluster.h"
 #include "sc_main/regress/regress.h"
 #include "sc_main/report/report.h"
 #include "sc_main/record/problems.h"
@@ -11,6 +12,7 @@
 #include "sc_main/replay/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
 #include "sc_main/scenario/trace_scenario.h"
+#include "sc_main/batch/batch.h"
 #include "sc_main/sweep/sweep.h"
 
 #include <CLI/CLI.hpp>
@@ -73,6 +75,7 @@ int failed(const std::string& why) {
 }
 
 unsigned online_cores() { return unsigned(std::max(1l, sysconf(_SC_NPROCESSORS_ONLN))); }
+std::string self_path() { return gpuvp::this_program(); }
 
 // A whole decimal number, without sign or spaces, that fits in T and is at least `min`:
 // CLI11's own conversion would take "+3", " 3" or "0x3".
@@ -111,11 +114,14 @@ void add_timeout(CLI::App& cmd, double& seconds, const std::string& what) {
 
 // A file (a folder too when `folder_ok`) that exists: checked while parsing, so that a name
 // mistyped is a bad command line that points to the help.
-CLI::Validator existing(bool folder_ok) {
+// `root`: a --root option's value, read first (its option is added before the one this checks):
+// the file is looked for at its copy under it.
+CLI::Validator existing(bool folder_ok, std::shared_ptr<std::string> root = nullptr) {
     return CLI::Validator(
-        [folder_ok](std::string& v) -> std::string {
+        [folder_ok, root](std::string& v) -> std::string {
             struct stat st;
-            if (stat(v.c_str(), &st) != 0) return (folder_ok ? "no such file or folder '" : "no such file '") + v + "'";
+            const std::string at = root && !root->empty() ? gpuvp::shared_copy(*root, v) : v;
+            if (stat(at.c_str(), &st) != 0) return (folder_ok ? "no such file or folder '" : "no such file '") + v + "'";
             if (!folder_ok && S_ISDIR(st.st_mode)) return "'" + v + "' is a folder, not a file";
             return "";
         },
@@ -129,13 +135,53 @@ CLI::Option* add_jobs(CLI::App& cmd, unsigned& jobs, const std::string& what) {
         ->check(whole_number<unsigned>("a number of processes", 1));
 }
 
-CLI::Option* add_scenario(CLI::App& cmd, std::string& file) {
+CLI::Option* add_scenario(CLI::App& cmd, std::string& file, std::shared_ptr<std::string> root = nullptr) {
     return cmd.add_option("SCENARIO", file,
                           "the scenario file (YAML, docs/scenario.md), or a profiler trace to replay\n"
                           "(Kineto JSON, rocprofv3 CSV, .gz read directly; docs/replay.md)")
         ->required()
         ->type_name("FILE")
-        ->check(existing(false));
+        ->check(existing(false, root));
+}
+
+// --root DIR: the files are read from their copies under DIR (what a Slurm task does).
+CLI::Option* add_root(CLI::App& cmd, std::shared_ptr<std::string> root) {
+    return cmd.add_option("--root", *root,
+                          "read the scenario files (and --platform) from their copies under DIR, as\n"
+                          "'--slurm' copies them to OUT/slurm/input, naming them as given. Default: as given")
+        ->type_name("DIR")
+        ->check(existing(true));
+}
+
+// The options that hand a sweep or a regression to Slurm (docs/cluster.md).
+struct SlurmArgs {
+    bool slurm = false, no_wait = false;
+    std::vector<std::string> opts;
+    size_t chunk = 0;
+    std::string gpuvp;
+};
+
+void add_slurm(CLI::App& cmd, SlurmArgs& s, const std::string& items) {
+    cmd.add_flag("--slurm", s.slurm,
+                 "run the " + items + " as array tasks of Slurm (sbatch), through OUT, a directory every\n"
+                 "node mounts at the same path: the inputs are copied there, each task runs its\n"
+                 "slice, and the outputs are joined as a local run writes them. Needs --out");
+    cmd.add_option("--slurm-opt", s.opts,
+                   "more sbatch options, e.g. \"--partition=gpu --time=00:30:00\" (split at spaces;\n"
+                   "repeatable). Default: none")
+        ->type_name("OPTIONS")
+        ->allow_extra_args(false);
+    cmd.add_option("--slurm-chunk", s.chunk,
+                   items + " per array task. Default: 1 (more when needed to stay within 1000 tasks)")
+        ->type_name("N")
+        ->check(whole_number<size_t>("a number of " + items, 1));
+    cmd.add_option("--slurm-gpuvp", s.gpuvp,
+                   "the gpuvp the nodes run: an installed prefix on shared storage, or the same\n"
+                   "path on every node. Default: this program (" + self_path() + ")")
+        ->type_name("PATH");
+    cmd.add_flag("--no-wait", s.no_wait,
+                 "with --slurm: return once the tasks are submitted; 'gpuvp collect OUT' joins\n"
+                 "their outputs later. Default: wait, with progress, and join them");
 }
 
 // --set KEY=VALUE, repeated; `what` says what it does in this command.
@@ -161,14 +207,14 @@ gpuvp::Overrides overrides_of(const std::vector<std::string>& sets) {
 }
 
 // --platform FILE: a platform map laid over the scenario's `platform:` before the --sets.
-CLI::Option* add_platform(CLI::App& cmd, std::string& file) {
+CLI::Option* add_platform(CLI::App& cmd, std::string& file, std::shared_ptr<std::string> root = nullptr) {
     return cmd.add_option("--platform", file,
                           "lay a platform over the scenario's: FILE is YAML, the keys of a scenario's\n"
                           "'platform:' (a 'preset:' of a real GPU among them) or 'platform: {...}';\n"
                           "its preset replaces the scenario's, its keys override the scenario's, and\n"
                           "--set overrides both (docs/presets.md). Default: none")
         ->type_name("FILE")
-        ->check(existing(false));
+        ->check(existing(false, root));
 }
 
 const char* kSetHelp = "override a key of the scenario before it is checked: KEY is its dotted path\n"
@@ -586,39 +632,57 @@ Action setup_import(CLI::App& cmd) {
 // --- gpuvp sweep ----------------------------------------------------------------------------
 
 struct SweepArgs {
-    std::string file, out_dir, platform;
+    std::string file, out_dir, platform, shard;
     std::vector<std::string> sets;
-    bool trace = false, quiet = false;
+    bool trace = false, quiet = false, resume = false;
     unsigned jobs = 1;
     double timeout = 0;
+    std::shared_ptr<std::string> root = std::make_shared<std::string>();
+    SlurmArgs slurm;
 };
+
+gpuvp::SlurmOptions slurm_options(const SlurmArgs& s, bool quiet) {
+    gpuvp::SlurmOptions o;
+    o.sbatch = s.opts;
+    o.chunk = s.chunk;
+    o.wait = !s.no_wait;
+    o.gpuvp = s.gpuvp;
+    o.progress = !quiet && isatty(2) != 0;
+    return o;
+}
 
 int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
     gpuvp::Overrides fixed;
     std::vector<gpuvp::SweepAxis> axes;
-    for (const auto& [key, value] : overrides_of(a.sets)) {
-        auto values = gpuvp::split_values(value);
-        if (values.size() > 1) axes.push_back({key, values});
-        else fixed.emplace_back(key, value);
-    }
+    gpuvp::sweep_axes(overrides_of(a.sets), fixed, axes);
     if (axes.empty()) return bad_input(&cmd, "sweep wants at least one --set KEY=V1,V2,...");
+    gpuvp::SweepOptions o;
+    o.out_dir = a.out_dir;
+    o.jobs = a.jobs;
+    o.trace = a.trace;
+    o.platform_file = a.platform;
+    o.timeout_seconds = a.timeout;
+    o.progress = !a.quiet && isatty(2) != 0;
+    if (!a.shard.empty()) {
+        if (a.slurm.slurm) return bad_input(&cmd, "--slurm runs every slice itself: leave --shard to its tasks");
+        try {
+            gpuvp::parse_shard(a.shard, o.shard, o.shards);
+        } catch (const std::exception& e) {
+            return bad_input(&cmd, e.what());
+        }
+    }
+    if ((a.resume || a.slurm.slurm) && a.out_dir.empty())
+        return bad_input(&cmd, std::string(a.slurm.slurm ? "--slurm" : "--resume") + " needs --out DIR");
     if (!a.out_dir.empty() && !make_dirs(a.out_dir))
         return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
+    o.resume = a.resume;
+    o.root = *a.root;
     try {
-        gpuvp::SweepOutput s = gpuvp::run_sweep(a.file, fixed, axes, gpuvp::SweepOptions{a.out_dir, a.jobs, a.trace, a.platform, a.timeout, !a.quiet && isatty(2) != 0});
-        if (!a.quiet) {
-            std::cout << s.table;
-            std::cout << s.points << (s.points == 1 ? " point: " : " points: ") << s.points - s.failed_points << " passed, "
-                      << s.failed_points << " failed\n";
-        }
-        if (!a.out_dir.empty() && !a.quiet)
-            std::cout << "wrote " << a.out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
-                      << (s.draws_csv.empty() ? "" : ", draws.csv") << ", report.html\n";
-        if (s.failed_points)  // what failed, on stderr, --quiet or not
-            std::cerr << "gpuvp: " << a.file << ": " << s.failed_points << " of " << s.points << " points failed\n";
-        for (const std::string& line : s.failures) std::cerr << "gpuvp: " << a.file << ": " << line << "\n";
-        return s.exit_code;
+        if (a.slurm.slurm)
+            return gpuvp::sweep_on_slurm({a.file, a.platform, a.out_dir, a.sets, a.timeout, a.trace, a.quiet},
+                                         slurm_options(a.slurm, a.quiet));
+        return gpuvp::print_sweep(gpuvp::run_sweep(a.file, fixed, axes, o), a.file, a.out_dir, a.quiet);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const std::exception& e) {
@@ -628,8 +692,9 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
 
 Action setup_sweep(CLI::App& cmd) {
     auto a = std::make_shared<SweepArgs>();
-    add_scenario(cmd, a->file);
-    add_platform(cmd, a->platform);
+    add_root(cmd, a->root);  // (first: the files' checks look under it)
+    add_scenario(cmd, a->file, a->root);
+    add_platform(cmd, a->platform, a->root);
     add_set(cmd, a->sets, "KEY=VALUE",
             "with several values (commas at the top level): an axis of the sweep, every\n"
             "point runs once with each value; with one value: holds for every point.\n"
@@ -647,6 +712,15 @@ Action setup_sweep(CLI::App& cmd) {
                 "out (exit 3 when no point did worse). Default: no limit");
     cmd.add_flag("--trace", a->trace, "with --out, also write each point's trace.json. Default: no traces");
     cmd.add_flag("--quiet", a->quiet, "print no tables on stdout. Default: the points, locks and draws tables");
+    cmd.add_option("--shard", a->shard,
+                   "run only the K-th of N slices of the points (1 <= K <= N), writing their\n"
+                   "point-N/ folders; the same command with --resume and without --shard then\n"
+                   "writes the CSVs and report.html. Default: every point")
+        ->type_name("K/N");
+    cmd.add_flag("--resume", a->resume,
+                 "with --out: a point whose point-N/exit_code is there (it ended) is not run\n"
+                 "again; its results are read. Default: every point runs");
+    add_slurm(cmd, a->slurm, "points");
     return [&cmd, a] { return sweep_main(cmd, *a); };
 }
 
@@ -657,6 +731,8 @@ struct RegressArgs {
     std::string junit, csv, shard;
     gpuvp::RegressOptions options;
     bool quiet = false;
+    std::shared_ptr<std::string> root = std::make_shared<std::string>();
+    SlurmArgs slurm;
 };
 
 // Every scenario under the paths, a process each, N at a time.
@@ -670,9 +746,15 @@ int regress_main(const CLI::App& cmd, RegressArgs a) {
             return bad_input(&cmd, e.what());
         }
     }
+    if (a.slurm.slurm && !a.shard.empty()) return bad_input(&cmd, "--slurm runs every slice itself: leave --shard to its tasks");
+    if (a.slurm.slurm && o.out_dir.empty()) return bad_input(&cmd, "--slurm needs --out DIR");
     if (!o.out_dir.empty() && !make_dirs(o.out_dir))
         return failed("cannot create " + o.out_dir + ": " + std::strerror(errno));
+    o.root = *a.root;
     try {
+        if (a.slurm.slurm)
+            return gpuvp::regress_on_slurm({a.paths, a.junit, a.csv, o.out_dir, o.timeout_seconds, o.check_protocol, a.quiet},
+                                           slurm_options(a.slurm, a.quiet));
         const gpuvp::RegressOutput r = gpuvp::run_regress(a.paths, o);
         if (!a.quiet) std::cout << r.table;
         if (!a.junit.empty() && !write_file(a.junit, r.junit)) return failed("cannot write " + a.junit);
@@ -685,11 +767,12 @@ int regress_main(const CLI::App& cmd, RegressArgs a) {
 
 Action setup_regress(CLI::App& cmd) {
     auto a = std::make_shared<RegressArgs>();
+    add_root(cmd, a->root);  // (first: the paths' checks look under it)
     cmd.add_option("PATH", a->paths,
                    "scenario files, and folders whose *.yaml files run (sorted, subfolders not\n"
                    "searched); at least one")
         ->required()
-        ->check(existing(true))
+        ->check(existing(true, a->root))
         ->type_name("");
     cmd.add_option("--junit", a->junit, "write the results as JUnit XML for CI. Default: none")->type_name("FILE");
     cmd.add_option("--csv", a->csv, "write the results as CSV, a row per scenario. Default: none")->type_name("FILE");
@@ -711,7 +794,43 @@ Action setup_regress(CLI::App& cmd) {
     cmd.add_flag("--quiet", a->quiet,
                  "print no summary table on stdout and no progress lines on stderr.\n"
                  "Default: the table, and progress lines when stderr is a terminal");
+    add_slurm(cmd, a->slurm, "scenarios");
     return [&cmd, a] { return regress_main(cmd, *a); };
+}
+
+// --- gpuvp collect --------------------------------------------------------------------------
+
+struct CollectArgs {
+    std::string dir;
+    bool resubmit = false, no_wait = false, quiet = false;
+};
+
+// A Slurm batch's outputs, joined once its tasks have run.
+int collect_main(const CollectArgs& a) {
+    try {
+        return gpuvp::collect(a.dir, a.resubmit, !a.no_wait, !a.quiet && isatty(2) != 0, a.quiet);
+    } catch (const gpuvp::ScenarioError& e) {
+        return failed(e.what());
+    } catch (const std::exception& e) {
+        return failed(e.what());
+    }
+}
+
+Action setup_collect(CLI::App& cmd) {
+    auto a = std::make_shared<CollectArgs>();
+    cmd.add_option("DIR", a->dir, "the --out of 'gpuvp sweep --slurm' or 'gpuvp regress --slurm'")
+        ->required()
+        ->type_name("")
+        ->check(existing(true));
+    cmd.add_flag("--resubmit-failed", a->resubmit,
+                 "submit again the array tasks that ended without their results (failed, timed\n"
+                 "out, cancelled, lost with a node), and wait for them: what has a result does\n"
+                 "not run again. Default: report them");
+    cmd.add_flag("--no-wait", a->no_wait,
+                 "say how many points or scenarios have their result and return while tasks\n"
+                 "are queued or running. Default: wait for them, then join");
+    cmd.add_flag("--quiet", a->quiet, "print no tables on stdout and no progress. Default: as sweep and regress print");
+    return [a] { return collect_main(*a); };
 }
 
 // --- gpuvp merge ----------------------------------------------------------------------------
@@ -851,6 +970,7 @@ const Command kCommands[] = {
     {"sweep", "run a scenario at every point of a grid of --set values; a table and a CSV", setup_sweep},
     {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},
     {"merge", "join the JUnit or CSV files of regress shards into one", setup_merge},
+    {"collect", "wait for a sweep or regression handed to Slurm (--slurm) and join its outputs", setup_collect},
     {"params", "print every GPU parameter: hierarchical name, type, default, range (Markdown)", setup_params},
     {"presets", "print every platform preset of a real GPU: its values and their sources (Markdown)", setup_presets},
     {"stats", "print every member of results.json and every expectation metric: type, unit, meaning (Markdown)",

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -89,6 +90,22 @@ std::string batch_progress(size_t done, size_t total, size_t failed, unsigned pa
         s += b;
     }
     return s;
+}
+
+std::string shared_copy(const std::string& root, const std::string& typed) {
+    std::filesystem::path out(root);
+    for (const auto& part : std::filesystem::path(typed).lexically_normal().relative_path())
+        out /= part == ".." ? std::filesystem::path("__up__") : part;
+    return out.string();
+}
+
+bool write_file_atomically(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    {
+        std::ofstream f(tmp, std::ios::binary);
+        if (!(f << text) || !f.flush()) return false;
+    }
+    return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 std::string csv_field(const std::string& s) {

@@ -35,6 +35,15 @@ int worse_exit(int a, int b);
 // time left from the mean so far), for `done` to print after what it says of the job.
 std::string batch_progress(size_t done, size_t total, size_t failed, unsigned parallel, double elapsed_seconds);
 
+// Where a file named `typed` (as the user gave it, relative to where they ran the command or
+// absolute) has its copy under `root`, a shared directory: root/ + the path made lexically normal,
+// without its leading '/', each ".." as "__up__" (so that no copy lands outside root).
+std::string shared_copy(const std::string& root, const std::string& typed);
+
+// Writes `text` to `path` through a temporary file beside it and a rename: a reader sees the whole
+// file or none. False (errno set) when it cannot.
+bool write_file_atomically(const std::string& path, const std::string& text);
+
 // A CSV field: quoted when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& s);
 

@@ -26,21 +26,23 @@ namespace gpuvp {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> regress_files(const std::vector<std::string>& paths) {
+std::vector<std::string> regress_files(const std::vector<std::string>& paths, const std::string& root) {
     std::vector<std::string> files;
     std::set<std::string> seen;
     auto add = [&](const std::string& f) {
         if (seen.insert(fs::weakly_canonical(f).string()).second) files.push_back(f);
     };
     for (const std::string& p : paths) {
+        const std::string at = root.empty() ? p : shared_copy(root, p);
         std::error_code ec;
-        if (fs::is_directory(p, ec)) {
+        if (fs::is_directory(at, ec)) {
             std::vector<std::string> here;
-            for (const auto& e : fs::directory_iterator(p, ec))
-                if (e.is_regular_file() && e.path().extension() == ".yaml") here.push_back(e.path().string());
+            for (const auto& e : fs::directory_iterator(at, ec))
+                if (e.is_regular_file() && e.path().extension() == ".yaml")
+                    here.push_back((fs::path(p) / e.path().filename()).string());
             std::sort(here.begin(), here.end());
             for (const auto& f : here) add(f);
-        } else if (fs::exists(p, ec)) {
+        } else if (fs::exists(at, ec)) {
             add(p);
         } else {
             throw std::runtime_error(p + ": no such file or folder");
@@ -93,7 +95,7 @@ std::string stem(const std::string& file) { return fs::path(file).stem().string(
 }  // namespace
 
 RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options) {
-    std::vector<std::string> all = regress_files(paths);
+    std::vector<std::string> all = regress_files(paths, options.root);
     std::vector<std::string> files;
     for (size_t i = 0; i < all.size(); ++i)
         if (i % options.shards == options.shard - 1) files.push_back(all[i]);
@@ -105,7 +107,9 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         RegressCase& c = out.cases[i];
         c.file = files[i];
         try {
-            scenarios[i] = std::make_unique<Scenario>(load_scenario(files[i]));
+            scenarios[i] = std::make_unique<Scenario>(
+                load_scenario(options.root.empty() ? files[i] : shared_copy(options.root, files[i])));
+            scenarios[i]->file = files[i];
             c.name = scenarios[i]->name;
         } catch (const std::exception& e) {  // bad input: named, not run
             c.status = "error";

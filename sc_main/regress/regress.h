@@ -14,6 +14,9 @@ struct RegressOptions {
     bool progress = false;           // a line on stderr as each scenario ends
     bool check_protocol = false;     // a TLM-2.0 base-protocol checker on every connection of each run
     double timeout_seconds = 0;      // each scenario's host-time limit (RunOptions::timeout_seconds); 0: none
+    // Read the files and folders from their copies under this folder (shared_copy), naming them
+    // as given (a Slurm task reads a shared directory's copies). Empty: as given.
+    std::string root;
 };
 
 struct RegressCase {
@@ -37,7 +40,8 @@ struct RegressOutput {
 
 // The scenario files under the paths: a folder means its *.yaml (not its subfolders), sorted;
 // a file is taken as it is. Each file once. Throws std::runtime_error for a path that does not exist.
-std::vector<std::string> regress_files(const std::vector<std::string>& paths);
+// With `root`, each path is looked up at its copy under root (shared_copy) and named as given.
+std::vector<std::string> regress_files(const std::vector<std::string>& paths, const std::string& root = "");
 
 // Parses "K/N" (1 <= K <= N). Throws std::invalid_argument with a sentence.
 void parse_shard(const std::string& text, unsigned& shard, unsigned& shards);

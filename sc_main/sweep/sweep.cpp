@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -55,9 +56,45 @@ std::string number(const fields::json& v) {
 
 }  // namespace
 
-SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
-                      const SweepOptions& options) {
-    // The points: the product of the axes, the first axis slowest.
+void sweep_axes(const Overrides& sets, Overrides& fixed, std::vector<SweepAxis>& axes) {
+    for (const auto& [key, value] : sets) {
+        std::vector<std::string> values = split_values(value);
+        if (values.size() > 1) axes.push_back({key, values});
+        else fixed.emplace_back(key, value);
+    }
+}
+
+size_t check_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
+                   const std::string& platform_file) {
+    const std::vector<std::vector<std::string>> points = sweep_points(axes);
+    for (const auto& p : points) {
+        Overrides o = fixed;
+        for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
+        load_scenario(file, o, platform_file);
+    }
+    return points.size();
+}
+
+int print_sweep(const SweepOutput& s, const std::string& file, const std::string& out_dir, bool quiet) {
+    if (!quiet) {
+        std::cout << s.table;
+        std::cout << s.points << (s.points == 1 ? " point" : " points") << (s.joined ? ": " : " of this slice: ")
+                  << s.points - s.failed_points << " passed, " << s.failed_points << " failed\n";
+        if (!out_dir.empty() && s.joined)
+            std::cout << "wrote " << out_dir << "/sweep.csv" << (s.locks_csv.empty() ? "" : ", locks.csv")
+                      << (s.draws_csv.empty() ? "" : ", draws.csv") << ", report.html\n";
+        else if (!out_dir.empty())
+            std::cout << "wrote the slice's points to " << out_dir
+                      << "/point-N/; the same command with --resume and without --shard writes sweep.csv and report.html "
+                         "once every slice has run\n";
+    }
+    if (s.failed_points)  // what failed, on stderr, --quiet or not
+        std::cerr << "gpuvp: " << file << ": " << s.failed_points << " of " << s.points << " points failed\n";
+    for (const std::string& line : s.failures) std::cerr << "gpuvp: " << file << ": " << line << "\n";
+    return s.exit_code;
+}
+
+std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>& axes) {
     std::vector<std::vector<std::string>> points{{}};
     for (const SweepAxis& a : axes) {
         std::vector<std::vector<std::string>> next;
@@ -68,11 +105,22 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             }
         points = std::move(next);
     }
+    return points;
+}
+
+SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
+                      const SweepOptions& options) {
+    const std::vector<std::vector<std::string>> points = sweep_points(axes);
+    const std::string platform = options.root.empty() || options.platform_file.empty()
+                                     ? options.platform_file
+                                     : shared_copy(options.root, options.platform_file);
     std::vector<Scenario> scenarios;
     for (const auto& p : points) {
         Overrides o = fixed;
         for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
-        scenarios.push_back(load_scenario(file, o, options.platform_file));  // throws on bad input, before anything runs
+        // (throws on bad input, before anything runs)
+        scenarios.push_back(load_scenario(options.root.empty() ? file : shared_copy(options.root, file), o, platform));
+        scenarios.back().file = file;
     }
 
     std::string dir = options.out_dir;
@@ -84,16 +132,42 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     }
     auto point_dir = [&](size_t i) { return dir + "/point-" + std::to_string(i); };
 
+    // This call's points (a shard's), and of those the ones that ended before (resumed).
     SweepOutput out;
+    out.joined = options.shards <= 1;
+    std::vector<size_t> mine;
+    for (size_t i = 0; i < points.size(); ++i)
+        if (i % options.shards == options.shard - 1) mine.push_back(i);
+    std::vector<int> codes(points.size(), 2);
+    std::vector<std::string> missing(points.size());  // why a point has no result (collect)
     std::vector<BatchJob> jobs;
-    for (size_t i = 0; i < points.size(); ++i) {
+    std::vector<size_t> job_point;
+    for (size_t i : mine) {
+        if ((options.resume || options.missing) && !temporary) {
+            std::ifstream f(point_dir(i) + "/exit_code");
+            int code = 0;
+            if (f >> code) {
+                codes[i] = code;
+                continue;
+            }
+        }
+        if (options.missing) {
+            missing[i] = options.missing(i);
+            continue;
+        }
         mkdir(point_dir(i).c_str(), 0755);
         jobs.push_back({&scenarios[i], point_dir(i), options.trace, false, false});
         jobs.back().timeout_seconds = options.timeout_seconds;
+        job_point.push_back(i);
     }
+    out.ran = jobs.size();
     size_t ended = 0, failing = 0;
     const auto started = std::chrono::steady_clock::now();
-    const std::vector<int> codes = run_batch(jobs, options.jobs, [&](size_t i, int code) {
+    run_batch(jobs, options.jobs, [&](size_t j, int code) {
+        const size_t i = job_point[j];
+        codes[i] = code;
+        // The point's exit code beside its results, written last: a point with one has ended.
+        if (!temporary) write_file_atomically(point_dir(i) + "/exit_code", std::to_string(code) + "\n");
         ++ended;
         failing += code != 0;
         if (!options.progress) return;
@@ -127,12 +201,12 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     for (const SweepAxis& a : axes) table << a.key << "  ";
     table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
     bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
-    out.points = points.size();
+    out.points = mine.size();
     // Each point's record (a failing one's, and with an out dir every one's, for report.html)
     // and what failed at it.
     std::vector<std::optional<RunRecord>> records(points.size());
     std::vector<std::vector<std::string>> point_problems(points.size());
-    for (size_t i = 0; i < points.size(); ++i) {
+    for (size_t i : mine) {
         out.exit_code = worse_exit(out.exit_code, codes[i]);  // the worst point's
         std::ifstream f(point_dir(i) + "/results.json");
         std::stringstream text;
@@ -154,6 +228,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         if (codes[i] != 0) {
             if (records[i]) problems = run_problems(*records[i]).lines();
             if (codes[i] == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(options.timeout_seconds) + " s)");
+            if (!missing[i].empty()) problems.insert(problems.begin(), missing[i]);
             if (problems.empty())
                 problems.push_back(codes[i] >= 128 ? "the run was killed by signal " + std::to_string(codes[i] - 128)
                                                    : "the run failed (exit " + std::to_string(codes[i]) + ")");
@@ -228,7 +303,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         out.table += std::string(out.table.empty() ? "" : "\n") + "Draws (M4), with the shading array's totals:\n" +
                      draw_table.str();
     }
-    if (!temporary) {
+    if (!temporary && out.joined) {
         std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
         if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
         if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
@@ -238,7 +313,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             report_points.push_back({points[i], codes[i], point_problems[i], records[i] ? &*records[i] : nullptr});
         std::ofstream(dir + "/report.html", std::ios::binary)
             << render_sweep_report(scenarios.front().name, file, axes, report_points);
-    } else {
+    } else if (temporary) {
         std::error_code ec;  // a point of a scenario with variants also wrote variants/
         std::filesystem::remove_all(dir, ec);
     }

@@ -1,0 +1,305 @@
+// Sweeps and regressions on Slurm: slurm.h.
+#include "sc_main/cluster/slurm.h"
+#include "sc_main/batch/batch.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace gpuvp {
+
+namespace fs = std::filesystem;
+
+std::string slurm_dir(const std::string& dir) { return dir + "/slurm"; }
+
+namespace {
+
+std::string batch_file(const std::string& dir) { return slurm_dir(dir) + "/batch.json"; }
+
+// A word for /bin/sh: in single quotes, a quote inside written '\''.
+std::string sh_word(const std::string& s) {
+    std::string o = "'";
+    for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return o + "'";
+}
+
+// "0,3,7-9": the tasks as sbatch --array wants them.
+std::string array_list(const std::vector<unsigned>& tasks) {
+    std::string o;
+    for (size_t i = 0; i < tasks.size();) {
+        size_t j = i;
+        while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
+        o += (o.empty() ? "" : ",") + std::to_string(tasks[i]) + (j > i ? "-" + std::to_string(tasks[j]) : "");
+        i = j + 1;
+    }
+    return o;
+}
+
+std::string job_script(const SlurmBatch& b) {
+    std::ostringstream s;
+    const std::string input = slurm_dir(b.dir) + "/input";
+    s << "#!/bin/sh\n"
+         "# A gpuvp "
+      << b.kind << " array task, written by gpuvp (docs/cluster.md): task K runs slice K+1 of "
+      << b.shards << ".\n"
+         "GPUVP="
+      << sh_word(b.gpuvp) << "\nDIR=" << sh_word(b.dir)
+      << "\n"
+         "K=$((SLURM_ARRAY_TASK_ID + 1))\n"
+         "if [ ! -x \"$GPUVP\" ]; then\n"
+         "    echo \"gpuvp: task $SLURM_ARRAY_TASK_ID on $(hostname): $GPUVP is not a program this node can run: install gpuvp "
+         "where every node reaches it (a prefix on shared storage, or the same path on every node) and name it with "
+         "--slurm-gpuvp\" >&2\n"
+         "    exit 2\n"
+         "fi\n"
+         "if [ ! -d "
+      << sh_word(input)
+      << " ]; then\n"
+         "    echo \"gpuvp: task $SLURM_ARRAY_TASK_ID on $(hostname): the shared directory $DIR is not here: --out must be "
+         "on storage every node mounts at the same path\" >&2\n"
+         "    exit 2\n"
+         "fi\n\"$GPUVP\"";
+    for (const std::string& w : b.task) s << " " << sh_word(w);
+    s << " --shard \"$K/" << b.shards << "\"";
+    if (b.kind == "regress") s << " --junit \"$DIR/slurm/shard-$K.xml\" --csv \"$DIR/slurm/shard-$K.csv\"";
+    s << "\nrc=$?\n"
+         "# A run that ended (its points passed, failed or timed out) is a task that did its work.\n"
+         "case $rc in 0|1|3) exit 0 ;; *) exit $rc ;; esac\n";
+    return s.str();
+}
+
+}  // namespace
+
+bool read_batch(const std::string& dir, SlurmBatch& b) {
+    std::ifstream f(batch_file(dir));
+    if (!f) return false;
+    try {
+        const nlohmann::json j = nlohmann::json::parse(f);
+        b.kind = j.at("kind").get<std::string>();
+        b.dir = j.at("dir").get<std::string>();
+        b.gpuvp = j.at("gpuvp").get<std::string>();
+        b.sbatch = j.at("sbatch").get<std::vector<std::string>>();
+        b.task = j.at("task").get<std::vector<std::string>>();
+        b.items = j.at("items").get<size_t>();
+        b.shards = j.at("shards").get<unsigned>();
+        b.jobs = j.at("jobs").get<std::vector<std::string>>();
+        b.job_tasks = j.at("job_tasks").get<std::vector<std::vector<unsigned>>>();
+        if (b.job_tasks.size() != b.jobs.size()) throw std::runtime_error("job_tasks: one list per job expected");
+        b.text = j.at("text").get<std::map<std::string, std::string>>();
+        b.lists = j.at("lists").get<std::map<std::string, std::vector<std::string>>>();
+        b.timeout_seconds = j.at("timeout_seconds").get<double>();
+        b.flag = j.at("flag").get<bool>();
+        if (b.shards == 0 || (b.kind != "sweep" && b.kind != "regress")) throw std::runtime_error("not a batch of gpuvp's");
+    } catch (const std::exception& e) {
+        throw std::runtime_error(batch_file(dir) + ": " + e.what());
+    }
+    return true;
+}
+
+void write_batch(const SlurmBatch& b) {
+    nlohmann::json j;
+    j["kind"] = b.kind;
+    j["dir"] = b.dir;
+    j["gpuvp"] = b.gpuvp;
+    j["sbatch"] = b.sbatch;
+    j["task"] = b.task;
+    j["items"] = b.items;
+    j["shards"] = b.shards;
+    j["jobs"] = b.jobs;
+    j["job_tasks"] = b.job_tasks;
+    j["text"] = b.text;
+    j["lists"] = b.lists;
+    j["timeout_seconds"] = b.timeout_seconds;
+    j["flag"] = b.flag;
+    std::error_code ec;
+    fs::create_directories(slurm_dir(b.dir) + "/logs", ec);
+    if (!write_file_atomically(batch_file(b.dir), j.dump(2) + "\n"))
+        throw std::runtime_error("cannot write " + batch_file(b.dir) + ": " + std::strerror(errno));
+}
+
+void copy_inputs(const SlurmBatch& b, const std::vector<std::string>& files) {
+    for (const std::string& f : files) {
+        const std::string to = shared_copy(slurm_dir(b.dir) + "/input", f);
+        std::error_code ec;
+        fs::create_directories(fs::path(to).parent_path(), ec);
+        if (ec || !fs::copy_file(f, to, fs::copy_options::overwrite_existing, ec))
+            throw std::runtime_error("cannot copy " + f + " to " + to + ": " + ec.message());
+    }
+}
+
+int run_program(const std::vector<std::string>& argv, std::string& out, std::string& err) {
+    out.clear();
+    err.clear();
+    int o[2], e[2];
+    if (pipe(o) != 0) return 127;
+    if (pipe(e) != 0) {
+        close(o[0]);
+        close(o[1]);
+        return 127;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(o[1], 1);
+        dup2(e[1], 2);
+        close(o[0]);
+        close(o[1]);
+        close(e[0]);
+        close(e[1]);
+        std::vector<char*> args;
+        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+        _exit(127);
+    }
+    close(o[1]);
+    close(e[1]);
+    if (pid < 0) {
+        close(o[0]);
+        close(e[0]);
+        return 127;
+    }
+    pollfd fds[2] = {{o[0], POLLIN, 0}, {e[0], POLLIN, 0}};
+    std::string* to[2] = {&out, &err};
+    int open = 2;
+    char buf[4096];
+    while (open > 0 && poll(fds, 2, -1) >= 0)
+        for (int k = 0; k < 2; ++k)
+            if (fds[k].fd >= 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
+                const ssize_t n = read(fds[k].fd, buf, sizeof buf);
+                if (n > 0) to[k]->append(buf, size_t(n));
+                else {
+                    close(fds[k].fd);
+                    fds[k].fd = -1;
+                    --open;
+                }
+            }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string submit_tasks(SlurmBatch& b, const std::vector<unsigned>& tasks) {
+    const std::string script = slurm_dir(b.dir) + "/job.sh";
+    std::error_code ec;
+    fs::create_directories(slurm_dir(b.dir) + "/logs", ec);
+    if (!write_file_atomically(script, job_script(b)))
+        throw std::runtime_error("cannot write " + script + ": " + std::strerror(errno));
+    fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec, ec);
+    std::vector<std::string> argv{"sbatch", "--parsable", "--array=" + array_list(tasks), "--job-name=gpuvp-" + b.kind,
+                                  "--output=" + slurm_dir(b.dir) + "/logs/%A_%a.out"};
+    argv.insert(argv.end(), b.sbatch.begin(), b.sbatch.end());
+    argv.push_back(script);
+    std::string out, err;
+    const int rc = run_program(argv, out, err);
+    // --parsable: "JOBID" or "JOBID;CLUSTER"
+    const std::string id = out.substr(0, out.find_first_of(";\n"));
+    if (rc != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
+        std::string words = err.empty() ? out : err;
+        while (!words.empty() && words.back() == '\n') words.pop_back();
+        throw std::runtime_error("sbatch refused the job array (exit " + std::to_string(rc) + "): " +
+                                 (words.empty() ? "no message" : words));
+    }
+    b.jobs.push_back(id);
+    b.job_tasks.push_back(tasks);
+    write_batch(b);
+    return id;
+}
+
+std::map<unsigned, TaskState> task_states(const SlurmBatch& b) {
+    std::map<unsigned, TaskState> states;
+    for (size_t k = 0; k < b.jobs.size(); ++k) {
+        const std::string& job = b.jobs[k];
+        for (unsigned t : b.job_tasks[k]) states[t] = {job, ""};
+        std::string out, err;
+        // -t all: finished tasks too, while the controller still holds them (MinJobAge)
+        if (run_program({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%i %T"}, out, err) != 0) continue;
+        std::istringstream lines(out);
+        std::string id, state;
+        while (lines >> id >> state) {
+            const size_t u = id.find('_');
+            if (u == std::string::npos || id.substr(0, u) != job) continue;
+            const std::string task = id.substr(u + 1);
+            if (task.empty() || task.find_first_not_of("0123456789") != std::string::npos) continue;  // ([0-9] pending ranges)
+            const unsigned t = unsigned(std::stoul(task));
+            if (states.count(t) && states[t].job == job) states[t].state = state;
+        }
+    }
+    return states;
+}
+
+bool state_active(const std::string& s) {
+    for (const char* a : {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING",
+                          "SIGNALING", "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "STOPPED"})
+        if (s == a) return true;
+    return false;
+}
+
+bool wait_tasks(const SlurmBatch& b, const std::function<size_t()>& done, bool progress, std::string& error) {
+    const auto started = std::chrono::steady_clock::now();
+    std::string last;
+    int failures = 0;
+    for (;;) {
+        // Any task of the batch's jobs still queued or running (squeue without -t lists only those).
+        size_t pending = 0, running = 0, active = 0;
+        bool ok = true;
+        for (const std::string& job : b.jobs) {
+            std::string out, err;
+            if (run_program({"squeue", "-h", "-r", "-j", job, "-o", "%T"}, out, err) != 0) {
+                // A job the controller has forgotten is done; anything else is trouble.
+                if (err.find("Invalid job id") != std::string::npos) continue;
+                ok = false;
+                error = err.empty() ? "squeue failed" : err.substr(0, err.find('\n'));
+                break;
+            }
+            std::istringstream lines(out);
+            std::string state;
+            while (lines >> state) {
+                ++active;
+                pending += state == "PENDING";
+                running += state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING";
+            }
+        }
+        if (!ok) {
+            if (++failures >= 30) return false;  // a minute of squeue failing
+        } else
+            failures = 0;
+        const size_t finished = done();
+        if (progress) {
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::ostringstream line;
+            line << "[" << finished << "/" << b.items << "] " << pending << " pending, " << running << " running";
+            if (finished > 0 && finished < b.items)
+                line << ", about " << std::llround(elapsed / double(finished) * double(b.items - finished)) << " s left";
+            if (line.str() != last) {
+                std::fprintf(stderr, "%s\n", line.str().c_str());
+                last = line.str();
+            }
+        }
+        if (ok && active == 0) return true;
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+    }
+}
+
+std::string missing_reason(const SlurmBatch& b, const std::map<unsigned, TaskState>& states, unsigned task) {
+    const auto it = states.find(task);
+    const std::string job = it == states.end() ? "?" : it->second.job;
+    const std::string state = it == states.end() ? "" : it->second.state;
+    return "no result: Slurm task " + std::to_string(task) + " of job " + job + " ended " +
+           (state.empty() ? "" : state + " ") + "without one (its log: " + slurm_dir(b.dir) + "/logs/" + job + "_" +
+           std::to_string(task) + ".out; gpuvp collect " + b.dir + " --resubmit-failed runs it again)";
+}
+
+}  // namespace gpuvp
