@@ -685,6 +685,8 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
         return gpuvp::print_sweep(gpuvp::run_sweep(a.file, fixed, axes, o), a.file, a.out_dir, a.quiet);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
+    } catch (const gpuvp::SlurmError& e) {
+        return failed(e.what());
     } catch (const std::exception& e) {
         return failed(a.file + ": " + e.what());
     }

@@ -144,8 +144,8 @@ int join(const SlurmBatch& b, const std::string& shown_dir, bool quiet) {
         const std::string joined_csv = merge_csv(csv), joined_xml = merge_junit(xml);
         const std::string& junit = b.text.at("junit");
         const std::string& csv_out = b.text.at("csv");
-        if (!junit.empty() && !write_file_atomically(junit, joined_xml)) throw std::runtime_error("cannot write " + junit);
-        if (!csv_out.empty() && !write_file_atomically(csv_out, joined_csv)) throw std::runtime_error("cannot write " + csv_out);
+        if (!junit.empty() && !write_file_atomically(junit, joined_xml)) throw SlurmError("cannot write " + junit);
+        if (!csv_out.empty() && !write_file_atomically(csv_out, joined_csv)) throw SlurmError("cannot write " + csv_out);
         std::istringstream lines(joined_csv);
         std::string line;
         std::getline(lines, line);  // the header
@@ -188,7 +188,7 @@ int go(SlurmBatch b, const std::vector<std::string>& inputs, const SlurmOptions&
     SlurmBatch old;
     if (read_batch(b.dir, old)) {
         if (old.kind != b.kind || old.task != b.task || old.items != b.items)
-            throw std::runtime_error(shown_dir + " holds another batch (" + slurm_dir(shown_dir) +
+            throw SlurmError(shown_dir + " holds another batch (" + slurm_dir(shown_dir) +
                                      "/batch.json): give this one another --out");
         b = old;  // the same batch, interrupted: on from where it is
         std::cerr << "gpuvp: " << shown_dir << " holds this batch already: " << done_count(b) << " of " << b.items
@@ -222,7 +222,7 @@ int go(SlurmBatch b, const std::vector<std::string>& inputs, const SlurmOptions&
 }  // namespace
 
 int sweep_on_slurm(const SweepRequest& r, const SlurmOptions& o) {
-    if (r.out_dir.empty()) throw std::runtime_error("--slurm needs --out DIR: a directory every node mounts at the same path");
+    if (r.out_dir.empty()) throw SlurmError("--slurm needs --out DIR: a directory every node mounts at the same path");
     Overrides fixed;
     std::vector<SweepAxis> axes;
     sweep_axes(sets_of(r.sets), fixed, axes);
@@ -244,9 +244,9 @@ int sweep_on_slurm(const SweepRequest& r, const SlurmOptions& o) {
 }
 
 int regress_on_slurm(const RegressRequest& r, const SlurmOptions& o) {
-    if (r.out_dir.empty()) throw std::runtime_error("--slurm needs --out DIR: a directory every node mounts at the same path");
+    if (r.out_dir.empty()) throw SlurmError("--slurm needs --out DIR: a directory every node mounts at the same path");
     const std::vector<std::string> files = regress_files(r.paths);
-    if (files.empty()) throw std::runtime_error("no scenario file under the paths given");
+    if (files.empty()) throw SlurmError("no scenario file under the paths given");
     SlurmBatch b = new_batch("regress", r.out_dir, o, files.size());
     b.task = {"regress"};
     b.task.insert(b.task.end(), r.paths.begin(), r.paths.end());
@@ -264,7 +264,7 @@ int regress_on_slurm(const RegressRequest& r, const SlurmOptions& o) {
 int collect(const std::string& dir, bool resubmit, bool wait, bool progress, bool quiet) {
     SlurmBatch b;
     if (!read_batch(dir, b))
-        throw std::runtime_error(dir + " holds no Slurm batch (" + slurm_dir(dir) +
+        throw SlurmError(dir + " holds no Slurm batch (" + slurm_dir(dir) +
                                  "/batch.json): collect joins the --out of 'gpuvp sweep --slurm' or 'gpuvp regress --slurm'");
     std::map<unsigned, TaskState> states = task_states(b);
     size_t active = 0;

@@ -96,14 +96,14 @@ bool read_batch(const std::string& dir, SlurmBatch& b) {
         b.shards = j.at("shards").get<unsigned>();
         b.jobs = j.at("jobs").get<std::vector<std::string>>();
         b.job_tasks = j.at("job_tasks").get<std::vector<std::vector<unsigned>>>();
-        if (b.job_tasks.size() != b.jobs.size()) throw std::runtime_error("job_tasks: one list per job expected");
+        if (b.job_tasks.size() != b.jobs.size()) throw SlurmError("job_tasks: one list per job expected");
         b.text = j.at("text").get<std::map<std::string, std::string>>();
         b.lists = j.at("lists").get<std::map<std::string, std::vector<std::string>>>();
         b.timeout_seconds = j.at("timeout_seconds").get<double>();
         b.flag = j.at("flag").get<bool>();
-        if (b.shards == 0 || (b.kind != "sweep" && b.kind != "regress")) throw std::runtime_error("not a batch of gpuvp's");
+        if (b.shards == 0 || (b.kind != "sweep" && b.kind != "regress")) throw SlurmError("not a batch of gpuvp's");
     } catch (const std::exception& e) {
-        throw std::runtime_error(batch_file(dir) + ": " + e.what());
+        throw SlurmError(batch_file(dir) + ": " + e.what());
     }
     return true;
 }
@@ -126,7 +126,7 @@ void write_batch(const SlurmBatch& b) {
     std::error_code ec;
     fs::create_directories(slurm_dir(b.dir) + "/logs", ec);
     if (!write_file_atomically(batch_file(b.dir), j.dump(2) + "\n"))
-        throw std::runtime_error("cannot write " + batch_file(b.dir) + ": " + std::strerror(errno));
+        throw SlurmError("cannot write " + batch_file(b.dir) + ": " + std::strerror(errno));
 }
 
 void copy_inputs(const SlurmBatch& b, const std::vector<std::string>& files) {
@@ -135,7 +135,7 @@ void copy_inputs(const SlurmBatch& b, const std::vector<std::string>& files) {
         std::error_code ec;
         fs::create_directories(fs::path(to).parent_path(), ec);
         if (ec || !fs::copy_file(f, to, fs::copy_options::overwrite_existing, ec))
-            throw std::runtime_error("cannot copy " + f + " to " + to + ": " + ec.message());
+            throw SlurmError("cannot copy " + f + " to " + to + ": " + ec.message());
     }
 }
 
@@ -196,7 +196,7 @@ std::string submit_tasks(SlurmBatch& b, const std::vector<unsigned>& tasks) {
     std::error_code ec;
     fs::create_directories(slurm_dir(b.dir) + "/logs", ec);
     if (!write_file_atomically(script, job_script(b)))
-        throw std::runtime_error("cannot write " + script + ": " + std::strerror(errno));
+        throw SlurmError("cannot write " + script + ": " + std::strerror(errno));
     fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec, ec);
     std::vector<std::string> argv{"sbatch", "--parsable", "--array=" + array_list(tasks), "--job-name=gpuvp-" + b.kind,
                                   "--output=" + slurm_dir(b.dir) + "/logs/%A_%a.out"};
@@ -209,7 +209,7 @@ std::string submit_tasks(SlurmBatch& b, const std::vector<unsigned>& tasks) {
     if (rc != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
         std::string words = err.empty() ? out : err;
         while (!words.empty() && words.back() == '\n') words.pop_back();
-        throw std::runtime_error("sbatch refused the job array (exit " + std::to_string(rc) + "): " +
+        throw SlurmError("sbatch refused the job array (exit " + std::to_string(rc) + "): " +
                                  (words.empty() ? "no message" : words));
     }
     b.jobs.push_back(id);

@@ -7,10 +7,17 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace gpuvp {
+
+// What went wrong with a batch (sbatch refused it, batch.json cannot be read, DIR holds another
+// batch): the words say it all, no file prefix needed.
+struct SlurmError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // What `--slurm` was asked for on the command line.
 struct SlurmOptions {

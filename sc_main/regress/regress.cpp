@@ -96,9 +96,24 @@ std::string stem(const std::string& file) { return fs::path(file).stem().string(
 
 RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options) {
     std::vector<std::string> all = regress_files(paths, options.root);
-    std::vector<std::string> files;
+    // out_dir/<stem>/, or the first free <stem>-<n> when an earlier file of the whole list took
+    // that name: the same folder whichever slice runs the file.
+    std::vector<std::string> names;
+    {
+        std::set<std::string> taken;
+        for (const auto& f : all) {
+            std::string name = stem(f);
+            for (int n = 1; taken.count(name); ++n) name = stem(f) + "-" + std::to_string(n);
+            taken.insert(name);
+            names.push_back(name);
+        }
+    }
+    std::vector<std::string> files, file_names;
     for (size_t i = 0; i < all.size(); ++i)
-        if (i % options.shards == options.shard - 1) files.push_back(all[i]);
+        if (i % options.shards == options.shard - 1) {
+            files.push_back(all[i]);
+            file_names.push_back(names[i]);
+        }
 
     RegressOutput out;
     out.cases.resize(files.size());
@@ -122,15 +137,8 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     const bool temporary = dir.empty();
     if (temporary && !mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
     if (temporary) dir = tmpl;
-    // out_dir/<stem>/, or the first free <stem>-<n> when another file took that name.
     std::vector<std::string> dirs;
-    std::set<std::string> taken;
-    for (const auto& f : files) {
-        std::string name = stem(f);
-        for (int n = 1; taken.count(name); ++n) name = stem(f) + "-" + std::to_string(n);
-        taken.insert(name);
-        dirs.push_back(dir + "/" + name);
-    }
+    for (const std::string& name : file_names) dirs.push_back(dir + "/" + name);
     auto case_dir = [&](size_t i) { return dirs[i]; };
     std::vector<BatchJob> jobs;
     std::vector<size_t> job_case;
