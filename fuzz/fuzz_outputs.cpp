@@ -1,15 +1,17 @@
 // Fuzz target `outputs`: the input is the text of a results.json or a trace.json, as
 // `gpuvp report DIR` reads them: read_results on its JSON document, read_trace on the text,
-// and the page rendered from what was read.
+// and the page rendered from what was read; or of a Slurm batch's batch.json, as `gpuvp
+// collect DIR` reads it (parse_batch).
 //
 // Defined outcomes: a record, or an error (nlohmann's parse_error with its byte offset, a
-// fields::FieldError naming the member, read_trace's false with its message). A bug: any other
+// fields::FieldError naming the member, read_trace's false with its message, a SlurmError). A bug: any other
 // exception, a crash, a sanitizer report, a hang; or a record read that does not write back to
 // text that reads to the same record (results_text and trace_text of what was read).
 // read_trace's own pass over the text gpuvp writes must read what the general parser reads
 // (detail::read_trace_parsed): the same record, or the same error.
 // --expect-clean (replay only): every input must read as one or the other; the seeds are
 // checked this way.
+#include "sc_main/cluster/slurm.h"
 #include "sc_main/record/run_record.h"
 #include "sc_main/record/trace_record.h"
 #include "sc_main/report/report.h"
@@ -87,6 +89,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (gpuvp::trace_text(back) != again) bug("a trace does not write back to the same text");
     } else if (error.empty()) {
         bug("read_trace refused a text without saying why");
+    }
+    try {  // a batch.json: it writes back to the text it reads from
+        const gpuvp::SlurmBatch b = gpuvp::parse_batch(text, "batch.json");
+        read_any = true;
+        const std::string again = gpuvp::batch_text(b);
+        if (gpuvp::batch_text(gpuvp::parse_batch(again, "again")) != again) bug("a batch does not write back to the same text");
+    } catch (const gpuvp::SlurmError&) {  // not a batch: named
+    } catch (const std::exception& e) {
+        bug(std::string("unexpected exception from parse_batch: ") + e.what());
     }
     nlohmann::ordered_json document;
     try {

@@ -82,11 +82,10 @@ std::string job_script(const SlurmBatch& b) {
 
 }  // namespace
 
-bool read_batch(const std::string& dir, SlurmBatch& b) {
-    std::ifstream f(batch_file(dir));
-    if (!f) return false;
+SlurmBatch parse_batch(const std::string& text, const std::string& name) {
+    SlurmBatch b;
     try {
-        const nlohmann::json j = nlohmann::json::parse(f);
+        const nlohmann::json j = nlohmann::json::parse(text);
         b.kind = j.at("kind").get<std::string>();
         b.dir = j.at("dir").get<std::string>();
         b.gpuvp = j.at("gpuvp").get<std::string>();
@@ -96,19 +95,27 @@ bool read_batch(const std::string& dir, SlurmBatch& b) {
         b.shards = j.at("shards").get<unsigned>();
         b.jobs = j.at("jobs").get<std::vector<std::string>>();
         b.job_tasks = j.at("job_tasks").get<std::vector<std::vector<unsigned>>>();
-        if (b.job_tasks.size() != b.jobs.size()) throw SlurmError("job_tasks: one list per job expected");
         b.text = j.at("text").get<std::map<std::string, std::string>>();
         b.lists = j.at("lists").get<std::map<std::string, std::vector<std::string>>>();
         b.timeout_seconds = j.at("timeout_seconds").get<double>();
         b.flag = j.at("flag").get<bool>();
-        if (b.shards == 0 || (b.kind != "sweep" && b.kind != "regress")) throw SlurmError("not a batch of gpuvp's");
-    } catch (const std::exception& e) {
-        throw SlurmError(batch_file(dir) + ": " + e.what());
+    } catch (const nlohmann::json::exception& e) {  // not JSON, a member missing or of another type
+        throw SlurmError(name + ": " + e.what());
     }
-    return true;
+    auto bad = [&](const std::string& why) { return SlurmError(name + ": " + why); };
+    if (b.kind != "sweep" && b.kind != "regress") throw bad("kind: sweep or regress expected, found '" + b.kind + "'");
+    if (b.shards == 0 || b.items == 0 || b.shards > b.items) throw bad("shards: 1 to items (" + std::to_string(b.items) + ") expected");
+    if (b.job_tasks.size() != b.jobs.size()) throw bad("job_tasks: one list per job expected");
+    for (const auto& tasks : b.job_tasks)
+        for (unsigned t : tasks)
+            if (t >= b.shards) throw bad("job_tasks: a task of the " + std::to_string(b.shards) + " expected, found " + std::to_string(t));
+    for (const char* k : b.kind == "sweep" ? std::vector<const char*>{"file", "platform"} : std::vector<const char*>{"junit", "csv"})
+        if (!b.text.count(k)) throw bad(std::string("text.") + k + ": missing");
+    if (!b.lists.count(b.kind == "sweep" ? "sets" : "paths")) throw bad(std::string("lists.") + (b.kind == "sweep" ? "sets" : "paths") + ": missing");
+    return b;
 }
 
-void write_batch(const SlurmBatch& b) {
+std::string batch_text(const SlurmBatch& b) {
     nlohmann::json j;
     j["kind"] = b.kind;
     j["dir"] = b.dir;
@@ -123,9 +130,22 @@ void write_batch(const SlurmBatch& b) {
     j["lists"] = b.lists;
     j["timeout_seconds"] = b.timeout_seconds;
     j["flag"] = b.flag;
+    return j.dump(2) + "\n";
+}
+
+bool read_batch(const std::string& dir, SlurmBatch& b) {
+    std::ifstream f(batch_file(dir), std::ios::binary);
+    if (!f) return false;
+    std::ostringstream text;
+    text << f.rdbuf();
+    b = parse_batch(text.str(), batch_file(dir));
+    return true;
+}
+
+void write_batch(const SlurmBatch& b) {
     std::error_code ec;
     fs::create_directories(slurm_dir(b.dir) + "/logs", ec);
-    if (!write_file_atomically(batch_file(b.dir), j.dump(2) + "\n"))
+    if (!write_file_atomically(batch_file(b.dir), batch_text(b)))
         throw SlurmError("cannot write " + batch_file(b.dir) + ": " + std::strerror(errno));
 }
 

@@ -48,8 +48,12 @@ struct SlurmBatch {
 
 // DIR/slurm, and the files in it.
 std::string slurm_dir(const std::string& dir);
-// The batch in DIR, or none (false) when DIR holds no batch.json; throws std::runtime_error
-// naming the file and what is wrong when it cannot be read.
+// batch.json's text, and a batch from it; throws SlurmError naming `name` and what is wrong (not
+// JSON, a member missing or of the wrong type, a value out of its range).
+std::string batch_text(const SlurmBatch& b);
+SlurmBatch parse_batch(const std::string& text, const std::string& name);
+// The batch in DIR, or none (false) when DIR holds no batch.json; throws SlurmError naming the
+// file and what is wrong when it cannot be read.
 bool read_batch(const std::string& dir, SlurmBatch& out);
 void write_batch(const SlurmBatch& b);
 
