@@ -23,23 +23,11 @@ namespace {
 using gpuvp::test::slurp;
 using gpuvp::test::temp_dir;
 
-struct Result {
-    int exit_code;
-    std::string output;  // stdout and stderr
-};
+using Result = gpuvp::test::CliResult;
 
 // Runs a program of the build (`gpuvp` by default) with `args`.
 Result cli(const std::string& args, const char* program = GPUVP_BINARY) {
-    std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + program + " " + args + " 2>&1";
-    Result r{-1, ""};
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    int st = pclose(p);
-    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    return gpuvp::test::run_cli(std::string(program) + " " + args);
 }
 
 std::string write_temp(const std::string& text) {

@@ -21,23 +21,11 @@ using gpuvp::test::slurp;
 using gpuvp::test::temp_dir;
 namespace fs = std::filesystem;
 
-struct Result {
-    int exit_code;
-    std::string output;  // stdout and stderr
-};
+using Result = gpuvp::test::CliResult;
 
+// gpuvp with `args`, from the source folder (the scenarios' paths as the README gives them).
 Result cli(const std::string& args) {
-    const std::string cmd = std::string("cd ") + GPUVP_SOURCE_DIR + " && SC_COPYRIGHT_MESSAGE=DISABLE " + GPUVP_BINARY + " " +
-                            args + " 2>&1";
-    Result r{-1, ""};
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    const int st = pclose(p);
-    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    return gpuvp::test::run_cli(std::string("cd ") + GPUVP_SOURCE_DIR + " && " + GPUVP_BINARY + " " + args);
 }
 
 int64_t mtime(const std::string& path) {

@@ -15,23 +15,9 @@ using gpuvp::test::slurp;
 using gpuvp::test::temp_dir;
 using Catch::Matchers::Contains;
 
-struct Result {
-    int exit_code;
-    std::string output;  // stdout and stderr
-};
+using Result = gpuvp::test::CliResult;
 
-Result gpuvp_cli(const std::string& args) {
-    const std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " " + args + " 2>&1";
-    Result r{-1, ""};
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    const int st = pclose(p);
-    r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
+Result gpuvp_cli(const std::string& args) { return gpuvp::test::run_cli(std::string(GPUVP_BINARY) + " " + args); }
 
 std::string trace(const char* name) { return std::string(GPUVP_SOURCE_DIR) + "/examples/traces/" + name; }
 
