@@ -82,23 +82,14 @@ std::string job_script(const SlurmBatch& b) {
 
 }  // namespace
 
+// batch.json's members: the batch's, by the same names (one list for reading and writing).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SlurmBatch, kind, dir, gpuvp, sbatch, task, items, shards, jobs, job_tasks, text,
+                                   lists, timeout_seconds, flag)
+
 SlurmBatch parse_batch(const std::string& text, const std::string& name) {
     SlurmBatch b;
     try {
-        const nlohmann::json j = nlohmann::json::parse(text);
-        b.kind = j.at("kind").get<std::string>();
-        b.dir = j.at("dir").get<std::string>();
-        b.gpuvp = j.at("gpuvp").get<std::string>();
-        b.sbatch = j.at("sbatch").get<std::vector<std::string>>();
-        b.task = j.at("task").get<std::vector<std::string>>();
-        b.items = j.at("items").get<size_t>();
-        b.shards = j.at("shards").get<unsigned>();
-        b.jobs = j.at("jobs").get<std::vector<std::string>>();
-        b.job_tasks = j.at("job_tasks").get<std::vector<std::vector<unsigned>>>();
-        b.text = j.at("text").get<std::map<std::string, std::string>>();
-        b.lists = j.at("lists").get<std::map<std::string, std::vector<std::string>>>();
-        b.timeout_seconds = j.at("timeout_seconds").get<double>();
-        b.flag = j.at("flag").get<bool>();
+        b = nlohmann::json::parse(text).get<SlurmBatch>();
     } catch (const nlohmann::json::exception& e) {  // not JSON, a member missing or of another type
         throw SlurmError(name + ": " + e.what());
     }
@@ -115,23 +106,7 @@ SlurmBatch parse_batch(const std::string& text, const std::string& name) {
     return b;
 }
 
-std::string batch_text(const SlurmBatch& b) {
-    nlohmann::json j;
-    j["kind"] = b.kind;
-    j["dir"] = b.dir;
-    j["gpuvp"] = b.gpuvp;
-    j["sbatch"] = b.sbatch;
-    j["task"] = b.task;
-    j["items"] = b.items;
-    j["shards"] = b.shards;
-    j["jobs"] = b.jobs;
-    j["job_tasks"] = b.job_tasks;
-    j["text"] = b.text;
-    j["lists"] = b.lists;
-    j["timeout_seconds"] = b.timeout_seconds;
-    j["flag"] = b.flag;
-    return j.dump(2) + "\n";
-}
+std::string batch_text(const SlurmBatch& b) { return nlohmann::json(b).dump(2) + "\n"; }
 
 bool read_batch(const std::string& dir, SlurmBatch& b) {
     std::ifstream f(batch_file(dir), std::ios::binary);
