@@ -77,7 +77,7 @@ class Cluster:
         conf = os.path.join(w, "slurm.conf")
         with open(conf, "w") as f:
             f.write("\n".join([
-                "ClusterName=gpuvptest", "SlurmctldHost=" + host, "SlurmUser=" + user, "SlurmdUser=" + user,
+                "ClusterName=gpuvptest", "SlurmctldHost=%s(127.0.0.1)" % host, "SlurmUser=" + user, "SlurmdUser=" + user,
                 "AuthType=auth/munge", "CredType=cred/munge", "AuthInfo=socket=" + sock,
                 "SlurmctldPort=%d" % free_port(), "SlurmdPort=%d" % free_port(),
                 "StateSaveLocation=" + os.path.join(w, "state"), "SlurmdSpoolDir=" + os.path.join(w, "spool"),
@@ -88,7 +88,7 @@ class Cluster:
                 "AccountingStorageType=accounting_storage/none", "JobCompType=jobcomp/none", "MpiDefault=none",
                 "SchedulerType=sched/backfill", "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
                 "ReturnToService=2", "MinJobAge=600",
-                "NodeName=%s CPUs=%d State=UNKNOWN" % (host, cpus),
+                "NodeName=%s NodeAddr=127.0.0.1 CPUs=%d State=UNKNOWN" % (host, cpus),
                 "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP", ""]))
         ENV["SLURM_CONF"] = conf
         for daemon, pid in (("slurmctld", "slurmctld.pid"), ("slurmd", "slurmd.pid")):
