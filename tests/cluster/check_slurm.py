@@ -207,8 +207,13 @@ def main():
               "regress: the CSV as the local run's, host times aside")
 
         # 3. --no-wait, then collect.
-        rc, _, err = gpuvp(SWEEP + ["--out", out("later"), "--slurm", "--no-wait"], src)
+        rc, _, err = gpuvp(SWEEP + ["--out", out("later"), "--slurm", "--no-wait", "--slurm-opt", "--time=00:10:00 --nice=1"], src)
         check(rc == 0 and "gpuvp collect" in err, "sweep --no-wait: returns once submitted, naming collect")
+        batch = json.load(open(os.path.join(out("later"), "slurm", "batch.json")))
+        r = subprocess.run(["squeue", "-h", "-r", "-t", "all", "-j", batch["jobs"][0], "-o", "%l %y"], env=ENV,
+                           capture_output=True, text=True)
+        check(batch["sbatch"] == ["--time=00:10:00", "--nice=1"] and "10:00 1" in r.stdout,
+              "--slurm-opt: the options reach sbatch, split at spaces (%s; squeue: %s)" % (batch["sbatch"], r.stdout.split("\n")[0]))
         rc, _, err = gpuvp(["collect", out("later"), "--quiet"], src)
         check(rc == 1, "collect: waits and joins, the sweep's exit code (%d)" % rc)
         same_sweep("collect", out("local"), out("later"))
