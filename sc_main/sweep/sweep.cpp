@@ -114,14 +114,17 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     const std::string platform = options.root.empty() || options.platform_file.empty()
                                      ? options.platform_file
                                      : shared_copy(options.root, options.platform_file);
-    std::vector<Scenario> scenarios;
-    for (const auto& p : points) {
-        Overrides o = fixed;
-        for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
-        // (throws on bad input, before anything runs)
-        scenarios.push_back(load_scenario(options.root.empty() ? file : shared_copy(options.root, file), o, platform));
-        scenarios.back().file = file;
-    }
+    // Point i's scenario, loaded (and so checked) on first use.
+    std::vector<std::optional<Scenario>> scenarios(points.size());
+    auto scenario = [&](size_t i) -> const Scenario& {
+        if (!scenarios[i]) {
+            Overrides o = fixed;
+            for (size_t a = 0; a < axes.size(); ++a) o.emplace_back(axes[a].key, points[i][a]);
+            scenarios[i] = load_scenario(options.root.empty() ? file : shared_copy(options.root, file), o, platform);
+            scenarios[i]->file = file;
+        }
+        return *scenarios[i];
+    };
 
     std::string dir = options.out_dir;
     char tmpl[] = "/tmp/gpuvp-sweep-XXXXXX";
@@ -155,10 +158,23 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             missing[i] = options.missing(i);
             continue;
         }
-        mkdir(point_dir(i).c_str(), 0755);
-        jobs.push_back({&scenarios[i], point_dir(i), options.trace, false, false});
-        jobs.back().timeout_seconds = options.timeout_seconds;
         job_point.push_back(i);
+    }
+    // The points to run, every one loaded (and so checked: bad input throws) before any runs; a
+    // slice loads its own points only.
+    try {
+        for (size_t i : job_point) scenario(i);
+    } catch (...) {
+        if (temporary) {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+        throw;
+    }
+    for (size_t i : job_point) {
+        mkdir(point_dir(i).c_str(), 0755);
+        jobs.push_back({&*scenarios[i], point_dir(i), options.trace, false, false});
+        jobs.back().timeout_seconds = options.timeout_seconds;
     }
     out.ran = jobs.size();
     size_t ended = 0, failing = 0;
@@ -312,7 +328,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         for (size_t i = 0; i < points.size(); ++i)
             report_points.push_back({points[i], codes[i], point_problems[i], records[i] ? &*records[i] : nullptr});
         std::ofstream(dir + "/report.html", std::ios::binary)
-            << render_sweep_report(scenarios.front().name, file, axes, report_points);
+            << render_sweep_report(scenario(0).name, file, axes, report_points);
     } else if (temporary) {
         std::error_code ec;  // a point of a scenario with variants also wrote variants/
         std::filesystem::remove_all(dir, ec);
