@@ -56,6 +56,17 @@ std::string number(const fields::json& v) {
 
 }  // namespace
 
+namespace {
+
+// A point's overrides: the fixed --sets, then its value on each axis.
+Overrides point_overrides(const Overrides& fixed, const std::vector<SweepAxis>& axes, const std::vector<std::string>& point) {
+    Overrides o = fixed;
+    for (size_t a = 0; a < axes.size(); ++a) o.emplace_back(axes[a].key, point[a]);
+    return o;
+}
+
+}  // namespace
+
 void sweep_axes(const Overrides& sets, Overrides& fixed, std::vector<SweepAxis>& axes) {
     for (const auto& [key, value] : sets) {
         std::vector<std::string> values = split_values(value);
@@ -68,9 +79,7 @@ size_t check_sweep(const std::string& file, const Overrides& fixed, const std::v
                    const std::string& platform_file) {
     const std::vector<std::vector<std::string>> points = sweep_points(axes);
     for (const auto& p : points) {
-        Overrides o = fixed;
-        for (size_t i = 0; i < axes.size(); ++i) o.emplace_back(axes[i].key, p[i]);
-        load_scenario(file, o, platform_file);
+        load_scenario(file, point_overrides(fixed, axes, p), platform_file);
     }
     return points.size();
 }
@@ -118,9 +127,8 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     std::vector<std::optional<Scenario>> scenarios(points.size());
     auto scenario = [&](size_t i) -> const Scenario& {
         if (!scenarios[i]) {
-            Overrides o = fixed;
-            for (size_t a = 0; a < axes.size(); ++a) o.emplace_back(axes[a].key, points[i][a]);
-            scenarios[i] = load_scenario(options.root.empty() ? file : shared_copy(options.root, file), o, platform);
+            scenarios[i] = load_scenario(options.root.empty() ? file : shared_copy(options.root, file),
+                                         point_overrides(fixed, axes, points[i]), platform);
             scenarios[i]->file = file;
         }
         return *scenarios[i];
