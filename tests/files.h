@@ -7,9 +7,11 @@
 
 #include <cstdio>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace gpuvp::test {
 
@@ -20,10 +22,23 @@ inline std::string slurp(const std::string& path) {
     return s.str();
 }
 
-// A new empty folder under /tmp, left for the OS to clean.
+// The folders temp_dir made, removed with everything in them when the test program exits
+// (each test case runs in a process of its own), unless GPUVP_KEEP_TEST_FILES is set.
+struct TempDirs {
+    std::vector<std::string> made;
+    ~TempDirs() {
+        if (std::getenv("GPUVP_KEEP_TEST_FILES")) return;
+        std::error_code ec;
+        for (const std::string& d : made) std::filesystem::remove_all(d, ec);
+    }
+};
+
+// A new empty folder under /tmp.
 inline std::string temp_dir() {
+    static TempDirs dirs;
     char tmpl[] = "/tmp/gpuvp-test-XXXXXX";
     REQUIRE(mkdtemp(tmpl));
+    dirs.made.push_back(tmpl);
     return tmpl;
 }
 

@@ -5,6 +5,7 @@
 #include <gpuvp/models/glc/tables.h>
 #include <gpuvp/models/sm/sm.h>
 #include <gpuvp/platform/system.h>
+#include "tests/files.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
@@ -159,8 +160,7 @@ TEST_CASE("M1: the status notices keep the GLC's SM row and the SM's block table
 
 namespace {
 nlohmann::json run_policy(const std::string& policy) {
-    char dir[] = "/tmp/gpuvp-m1-XXXXXX";
-    REQUIRE(mkdtemp(dir));
+    const std::string dir = gpuvp::test::temp_dir();
     const std::string cmd = std::string("SC_COPYRIGHT_MESSAGE=DISABLE ") + GPUVP_BINARY + " run " + GPUVP_SOURCE_DIR +
                             "/scenarios/high-priority-under-load.yaml --quiet --no-trace"
                             " --set policy.dispatch=" + policy + " --out " + dir + " > /dev/null 2>&1";

@@ -5,6 +5,7 @@
 #include <gpuvp/firmware/assembler.h>
 #include <gpuvp/platform/system.h>
 #include "sc_main/sweep/sweep.h"
+#include "tests/files.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
@@ -387,10 +388,12 @@ TEST_CASE("M3 loader checks the quotas and that one instance of each level fits"
 }
 
 TEST_CASE("M3 against per-warp scalars on the scalar-levels scenario", "[m3][baseline]") {
-    char dir[] = "/tmp/gpuvp-m3-XXXXXX";
-    REQUIRE(mkdtemp(dir));
+    SweepOptions options;
+    options.out_dir = gpuvp::test::temp_dir();
+    options.jobs = 2;
+    const std::string& dir = options.out_dir;
     run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/scalar-levels.yaml", {},
-              {{"policy.scalar", {"multilevel", "per-warp"}}}, SweepOptions{dir, 2, false, {}});
+              {{"policy.scalar", {"multilevel", "per-warp"}}}, options);
     auto load = [&](int point) {
         std::ifstream f(std::string(dir) + "/point-" + std::to_string(point) + "/results.json");
         return nlohmann::json::parse(f);

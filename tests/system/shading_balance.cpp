@@ -9,6 +9,7 @@
 #include <gpuvp/models/usa/unified_shading_array.h>
 #include <gpuvp/platform/system.h>
 #include "sc_main/sweep/sweep.h"
+#include "tests/files.h"
 #include "tests/support.h"
 
 #include <tlm_utils/simple_target_socket.h>
@@ -224,11 +225,13 @@ draws:
 namespace {
 
 std::vector<nlohmann::json> three_policies(const std::string& scenario) {
-    char dir[] = "/tmp/gpuvp-m4-XXXXXX";
-    REQUIRE(mkdtemp(dir));
+    SweepOptions options;
+    options.out_dir = gpuvp::test::temp_dir();
+    options.jobs = 2;
+    const std::string& dir = options.out_dir;
     const SweepOutput out =
         run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/" + scenario, {},
-                  {{"policy.shading", {"static", "adaptive", "adaptive-depth-first"}}}, SweepOptions{dir, 2, false, {}});
+                  {{"policy.shading", {"static", "adaptive", "adaptive-depth-first"}}}, options);
     // A draw-only stream: the table is the draws' alone, with no empty kernel table above it.
     CHECK(out.table.rfind("Draws (M4)", 0) == 0);
     CHECK(out.table.find("| kernel |") == std::string::npos);

@@ -7,6 +7,7 @@
 #include <gpuvp/models/sm/shared_memory.h>
 #include <gpuvp/platform/system.h>
 #include "sc_main/sweep/sweep.h"
+#include "tests/files.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
@@ -562,10 +563,12 @@ TEST_CASE("M2 shared memory hands out cleared ranges and merges freed ones", "[m
 }
 
 TEST_CASE("M2 against the spin-lock baseline on the contention scenario", "[m2][baseline]") {
-    char dir[] = "/tmp/gpuvp-m2-XXXXXX";
-    REQUIRE(mkdtemp(dir));
+    SweepOptions options;
+    options.out_dir = gpuvp::test::temp_dir();
+    options.jobs = 2;
+    const std::string& dir = options.out_dir;
     const SweepOutput out = run_sweep(std::string(GPUVP_SOURCE_DIR) + "/scenarios/lock-contention.yaml", {},
-                                      {{"policy.lock", {"priority", "spin"}}}, SweepOptions{dir, 2, false, {}});
+                                      {{"policy.lock", {"priority", "spin"}}}, options);
     auto load = [&](int point) {
         std::ifstream f(std::string(dir) + "/point-" + std::to_string(point) + "/results.json");
         return nlohmann::json::parse(f);
