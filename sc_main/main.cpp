@@ -197,15 +197,6 @@ CLI::Option* add_set(CLI::App& cmd, std::vector<std::string>& sets, const std::s
             ""));
 }
 
-gpuvp::Overrides overrides_of(const std::vector<std::string>& sets) {
-    gpuvp::Overrides overrides;
-    for (const auto& s : sets) {
-        const size_t eq = s.find('=');
-        overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-    }
-    return overrides;
-}
-
 // --platform FILE: a platform map laid over the scenario's `platform:` before the --sets.
 CLI::Option* add_platform(CLI::App& cmd, std::string& file, std::shared_ptr<std::string> root = nullptr) {
     return cmd.add_option("--platform", file,
@@ -370,7 +361,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
     gpuvp::TraceImportSummary imported;
     bool trace = false;
     try {
-        scenario = load_input(a.file, overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
+        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {
@@ -485,7 +476,7 @@ int validate_main(const ValidateArgs& a) {
     gpuvp::TraceImportSummary imported;
     bool trace = false;
     try {
-        scenario = load_input(a.file, overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
+        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {
@@ -544,7 +535,7 @@ int calibrate_main(const CalibrateArgs& a) {
         };
     gpuvp::CalibrationResult r;
     try {
-        r = gpuvp::calibrate(traces, overrides_of(a.sets), options);
+        r = gpuvp::calibrate(traces, gpuvp::overrides_of(a.sets), options);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {
@@ -655,7 +646,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     // Each --set with several values (V1,V2,...) is an axis; the others hold for every point.
     gpuvp::Overrides fixed;
     std::vector<gpuvp::SweepAxis> axes;
-    gpuvp::sweep_axes(overrides_of(a.sets), fixed, axes);
+    gpuvp::sweep_axes(gpuvp::overrides_of(a.sets), fixed, axes);
     if (axes.empty()) return bad_input(&cmd, "sweep wants at least one --set KEY=V1,V2,...");
     gpuvp::SweepOptions o;
     o.out_dir = a.out_dir;

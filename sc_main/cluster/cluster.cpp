@@ -29,15 +29,6 @@ namespace {
 
 std::string input_dir(const SlurmBatch& b) { return slurm_dir(b.dir) + "/input"; }
 
-Overrides sets_of(const std::vector<std::string>& sets) {
-    Overrides o;
-    for (const std::string& s : sets) {
-        const size_t eq = s.find('=');
-        o.emplace_back(s.substr(0, eq), eq == std::string::npos ? "" : s.substr(eq + 1));
-    }
-    return o;
-}
-
 // A new batch of `items` in `out_dir`, as the options ask.
 SlurmBatch new_batch(const std::string& kind, const std::string& out_dir, const SlurmOptions& o, size_t items) {
     SlurmBatch b;
@@ -115,7 +106,7 @@ int join(const SlurmBatch& b, const std::string& shown_dir, bool quiet) {
     if (b.kind == "sweep") {
         Overrides fixed;
         std::vector<SweepAxis> axes;
-        sweep_axes(sets_of(b.lists.at("sets")), fixed, axes);
+        sweep_axes(overrides_of(b.lists.at("sets")), fixed, axes);
         SweepOptions o;
         o.out_dir = b.dir;
         o.root = input_dir(b);
@@ -225,7 +216,7 @@ int sweep_on_slurm(const SweepRequest& r, const SlurmOptions& o) {
     if (r.out_dir.empty()) throw SlurmError("--slurm needs --out DIR: a directory every node mounts at the same path");
     Overrides fixed;
     std::vector<SweepAxis> axes;
-    sweep_axes(sets_of(r.sets), fixed, axes);
+    sweep_axes(overrides_of(r.sets), fixed, axes);
     const size_t points = check_sweep(r.file, fixed, axes, r.platform);  // (bad input throws, before anything is submitted)
     SlurmBatch b = new_batch("sweep", r.out_dir, o, points);
     b.task = {"sweep", r.file, "--root", input_dir(b)};

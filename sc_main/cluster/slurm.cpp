@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -213,24 +214,37 @@ std::string submit_tasks(SlurmBatch& b, const std::vector<unsigned>& tasks) {
     return id;
 }
 
+void read_task_states(const std::string& text, const std::string& job, std::map<unsigned, TaskState>& states) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        std::replace(line.begin(), line.end(), '|', ' ');
+        std::istringstream words(line);
+        std::string id, state;
+        if (!(words >> id >> state)) continue;
+        const size_t u = id.find('_');
+        if (u == std::string::npos || id.substr(0, u) != job) continue;
+        const std::string task = id.substr(u + 1);
+        // ("[4-9]": a range still pending, listed by squeue and sacct as one line)
+        if (task.empty() || task.size() > 9 || task.find_first_not_of("0123456789") != std::string::npos) continue;
+        const auto it = states.find(unsigned(std::stoul(task)));
+        if (it != states.end() && it->second.job == job) it->second.state = state;
+    }
+}
+
 std::map<unsigned, TaskState> task_states(const SlurmBatch& b) {
     std::map<unsigned, TaskState> states;
-    for (size_t k = 0; k < b.jobs.size(); ++k) {
-        const std::string& job = b.jobs[k];
-        for (unsigned t : b.job_tasks[k]) states[t] = {job, ""};
+    for (size_t k = 0; k < b.jobs.size(); ++k)
+        for (unsigned t : b.job_tasks[k]) states[t] = {b.jobs[k], ""};
+    for (const std::string& job : b.jobs) {
         std::string out, err;
         // -t all: finished tasks too, while the controller still holds them (MinJobAge)
-        if (run_program({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%i %T"}, out, err) != 0) continue;
-        std::istringstream lines(out);
-        std::string id, state;
-        while (lines >> id >> state) {
-            const size_t u = id.find('_');
-            if (u == std::string::npos || id.substr(0, u) != job) continue;
-            const std::string task = id.substr(u + 1);
-            if (task.empty() || task.find_first_not_of("0123456789") != std::string::npos) continue;  // ([0-9] pending ranges)
-            const unsigned t = unsigned(std::stoul(task));
-            if (states.count(t) && states[t].job == job) states[t].state = state;
-        }
+        if (run_program({"squeue", "-h", "-r", "-t", "all", "-j", job, "-o", "%i %T"}, out, err) == 0)
+            read_task_states(out, job, states);
+        bool forgotten = false;
+        for (const auto& [t, s] : states) forgotten |= s.job == job && s.state.empty();
+        // Those the controller has forgotten, from the accounting (a cluster without it: sacct fails, no state)
+        if (forgotten && run_program({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State"}, out, err) == 0)
+            read_task_states(out, job, states);
     }
     return states;
 }

@@ -71,8 +71,14 @@ std::string submit_tasks(SlurmBatch& b, const std::vector<unsigned>& tasks);
 struct TaskState {
     std::string job, state;
 };
-// Each array task's, by task index, from its latest job.
+// Each array task's, by task index, from its latest job: from squeue, or, for a task the
+// controller no longer holds (MinJobAge after it ended), from sacct where the cluster keeps
+// accounting.
 std::map<unsigned, TaskState> task_states(const SlurmBatch& b);
+// Sets the state of each task of `job` in `states` from lines "JOB_TASK STATE" (squeue -o "%i %T")
+// or "JOB_TASK|STATE" (sacct -P -o JobID,State; "CANCELLED by 1000": the first word). Other
+// jobs' lines, ranges still pending ("JOB_[4-9]") and tasks not in `states` are left out.
+void read_task_states(const std::string& text, const std::string& job, std::map<unsigned, TaskState>& states);
 // Whether a state is one a task leaves by itself (pending, running, ...).
 bool state_active(const std::string& state);
 

@@ -1591,6 +1591,15 @@ std::vector<std::string> apply_platform_file(Node& doc, const Node& root, const 
 
 }  // namespace
 
+Overrides overrides_of(const std::vector<std::string>& sets) {
+    Overrides o;
+    for (const std::string& s : sets) {
+        const size_t eq = s.find('=');
+        o.emplace_back(s.substr(0, eq), eq == std::string::npos ? "" : s.substr(eq + 1));
+    }
+    return o;
+}
+
 yaml::Limits scenario_limits(uint64_t text_bytes, const Overrides& overrides, const std::optional<PlatformSource>& platform) {
     if (platform) text_bytes += platform->text.size();
     for (const auto& [key, value] : overrides) text_bytes += key.size() + value.size();

@@ -38,6 +38,9 @@ struct Expectation {
 // `--set KEY=VALUE` overrides, applied to the YAML before it is checked.
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 
+// The overrides of `--set` words "KEY=VALUE", in order (a word without '=': KEY, empty VALUE).
+Overrides overrides_of(const std::vector<std::string>& sets);
+
 // `--platform FILE`: a platform map in a file of its own (the keys of a scenario's `platform:`,
 // `preset` included; or the whole file `platform: {...}`), laid over the scenario's
 // `platform:` before the --set overrides. Its preset replaces the scenario's, and with the

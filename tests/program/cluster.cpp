@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace {
@@ -157,4 +158,28 @@ TEST_CASE("a batch reads back as written", "[cluster]") {
     CHECK(gpuvp::task_of(r, 5) == 2);
     gpuvp::SlurmBatch none;
     CHECK(!gpuvp::read_batch(temp_dir(), none));
+}
+
+TEST_CASE("task states read from squeue's and sacct's lines: this job's tasks only", "[cluster]") {
+    std::map<unsigned, gpuvp::TaskState> s{{0, {"57", ""}}, {1, {"57", ""}}, {2, {"41", ""}}, {3, {"57", ""}}};
+    // squeue -h -r -t all -o "%i %T"
+    gpuvp::read_task_states("57_0 RUNNING\n57_[3-9] PENDING\n41_2 COMPLETED\n", "57", s);
+    CHECK(s[0].state == "RUNNING");
+    CHECK(s[2].state.empty());  // task 2's latest job is 41: 57's lines do not touch it
+    CHECK(s[3].state.empty());  // a pending range names no task
+    // sacct -n -X -P -o JobID,State, for those the controller has forgotten
+    gpuvp::read_task_states("57_1|CANCELLED by 1000\n57_3|TIMEOUT\n57_12|COMPLETED\n57|FAILED\n", "57", s);
+    CHECK(s[1].state == "CANCELLED");
+    CHECK(s[3].state == "TIMEOUT");
+    CHECK(s.size() == 4);  // task 12 is not the batch's
+    gpuvp::read_task_states("41_2|COMPLETED\n", "41", s);
+    CHECK(s[2].state == "COMPLETED");
+    gpuvp::read_task_states("", "57", s);  // nothing said: nothing changes
+    CHECK(s[0].state == "RUNNING");
+    // The reason a task's items have no result names the state and the log.
+    gpuvp::SlurmBatch b;
+    b.dir = "/shared/run";
+    CHECK(gpuvp::missing_reason(b, s, 3) ==
+          "no result: Slurm task 3 of job 57 ended TIMEOUT without one (its log: /shared/run/slurm/logs/57_3.out; "
+          "gpuvp collect /shared/run --resubmit-failed runs it again)");
 }
