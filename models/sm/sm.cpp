@@ -505,6 +505,18 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
     finish_warp(slot, now);
 }
 
+std::vector<WarpRecord> StreamingMultiprocessor::resident_warps(const sc_time& now) const {
+    std::vector<WarpRecord> out;
+    for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
+        const Warp& w = warps_[slot];
+        if (!w.active) continue;
+        const Block& b = blocks_[w.block];
+        out.push_back(WarpRecord{id_, slot, b.desc.kernel_slot, b.desc.block_id, w.index, w.start, now, w.instructions,
+                                 locks_.cpr_of(slot), locks_.took_locks(slot)});
+    }
+    return out;
+}
+
 void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
     Warp& w = warps_[slot];
     const uint32_t bi = w.block;

@@ -123,6 +123,9 @@ public:
     // The SM's state in lines of text: its block table, every active warp (where it is and
     // what it waits for) and which warp holds which lock. For the watchdog's state dump.
     void describe(std::vector<std::string>& out) const;
+    // The warps resident now, each as the record it would end with at `now` (for a run stopped
+    // with warps in flight: its trace and occupancy cover them up to the stop).
+    std::vector<WarpRecord> resident_warps(const sc_core::sc_time& now) const;
 
 private:
     // The units reach into the SM's warps, blocks and ports (they are parts of it).

@@ -78,6 +78,7 @@ struct Bar {
     int key;      // colour index; -1: several
     uint32_t count = 1;
     int64_t a = 0, b = 0, c = 0;  // per kind: block, warp, instructions / task, draw, switched
+    bool in_flight = false;       // a warp still resident when the run stopped (drawn up to the stop)
 };
 struct Row {
     std::string label;

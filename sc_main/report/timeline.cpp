@@ -50,6 +50,7 @@ TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
             b.a = i64(e, "block");
             b.b = i64(e, "warp");
             b.c = i64(e, "instructions");
+            b.in_flight = e.arg("in_flight") != nullptr;
             warp_rows[pid - sm0][tid].push_back(b);
             sms.insert(pid - sm0);
             ++tv.warps;
@@ -112,6 +113,7 @@ std::string warp_title(const Registry& k, const Bar& b, const std::string& row) 
     o << k.name(b.key) << " block " << b.a << " warp " << b.b << ": " << ns(b.s) << "–" << ns(b.e) << " ns ("
       << ns(b.e - b.s) << " ns), " << row;
     if (b.c >= 0) o << ", " << b.c << " instructions";
+    if (b.in_flight) o << ", still running when the run stopped";
     return o.str();
 }
 

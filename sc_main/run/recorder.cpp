@@ -260,6 +260,12 @@ std::vector<double> Occupancy::mean_warps(uint32_t sm, uint64_t end_ps) const {
 
 void Recorder::warp_finished(const WarpRecord& w) {
     ++warps_;
+    warp_span(w, false);
+}
+
+void Recorder::warp_in_flight(const WarpRecord& w) { warp_span(w, true); }
+
+void Recorder::warp_span(const WarpRecord& w, bool in_flight) {
     occupancy_.add(w.sm, ps_of(w.start), ps_of(w.end));
     if (!trace_ || !room()) return;
     Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), TracePid::sm0 + w.sm,
@@ -269,6 +275,7 @@ void Recorder::warp_finished(const WarpRecord& w) {
         ev.instance = slot_ref_[w.kernel_slot].instance;
     }
     ev.block = w.block;
+    if (in_flight) ev.args.emplace_back("in_flight", true);
     push(std::move(ev), {{"block", w.block}, {"warp", w.warp}, {"sm", w.sm}, {"slot", w.slot}, {"instructions", w.instructions}});
 }
 

@@ -205,6 +205,10 @@ public:
     void block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
     void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) override;
     void warp_finished(const WarpRecord& w) override;
+    // A warp still resident when the run stopped (its host-time limit, max_sim_ns, a hang), as
+    // StreamingMultiprocessor::resident_warps gives it: its trace event ends at the stop, with
+    // the argument in_flight; it counts in the occupancy, not in the warps run.
+    void warp_in_flight(const WarpRecord& w);
     bool wants_table_updates() const override { return trace_; }
     bool wants_table_values() const override { return trace_ && events_.size() < limit_; }  // (a full trace counts them)
     void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
@@ -234,6 +238,7 @@ private:
         Event(TraceEvent e) : TraceEvent(std::move(e)) {}
     };
     Kernel* live(uint32_t slot);
+    void warp_span(const WarpRecord& w, bool in_flight);  // its occupancy and trace event
     bool room();  // false (and counted) once the trace is full
     // Room for `n` arguments, and for the kernel's or draw's name that take_trace adds.
     static void reserve_args(Event& ev, size_t n) { ev.args.reserve(n + (ev.launch != ~0u)); }

@@ -359,6 +359,9 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const sc_time end = sc_core::sc_time_stamp();
     out.sim_end_ns = ns_of(end);
+    // Warps still resident at the stop (a run cut short): in the trace and the occupancy up to it.
+    for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i)
+        for (const WarpRecord& w : sys.gpu.sm(i).resident_warps(end)) rec.warp_in_flight(w);
     const auto& launches = sys.host.launches();
     // Why what did not complete did not ("{what}": kernel or draw). Starved: nothing was left
     // to happen, so whatever is unfinished waits for something that never comes: a hang too.

@@ -311,6 +311,33 @@ TEST_CASE("a run stopped by max_sim_ns says so and names what its queue waits fo
     CHECK(r.out.exit_code == 1);
 }
 
+TEST_CASE("a run stopped with warps resident shows them up to the stop: trace events and occupancy", "[launch][trace]") {
+    // 4 blocks of 2 warps, each warp 100 000 cycles long, cut by max_sim_ns soon after they start.
+    auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [256], block: [64], program: [{op: valu, cycles: 100, repeat: 1000}]}\n"),
+                      {{"max_sim_ns", "20000"}}, true);
+    CHECK(r.kernel("k")["status"].get<std::string>().rfind("did not complete by max_sim_ns", 0) == 0);
+    CHECK(r.results["totals"]["warps"] == 0);  // none ended
+    const double end_ns = r.results["sim_end_ns"].get<double>();
+    int in_flight = 0;
+    double warp_ns = 0;
+    for (const auto& e : r.trace["traceEvents"]) {
+        if (e.value("cat", "") != "warp") continue;
+        CHECK(e["args"]["in_flight"] == true);
+        CHECK(e["args"]["kernel"] == "k");
+        CHECK(e["ph"] == "X");
+        CHECK((e["ts"].get<double>() + e["dur"].get<double>()) * 1000 == Approx(end_ns).margin(0.001));  // up to the stop
+        warp_ns += e["dur"].get<double>() * 1000;
+        ++in_flight;
+    }
+    CHECK(in_flight == 8);
+    // The occupancy holds the same warp time: the SM overview shows them.
+    double occupied_ns = 0;
+    for (const auto& sm : r.results["sms"])
+        for (const auto& w : sm["occupancy"]["warps"]) occupied_ns += w.get<double>() * sm["occupancy"]["bin_ns"].get<double>();
+    CHECK(warp_ns > 0);
+    CHECK(occupied_ns == Approx(warp_ns).margin(1.0));  // (each bin's mean is rounded to 0.001 warps)
+}
+
 TEST_CASE("an argument block larger than a line is prefetched whole and its load hits", "[launch][m5]") {
     // 200 bytes of arguments on a 64-byte-aligned address: 4 lines, one request each.
     auto r = run_yaml(scenario("kernels:\n  - {name: k, grid: [32], block: [32], kernarg_bytes: 200, program: [{op: kernarg_load}]}\n"),
