@@ -100,9 +100,13 @@ std::string section_header(const Page& p) {
     size_t ok = 0;
     for (const KernelRecord& k : ks) ok += k.status == "ok";
     o << "<tr><th>kernels</th><td>" << ks.size() << " (" << ok << " ok)";
-    if (!r.unfinished)
-        o << " · " << r.totals.warps << " warps"
-          << " · " << r.totals.warp_instructions << " warp-instructions";
+    if (!r.unfinished) {
+        o << " · " << r.totals.warps << " warps";
+        uint64_t started = 0;  // (warps_run counts a warp as it starts; totals.warps as it ends)
+        for (const SmRecord& sm : r.sms) started += sm.counters.warps_run;
+        if (started > r.totals.warps) o << " ended, " << started - r.totals.warps << " still running at the stop";
+        o << " · " << r.totals.warp_instructions << " warp-instructions";
+    }
     o << "</td></tr>\n";
     const std::vector<DrawRecord>& draws = r.usa.draws;
     if (!draws.empty()) {

@@ -690,6 +690,19 @@ TEST_CASE("a real run writes a report with every warp of its trace", "[report]")
     CHECK(count(section(slurp(bare + "/report.html"), "timeline"), "run without a trace") == 1);
 }
 
+TEST_CASE("a run cut short draws the warps still running up to the stop, and says how many", "[report]") {
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/cut.yaml") << "name: cut\nmax_sim_ns: 20000\nkernels:\n"
+                                        "  - {name: k, grid: [256], block: [64], program: [{op: valu, cycles: 100, repeat: 1000}]}\n";
+    REQUIRE(run_program("run " + dir + "/cut.yaml --quiet --out " + dir + "/out") == 1);  // k did not complete
+    const std::string html = slurp(dir + "/out/report.html");
+    const json results = json::parse(slurp(dir + "/out/results.json"));
+    REQUIRE(results["totals"]["warps"] == 0);
+    CHECK(warps_drawn(html) == 8);  // 4 blocks of 2 warps, none ended
+    CHECK(count(html, "still running when the run stopped") == 8);
+    CHECK(count(html, "0 warps ended, 8 still running at the stop") == 1);
+}
+
 TEST_CASE("write_report reads the variant traces from their folders", "[report]") {
     const std::string dir = temp_dir();
     const RunRecord v = with_variants({"fifo", "priority-warp"});
