@@ -75,7 +75,6 @@ int failed(const std::string& why) {
 }
 
 unsigned online_cores() { return unsigned(std::max(1l, sysconf(_SC_NPROCESSORS_ONLN))); }
-std::string self_path() { return gpuvp::this_program(); }
 
 // A whole decimal number, without sign or spaces, that fits in T and is at least `min`:
 // CLI11's own conversion would take "+3", " 3" or "0x3".
@@ -120,7 +119,7 @@ CLI::Validator existing(bool folder_ok, std::shared_ptr<std::string> root = null
     return CLI::Validator(
         [folder_ok, root](std::string& v) -> std::string {
             struct stat st;
-            const std::string at = root && !root->empty() ? gpuvp::shared_copy(*root, v) : v;
+            const std::string at = root ? gpuvp::shared_copy(*root, v) : v;
             if (stat(at.c_str(), &st) != 0) return (folder_ok ? "no such file or folder '" : "no such file '") + v + "'";
             if (!folder_ok && S_ISDIR(st.st_mode)) return "'" + v + "' is a folder, not a file";
             return "";
@@ -177,7 +176,7 @@ void add_slurm(CLI::App& cmd, SlurmArgs& s, const std::string& items) {
         ->check(whole_number<size_t>("a number of " + items, 1));
     cmd.add_option("--slurm-gpuvp", s.gpuvp,
                    "the gpuvp the nodes run: an installed prefix on shared storage, or the same\n"
-                   "path on every node. Default: this program (" + self_path() + ")")
+                   "path on every node. Default: this program (" + gpuvp::this_program() + ")")
         ->type_name("PATH");
     cmd.add_flag("--no-wait", s.no_wait,
                  "with --slurm: return once the tasks are submitted; 'gpuvp collect OUT' joins\n"
@@ -802,9 +801,7 @@ struct CollectArgs {
 int collect_main(const CollectArgs& a) {
     try {
         return gpuvp::collect(a.dir, a.resubmit, !a.no_wait, !a.quiet && isatty(2) != 0, a.quiet);
-    } catch (const gpuvp::ScenarioError& e) {
-        return failed(e.what());
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // (a ScenarioError, a SlurmError: each names its file)
         return failed(e.what());
     }
 }

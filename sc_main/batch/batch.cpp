@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 namespace gpuvp {
@@ -83,16 +84,18 @@ std::string batch_progress(size_t done, size_t total, size_t failed, unsigned pa
     std::string s = "[" + std::to_string(done) + "/" + std::to_string(total) + "]";
     const size_t running = std::min<size_t>(std::max(1u, parallel), total - done);
     if (running) s += " " + std::to_string(running) + " running,";
-    s += " " + std::to_string(failed) + " failed";
-    if (done < total && done > 0) {
-        char b[48];
-        std::snprintf(b, sizeof b, ", about %.0f s left", elapsed / double(done) * double(total - done));
-        s += b;
-    }
-    return s;
+    return s + " " + std::to_string(failed) + " failed" + time_left(done, total, elapsed);
+}
+
+std::string time_left(size_t done, size_t total, double elapsed) {
+    if (done == 0 || done >= total) return "";
+    char b[48];
+    std::snprintf(b, sizeof b, ", about %.0f s left", elapsed / double(done) * double(total - done));
+    return b;
 }
 
 std::string shared_copy(const std::string& root, const std::string& typed) {
+    if (root.empty() || typed.empty()) return typed;
     std::filesystem::path out(root);
     for (const auto& part : std::filesystem::path(typed).lexically_normal().relative_path())
         out /= part == ".." ? std::filesystem::path("__up__") : part;
@@ -106,6 +109,15 @@ bool write_file_atomically(const std::string& path, const std::string& text) {
         if (!(f << text) || !f.flush()) return false;
     }
     return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+bool read_file(const std::string& path, std::string& text) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
+    std::ostringstream s;
+    s << f.rdbuf();
+    text = s.str();
+    return true;
 }
 
 std::string csv_field(const std::string& s) {

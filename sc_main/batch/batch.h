@@ -34,15 +34,21 @@ int worse_exit(int a, int b);
 // Progress of a batch as a line ends it: "[3/10] 2 running, 1 failed, about 12 s left" (the
 // time left from the mean so far), for `done` to print after what it says of the job.
 std::string batch_progress(size_t done, size_t total, size_t failed, unsigned parallel, double elapsed_seconds);
+// ", about N s left" at the mean pace so far: `done` of `total` after `elapsed_seconds`; empty
+// before the first or after the last.
+std::string time_left(size_t done, size_t total, double elapsed_seconds);
 
 // Where a file named `typed` (as the user gave it, relative to where they ran the command or
 // absolute) has its copy under `root`, a shared directory: root/ + the path made lexically normal,
-// without its leading '/', each ".." as "__up__" (so that no copy lands outside root).
+// without its leading '/', each ".." as "__up__" (so that no copy lands outside root). An empty
+// root (no shared directory) or an empty name (no file): `typed` itself.
 std::string shared_copy(const std::string& root, const std::string& typed);
 
 // Writes `text` to `path` through a temporary file beside it and a rename: a reader sees the whole
 // file or none. False (errno set) when it cannot.
 bool write_file_atomically(const std::string& path, const std::string& text);
+// A whole file's bytes; false when it cannot be opened.
+bool read_file(const std::string& path, std::string& text);
 
 // A CSV field: quoted when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& s);

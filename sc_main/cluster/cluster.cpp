@@ -53,6 +53,8 @@ bool item_done(const SlurmBatch& b, size_t i) {
     return fs::exists(slurm_dir(b.dir) + "/shard-" + std::to_string(task_of(b, i) + 1) + ".xml", ec);
 }
 
+const char* items_noun(const SlurmBatch& b) { return b.kind == "sweep" ? "points" : "scenarios"; }
+
 size_t done_count(const SlurmBatch& b) {
     size_t n = 0;
     for (size_t i = 0; i < b.items; ++i) n += item_done(b, i);
@@ -91,13 +93,6 @@ std::vector<std::string> csv_cells(const std::string& line) {
     return cells;
 }
 
-std::string read_text(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream t;
-    t << f.rdbuf();
-    return t.str();
-}
-
 // The outputs a local run writes, from the shared directory: the sweep's CSVs and report (its
 // points' folders are already there), or the regression's JUnit and CSV joined from its slices.
 // Items without a result are named, with what became of their task.
@@ -122,11 +117,11 @@ int join(const SlurmBatch& b, const std::string& shown_dir, bool quiet) {
     std::vector<bool> have(b.shards, false);
     for (unsigned t = 0; t < b.shards; ++t) {
         const std::string base = slurm_dir(b.dir) + "/shard-" + std::to_string(t + 1);
-        std::error_code ec;
-        if (!fs::exists(base + ".xml", ec) || !fs::exists(base + ".csv", ec)) continue;
+        NamedText x{base + ".xml", ""}, c{base + ".csv", ""};
+        if (!read_file(x.name, x.text) || !read_file(c.name, c.text)) continue;
         have[t] = true;
-        xml.push_back({base + ".xml", read_text(base + ".xml")});
-        csv.push_back({base + ".csv", read_text(base + ".csv")});
+        xml.push_back(std::move(x));
+        csv.push_back(std::move(c));
     }
     int exit_code = 0;
     size_t cases = 0, passed = 0;
@@ -192,7 +187,7 @@ int go(SlurmBatch b, const std::vector<std::string>& inputs, const SlurmOptions&
     if (!tasks.empty()) {
         const std::string id = submit_tasks(b, tasks);
         std::cerr << "gpuvp: submitted job " << id << ": " << tasks.size() << " array task" << (tasks.size() == 1 ? "" : "s")
-                  << " of " << b.items << " " << (b.kind == "sweep" ? "points" : "scenarios") << " (logs: "
+                  << " of " << b.items << " " << items_noun(b) << " (logs: "
                   << slurm_dir(shown_dir) << "/logs/)\n";
     }
     if (!o.wait) {
@@ -257,11 +252,11 @@ int collect(const std::string& dir, bool resubmit, bool wait, bool progress, boo
     if (!read_batch(dir, b))
         throw SlurmError(dir + " holds no Slurm batch (" + slurm_dir(dir) +
                                  "/batch.json): collect joins the --out of 'gpuvp sweep --slurm' or 'gpuvp regress --slurm'");
-    std::map<unsigned, TaskState> states = task_states(b);
+    const std::map<unsigned, TaskState> states = task_states(b);
     size_t active = 0;
     for (const auto& [t, s] : states) active += state_active(s.state);
     if (!wait) {
-        std::cout << done_count(b) << " of " << b.items << " " << (b.kind == "sweep" ? "points" : "scenarios")
+        std::cout << done_count(b) << " of " << b.items << " " << items_noun(b)
                   << " have their result; " << active << " of " << b.shards << " array tasks queued or running\n";
         if (active > 0) return 0;
     }

@@ -110,11 +110,9 @@ SlurmBatch parse_batch(const std::string& text, const std::string& name) {
 std::string batch_text(const SlurmBatch& b) { return nlohmann::json(b).dump(2) + "\n"; }
 
 bool read_batch(const std::string& dir, SlurmBatch& b) {
-    std::ifstream f(batch_file(dir), std::ios::binary);
-    if (!f) return false;
-    std::ostringstream text;
-    text << f.rdbuf();
-    b = parse_batch(text.str(), batch_file(dir));
+    std::string text;
+    if (!read_file(batch_file(dir), text)) return false;
+    b = parse_batch(text, batch_file(dir));
     return true;
 }
 
@@ -289,9 +287,8 @@ bool wait_tasks(const SlurmBatch& b, const std::function<size_t()>& done, bool p
         if (progress) {
             const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             std::ostringstream line;
-            line << "[" << finished << "/" << b.items << "] " << pending << " pending, " << running << " running";
-            if (finished > 0 && finished < b.items)
-                line << ", about " << std::llround(elapsed / double(finished) * double(b.items - finished)) << " s left";
+            line << "[" << finished << "/" << b.items << "] " << pending << " pending, " << running << " running"
+                 << time_left(finished, b.items, elapsed);
             if (line.str() != last) {
                 std::fprintf(stderr, "%s\n", line.str().c_str());
                 last = line.str();

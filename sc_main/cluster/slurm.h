@@ -83,7 +83,7 @@ void read_task_states(const std::string& text, const std::string& job, std::map<
 bool state_active(const std::string& state);
 
 // Waits until no task of the batch is active. `done()` counts the items with a result;
-// `progress`: a line on stderr (on a terminal, rewritten) as the counts change. Returns false
+// `progress`: a line on stderr each time the counts change. Returns false
 // when squeue keeps failing (its words in `error`).
 bool wait_tasks(const SlurmBatch& b, const std::function<size_t()>& done, bool progress, std::string& error);
 

@@ -33,7 +33,7 @@ std::vector<std::string> regress_files(const std::vector<std::string>& paths, co
         if (seen.insert(fs::weakly_canonical(f).string()).second) files.push_back(f);
     };
     for (const std::string& p : paths) {
-        const std::string at = root.empty() ? p : shared_copy(root, p);
+        const std::string at = shared_copy(root, p);
         std::error_code ec;
         if (fs::is_directory(at, ec)) {
             std::vector<std::string> here;
@@ -123,7 +123,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
         c.file = files[i];
         try {
             scenarios[i] = std::make_unique<Scenario>(
-                load_scenario(options.root.empty() ? files[i] : shared_copy(options.root, files[i])));
+                load_scenario(shared_copy(options.root, files[i])));
             scenarios[i]->file = files[i];
             c.name = scenarios[i]->name;
         } catch (const std::exception& e) {  // bad input: named, not run

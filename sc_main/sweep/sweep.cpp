@@ -120,14 +120,12 @@ std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>&
 SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
                       const SweepOptions& options) {
     const std::vector<std::vector<std::string>> points = sweep_points(axes);
-    const std::string platform = options.root.empty() || options.platform_file.empty()
-                                     ? options.platform_file
-                                     : shared_copy(options.root, options.platform_file);
+    const std::string platform = shared_copy(options.root, options.platform_file);
     // Point i's scenario, loaded (and so checked) on first use.
     std::vector<std::optional<Scenario>> scenarios(points.size());
     auto scenario = [&](size_t i) -> const Scenario& {
         if (!scenarios[i]) {
-            scenarios[i] = load_scenario(options.root.empty() ? file : shared_copy(options.root, file),
+            scenarios[i] = load_scenario(shared_copy(options.root, file),
                                          point_overrides(fixed, axes, points[i]), platform);
             scenarios[i]->file = file;
         }
@@ -184,7 +182,6 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         jobs.push_back({&*scenarios[i], point_dir(i), options.trace, false, false});
         jobs.back().timeout_seconds = options.timeout_seconds;
     }
-    out.ran = jobs.size();
     size_t ended = 0, failing = 0;
     const auto started = std::chrono::steady_clock::now();
     run_batch(jobs, options.jobs, [&](size_t j, int code) {

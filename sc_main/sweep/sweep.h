@@ -46,7 +46,6 @@ struct SweepOutput {
     // in point order; empty when every point passed.
     std::vector<std::string> failures;
     size_t points = 0, failed_points = 0;
-    size_t ran = 0;          // points run by this call (the others were resumed, or another shard's)
     bool joined = true;      // the CSVs, table and report cover every point (false for one shard of several)
     int exit_code = 0;  // 0 all ok, 1 a point failed an expectation or a kernel, 3 a point timed out, 2 a point could not run
 };

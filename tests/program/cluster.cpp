@@ -44,6 +44,9 @@ TEST_CASE("a file's copy in a shared directory: under the root, never outside it
     CHECK(gpuvp::shared_copy("/s/input", "/home/u/a.yaml") == "/s/input/home/u/a.yaml");
     CHECK(gpuvp::shared_copy("/s/input", "../x/a.yaml") == "/s/input/__up__/x/a.yaml");
     CHECK(gpuvp::shared_copy("/s/input", "x/../../a.yaml") == "/s/input/__up__/a.yaml");
+    // No shared directory, or no file: the name as given.
+    CHECK(gpuvp::shared_copy("", "scenarios/a.yaml") == "scenarios/a.yaml");
+    CHECK(gpuvp::shared_copy("/s/input", "").empty());
 }
 
 TEST_CASE("sweep --shard runs its slice of the points, --resume joins them as one run writes them", "[cluster][sweep]") {
