@@ -84,7 +84,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     for (uint32_t i = 0; i < p.sms; ++i) {
         const std::string n = "sm[" + std::to_string(i) + "]";
         const SmPolicy policy{warp_start_order(cfg_.policy.dispatch), cfg_.policy.launch, cfg_.policy.lock,
-                              cfg_.policy.scalar};
+                              cfg_.policy.scalar, cfg_.policy.issue};
         auto sm = std::make_unique<StreamingMultiprocessor>(n.c_str(), i, sm_configs[i], p.memory.line_bytes, clock_, bus,
                                                             *core_clock_, policy, observer);
         auto l1i = std::make_unique<Cache>(("l1i[" + std::to_string(i) + "]").c_str(), CacheConfig{p.sm.l1i_bytes, p.memory.line_bytes, p.sm.l1_ways, l1});

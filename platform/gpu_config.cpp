@@ -156,6 +156,7 @@ std::vector<GpuParam> make_params() {
         choice("policy.lock", GPUVP_AT(policy.lock), policy_names<LockPolicy>()),              // M2
         choice("policy.scalar", GPUVP_AT(policy.scalar), policy_names<ScalarPolicy>()),        // M3
         choice("policy.shading", GPUVP_AT(policy.shading), policy_names<ShadingBalance>()),    // M4
+        choice("policy.issue", GPUVP_AT(policy.issue), policy_names<IssuePolicy>()),           // the SMs' issue order
     };
 }
 

@@ -53,6 +53,7 @@ struct Policies {
     LockPolicy lock = LockPolicy::spin;                  // M2
     ScalarPolicy scalar = ScalarPolicy::per_warp;        // M3
     ShadingBalance shading = ShadingBalance::static_split;  // M4
+    IssuePolicy issue = IssuePolicy::gto;                // the SMs' issue order
 };
 
 struct GpuConfig {

@@ -1,5 +1,5 @@
-// The five mechanisms' policies (a scenario's `policy.*`), one enum each, parsed once when the
-// configuration is loaded. Each enum's names are written in one table, PolicyNameTable<E>: its
+// The five mechanisms' policies and the SM's issue order (a scenario's `policy.*`), one enum
+// each, parsed once when the configuration is loaded. Each enum's names are written in one table, PolicyNameTable<E>: its
 // index is the enum's value; the first name is the baseline (the default). The parameter
 // table, the loader, the GPU's builder and the results all go through it. Other settings
 // named by an enum (models/common/sm_config.h, firmware/workload.h) have their table beside
@@ -20,6 +20,8 @@ enum class LaunchPolicy : uint8_t { serial, prefetch };                         
 enum class LockPolicy : uint8_t { spin, priority };                                 // M2
 enum class ScalarPolicy : uint8_t { per_warp, multilevel };                         // M3
 enum class ShadingBalance : uint8_t { static_split, adaptive, adaptive_depth_first };  // M4
+// Not a mechanism: the rule by which an SM picks among its ready warps (models/sm/issue_scheduler.h).
+enum class IssuePolicy : uint8_t { gto, lrr };
 
 template <class E>
 struct PolicyNameTable;
@@ -42,6 +44,10 @@ struct PolicyNameTable<ScalarPolicy> {
 template <>
 struct PolicyNameTable<ShadingBalance> {
     static constexpr std::array<const char*, 3> names{"static", "adaptive", "adaptive-depth-first"};
+};
+template <>
+struct PolicyNameTable<IssuePolicy> {
+    static constexpr std::array<const char*, 2> names{"gto", "lrr"};
 };
 
 // enum -> name ("?" for a value outside the enum).

@@ -16,6 +16,7 @@ public:
         : period_ps_(static_cast<uint64_t>(1e6 / mhz + 0.5)) {
         if (ticks_per_ps() == 0)
             throw std::logic_error("gpuvp needs a SystemC time resolution of 1 ps or finer");
+        tick_ = period_ps_ * ticks_per_ps();
         for (uint64_t n = 0; n < few_.size(); ++n) few_[n] = sc_core::sc_time::from_value(n * period_ps_ * ticks_per_ps());
     }
     sc_core::sc_time cycles(uint64_t n) const {  // hot: no floating point, no call for a few cycles
@@ -24,9 +25,11 @@ public:
     uint64_t period_ps() const { return period_ps_; }
     // Next clock edge at or after t (blocks issue on edges).
     sc_core::sc_time edge_at_or_after(const sc_core::sc_time& t) const {
-        const uint64_t tick = period_ps_ * ticks_per_ps();
-        return sc_core::sc_time::from_value((t.value() + tick - 1) / tick * tick);
+        return sc_core::sc_time::from_value(cycle_at_or_after(t) * tick_);
     }
+    // Edges are numbered from time 0: the number of the edge at or after t, and edge n's time.
+    uint64_t cycle_at_or_after(const sc_core::sc_time& t) const { return (t.value() + tick_ - 1) / tick_; }
+    sc_core::sc_time edge(uint64_t cycle) const { return sc_core::sc_time::from_value(cycle * tick_); }
 
 private:
     // Time resolution ticks per picosecond (1 with SystemC's default resolution of 1 ps).
@@ -35,6 +38,7 @@ private:
         return n;
     }
     uint64_t period_ps_;
+    uint64_t tick_ = 1;  // time resolution ticks per cycle
     std::array<sc_core::sc_time, 16> few_;  // cycles(0) .. cycles(15)
 };
 

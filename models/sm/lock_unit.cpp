@@ -261,8 +261,9 @@ void LockUnit::rewind(uint32_t slot, const sc_time& now) {
     lock_event(LockEventKind::rewound, slot, ~0u, now, ~0u, redone);
 }
 
-// The lock is free: its waiters try again, the oldest critical section first (it issues first
-// and so takes the lock), so no waiter can lose the race for ever.
+// The lock is free: its waiters try again, the oldest critical section first: each a cycle
+// after the one before it, so that the oldest tries first (and takes the lock) whatever the
+// issue order, and no waiter can lose the race for ever.
 void LockUnit::wake_parked(uint32_t row, uint16_t id, const sc_time& now) {
     std::vector<uint32_t>& parked = rows_[row].parked;
     std::vector<uint32_t> woken;
@@ -280,10 +281,11 @@ void LockUnit::wake_parked(uint32_t row, uint16_t id, const sc_time& now) {
         if (a.cs_born != c.cs_born) return a.cs_born;
         return a.cs_born && a.cs_birth != c.cs_birth ? a.cs_birth < c.cs_birth : sm_.warps_[x].index < sm_.warps_[y].index;
     });
+    uint32_t after = 1;
     for (uint32_t s : woken) {
         sm_.warps_[s].lock_wait = LockWait::none;
         lock_event(LockEventKind::woken, s, id, now);
-        make_ready(s, now + cycles(1));
+        make_ready(s, now + cycles(after++));
     }
 }
 

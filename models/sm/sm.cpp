@@ -20,7 +20,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       id_(id), cfg_(config), order_(policy.order), multilevel_(policy.scalar == ScalarPolicy::multilevel),
       clock_(clock), bus_(bus), observer_(observer), tag_("sm[" + std::to_string(id) + "]"), line_bytes_(line_bytes),
       line_mask_(uint64_t(line_bytes) - 1),
-      contexts_(config.max_kernels), warps_(config.warp_slots), core_clock_(core_clock),
+      contexts_(config.max_kernels), warps_(config.warp_slots), issue_(policy.issue, config.warp_slots), core_clock_(core_clock),
       clock_index_(core_clock.attach(*this)), shared_(config.shared_memory),
       launch_(make_launch_path(policy.launch, *this, line_bytes, config.max_kernels)),
       locks_(*this, config, policy.lock, clock_, stats_.locks), scalars_(*this, config),
@@ -145,6 +145,8 @@ unsigned StreamingMultiprocessor::transport_dbg(int, tlm::tlm_generic_payload& g
 // --- The SM logic controller and the issue scheduler --------------------------------------
 
 sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
+    cycle_ = clock_.cycle_at_or_after(now);
+    issue_.release(cycle_);
     while (arrivals_.due(now)) {
         const BlockDescriptor d = arrivals_.pop();
         size_t i = std::find(block_used_.begin(), block_used_.end(), false) - block_used_.begin();
@@ -178,55 +180,30 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
     while (decisions_.due(now)) locks_.decision(decisions_.pop(), now);
     if (locks_.trying()) locks_.check_watchdog(now);
     admit(now);
-    unsigned issued = 0;
-    ready_.release(now);
-    while (ready_.has_due() && issued < cfg_.issue_width) {
-        const ReadyQueue::Entry e = ready_.front();
-        ready_.pop_front();
-        Warp& w = warps_[e.slot];
-        if (!w.active || w.waiting() || w.ready_at != e.at) continue;  // a stale entry
-        // The warp after it is looked at when this cycle ends: start bringing its slot into the
-        // host's cache now, while this one steps (a miss there was a sixth of the run's time).
-        if (!ready_.empty()) __builtin_prefetch(&warps_[ready_.front().slot]);
-        if (step(e.slot, now)) ++issued;
+    for (uint32_t slot; (slot = issue_.pick_fetch()) != IssueScheduler::kNone;) fetch(slot, now);
+    for (unsigned issued = 0; issued < cfg_.issue_width;) {
+        const uint32_t slot = issue_.pick();
+        if (slot == IssueScheduler::kNone) break;
+        if (warps_[slot].waiting()) continue;  // stopped by a unit while it was ready
+        if (step(slot, now)) {
+            issue_.issued(slot);
+            ++issued;
+        }
     }
     admit(now);
     if (status_dirty_) send_status();  // after the logic controller has started what it can
-    // Drop stale entries so the next wake-up is a real one.
-    while (!ready_.empty()) {
-        const ReadyQueue::Entry e = ready_.front();
-        const Warp& w = warps_[e.slot];
-        if (w.active && !w.waiting() && w.ready_at == e.at) break;
-        ready_.pop_front();
-    }
-    if (scalars_.stalled() && ready_.empty() && arrivals_.empty() && drained_.empty() && decisions_.empty() &&
+    if (scalars_.stalled() && issue_.empty() && arrivals_.empty() && drained_.empty() && decisions_.empty() &&
         !locks_.trying())
         scalars_.check_deadlock(now);
-    // The next cycle with work: the next warp ready, block or decision arriving.
-    sc_time at = sc_core::SC_ZERO_TIME;
-    bool timed = false;
-    if (!ready_.empty()) {
-        at = ready_.has_due() ? now + clock_.cycles(1) : clock_.edge_at_or_after(ready_.front().at);
-        timed = true;
-    }
-    if (!arrivals_.empty() && (!timed || arrivals_.next() < at)) {
-        at = arrivals_.next();
-        timed = true;
-    }
-    if (!decisions_.empty() && (!timed || decisions_.next() < at)) {
-        at = decisions_.next();
-        timed = true;
-    }
-    if (!drained_.empty() && (!timed || drained_.next() < at)) {
-        at = drained_.next();
-        timed = true;
-    }
-    if (locks_.trying() && cfg_.lock_watchdog_cycles > 0) {  // M2: the watchdog looks again then
-        const sc_time check = locks_.watchdog_at();
-        if (!timed || check < at) at = std::max(check, now + clock_.cycles(1));
-        timed = true;
-    }
-    return timed ? at : sc_core::sc_max_time();
+    // The next edge with work: a warp ready, a block or decision arriving, the watchdog's look.
+    uint64_t next = issue_.has_due() ? cycle_ + 1 : issue_.next_cycle();
+    if (!arrivals_.empty()) next = std::min(next, clock_.cycle_at_or_after(arrivals_.next()));
+    if (!decisions_.empty()) next = std::min(next, clock_.cycle_at_or_after(decisions_.next()));
+    if (!drained_.empty()) next = std::min(next, clock_.cycle_at_or_after(drained_.next()));
+    if (locks_.trying() && cfg_.lock_watchdog_cycles > 0)  // M2: the watchdog looks again then
+        next = std::min(next, std::max(clock_.cycle_at_or_after(locks_.watchdog_at()), cycle_ + 1));
+    if (next == IssueScheduler::kNever) return sc_core::sc_max_time();
+    return next - cycle_ < 16 ? now + clock_.cycles(next - cycle_) : clock_.edge(next);  // (now is edge cycle_)
 }
 
 void StreamingMultiprocessor::start_warps(const sc_time& now) {
@@ -271,6 +248,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     needed_regs_ -= b.desc.regs_per_warp;
     w.pc = contexts_[b.desc.kernel_slot].regs.pc;
     w.start = now;
+    issue_.placed(slot, cycle_);
     w.loop_depth = 0;
     w.started = false;
     w.global_base = w.global_size = 0;
@@ -292,8 +270,20 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
 }
 
 void StreamingMultiprocessor::make_ready(uint32_t slot, const sc_time& at) {
-    warps_[slot].ready_at = at;
-    ready_.push(at, slot);
+    Warp& w = warps_[slot];
+    w.ready_at = at;
+    issue_.make_ready(slot, clock_.cycle_at_or_after(at), !w.retaking && !buffered(w));
+}
+
+void StreamingMultiprocessor::fetch(uint32_t slot, const sc_time& now) {
+    Warp& w = warps_[slot];
+    if (w.waiting()) return;  // stopped by a unit while it was ready
+    if (ensure_fetched(w, now)) {  // usable now (the line ahead asked for): it may issue this cycle
+        w.ready_at = now;
+        issue_.make_ready(slot, cycle_);
+    } else if (w.ready_at <= now) {
+        fail(slot, KernelError::fetch_fault, now, w.pc);  // the fetch failed
+    }
 }
 
 StreamingMultiprocessor::IbufLine* StreamingMultiprocessor::ensure_fetched(Warp& w, const sc_time& now) {
@@ -528,6 +518,7 @@ void StreamingMultiprocessor::finish_warp(uint32_t slot, const sc_time& now) {
                                             w.instructions, locks_.cpr_of(slot), locks_.took_locks(slot)});
     w.active = false;
     w.at_barrier = false;
+    issue_.left(slot);
     for (IbufLine& l : w.ibuf) drop_line(l);  // (its slot starts the next warp with an empty buffer)
     // Kept in descending order, so the lowest free slot is reused first.
     idle_slots_.insert(std::upper_bound(idle_slots_.begin(), idle_slots_.end(), slot, std::greater<>()), slot);

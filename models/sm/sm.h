@@ -2,8 +2,9 @@
 // register file and shared memory accounting, the instruction schedule unit (ISU) with its
 // kernel contexts. Warps execute the abstract ISA fetched through the L1I (`to_l1i`) and load
 // and store through the L1D (`to_l1d`); the caches are wired beside the SM by the GPU. One
-// issue scheduler picks among ready warps, `issue_width` per cycle. The SMs' core clock runs
-// the SM's cycles (core_clock.h): the SM has no SystemC process of its own.
+// issue scheduler picks among ready warps, `issue_width` per cycle, by the rule `policy.issue`
+// names (issue_scheduler.h). The SMs' core clock runs the SM's cycles (core_clock.h), on its
+// clock's edges: the SM has no SystemC process of its own.
 //
 // The mechanisms are units of the SM, each with its policy (docs/models/sm.md):
 //   warp_start_order.h  M1: the logic controller's order (arrival_order.h, priority_order.h)
@@ -28,7 +29,7 @@
 #include <gpuvp/models/sm/line_store.h>
 #include <gpuvp/models/sm/lock_unit.h>
 #include <gpuvp/models/sm/loop_stack.h>
-#include <gpuvp/models/sm/ready_queue.h>
+#include <gpuvp/models/sm/issue_scheduler.h>
 #include <gpuvp/models/sm/scalar_unit.h>
 #include <gpuvp/models/sm/shared_memory.h>
 #include <gpuvp/models/sm/warp_start_order.h>
@@ -50,12 +51,13 @@ namespace gpuvp {
 
 // The SM's policies: the logic controller's warp start order (M1), whether the ISU prefetches
 // a kernel's arguments beside its first instruction fetch (M5), what a warp does when the lock
-// it tries is held (M2), and the scalar registers (M3).
+// it tries is held (M2), the scalar registers (M3), and the issue order.
 struct SmPolicy {
     WarpStartOrder order = WarpStartOrder::arrival;
     LaunchPolicy launch = LaunchPolicy::serial;
     LockPolicy lock = LockPolicy::spin;
     ScalarPolicy scalar = ScalarPolicy::per_warp;
+    IssuePolicy issue = IssuePolicy::gto;
 };
 
 class StreamingMultiprocessor : public sc_core::sc_module, private CoreClock::Client, private LaunchPath::Port {
@@ -189,8 +191,9 @@ private:
 
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
-    // One cycle of the logic controller and the issue scheduler at `now`; returns when the SM
-    // next has work (a warp ready, a block or decision arriving, the lock watchdog's look).
+    // One cycle of the logic controller and the issue scheduler at `now`, a clock edge; returns
+    // the edge at which the SM next has work (a warp ready, a block or decision arriving, the
+    // lock watchdog's look).
     sc_core::sc_time cycle(const sc_core::sc_time& now) override;
     // The logic controller starts what warps it can (nothing to do without a free slot and a
     // warp waiting to start).
@@ -220,6 +223,15 @@ private:
     // The same, fetching what the buffer lacks: the line on a miss (and the next), the next
     // line ahead on a hit.
     IbufLine* ensure_fetched(Warp& w, const sc_core::sc_time& now);
+    // Whether the warp's buffer holds its pc's line and the line after it (fetched or on the way).
+    bool buffered(const Warp& w) const {
+        const uint64_t line = w.pc & ~line_mask_;
+        const unsigned i = w.ibuf[0].address == line ? 0 : w.ibuf[1].address == line ? 1 : 2;
+        return i < 2 && w.ibuf[1 - i].address == line + line_bytes_;
+    }
+    // The fetch unit's turn for a warp made ready without its line: the fetch goes out; the warp
+    // may issue once the line is there.
+    void fetch(uint32_t slot, const sc_core::sc_time& now);
     void drop_line(IbufLine& l) {  // empties an instruction-buffer line, giving its image back
         lines_.release(l.image);
         l = IbufLine{};
@@ -260,12 +272,15 @@ private:
     std::vector<bool> block_used_;
     std::vector<Warp> warps_;            // one per hardware warp slot
     std::vector<uint32_t> idle_slots_;   // a stack, lowest slot on top
-    ReadyQueue ready_;
+    IssueScheduler issue_;
+    uint64_t cycle_ = 0;  // the edge the SM's cycle runs at (clock_.edge(cycle_) is its now)
     CoreClock& core_clock_;
     uint32_t clock_index_;  // the SM's place in the core clock
-    Inbox<BlockDescriptor> arrivals_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};
-    Inbox<LockDecision> decisions_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};  // M2, from the lock arbiter
-    Inbox<uint32_t> drained_{[this](const sc_core::sc_time& at) { core_clock_.wake(clock_index_, at); }};  // M3, from the GLC: kernel slots
+    // What arrives is looked at on the next clock edge.
+    void wake_at(const sc_core::sc_time& at) { core_clock_.wake(clock_index_, clock_.edge_at_or_after(at)); }
+    Inbox<BlockDescriptor> arrivals_{[this](const sc_core::sc_time& at) { wake_at(at); }};
+    Inbox<LockDecision> decisions_{[this](const sc_core::sc_time& at) { wake_at(at); }};  // M2, from the lock arbiter
+    Inbox<uint32_t> drained_{[this](const sc_core::sc_time& at) { wake_at(at); }};  // M3, from the GLC: kernel slots
     SharedMemory shared_;
     std::unique_ptr<LaunchPath> launch_;  // M5
     LockUnit locks_;                      // M2

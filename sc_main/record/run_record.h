@@ -29,7 +29,7 @@ extern const std::array<LaunchStage, 13> kLaunchStages;
 
 struct PolicyNames {
     STATS_RECORD;
-    std::string dispatch, launch, lock, scalar, shading;
+    std::string dispatch, launch, lock, scalar, shading, issue;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("dispatch", s.dispatch, {"", "M1: how blocks and warps are ordered (fifo, priority-block, priority-warp)"});
@@ -37,6 +37,7 @@ struct PolicyNames {
         v("lock", s.lock, {"", "M2: warp mutexes (spin, priority)"});
         v("scalar", s.scalar, {"", "M3: scalar registers (per-warp, multilevel)"});
         v("shading", s.shading, {"", "M4: the shading array's balance (static, adaptive, adaptive-depth-first)"});
+        v("issue", s.issue, {"", "the SMs' issue order among ready warps (gto, lrr)"});
     }
 };
 

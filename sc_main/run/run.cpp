@@ -422,7 +422,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         r.variant = std::move(tag);
     }
     r.policy = {policy_name(s.policy.dispatch), policy_name(s.policy.launch), policy_name(s.policy.lock),
-                policy_name(s.policy.scalar), policy_name(s.policy.shading)};
+                policy_name(s.policy.scalar), policy_name(s.policy.shading), policy_name(s.policy.issue)};
     if (!s.preset.empty()) {
         PlatformTag platform;
         platform.preset = s.preset;

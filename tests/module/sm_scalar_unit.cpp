@@ -39,7 +39,11 @@ std::vector<std::pair<double, uint32_t>> kernel_level_changes(const PoolLog& poo
     return v;
 }
 
-const SmPolicy kMultilevel{WarpStartOrder::arrival, LaunchPolicy::serial, LockPolicy::spin, ScalarPolicy::multilevel};
+// The warps take turns at the issue slot (policy.issue lrr), as the timelines below count.
+const SmPolicy kMultilevel{WarpStartOrder::arrival, LaunchPolicy::serial, LockPolicy::spin, ScalarPolicy::multilevel,
+                           IssuePolicy::lrr};
+const SmPolicy kPerWarp{WarpStartOrder::arrival, LaunchPolicy::serial, LockPolicy::spin, ScalarPolicy::per_warp,
+                        IssuePolicy::lrr};
 
 }  // namespace
 
@@ -96,7 +100,7 @@ TEST_CASE("sm scalar unit: a block whose registers cannot be reserved waits to s
 }
 
 TEST_CASE("sm scalar unit: under per-warp scalars a salu costs its cycles and the pool is untouched", "[module][sm][m3][timing]") {
-    SmBench bench(pool_sm(8), SmPolicy{});
+    SmBench bench(pool_sm(8), kPerWarp);
     run_block(bench);
     // The warps take turns (issue width 1): warp 0 issues at 26, 28 and 30 (the write: 5
     // cycles, no sync) and ends at 35; warp 1 at 27, 29, 31 and ends at 36.

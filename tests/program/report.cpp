@@ -111,7 +111,7 @@ RunRecord small_results(const std::string& first = "alpha", const std::string& s
     RunRecord r;
     r.scenario = "small";
     r.status = "ok";
-    r.policy = {"fifo", "serial", "spin", "per-warp", "static"};
+    r.policy = {"fifo", "serial", "spin", "per-warp", "static", "gto"};
     r.sim_end_ns = 5000.0;
     r.kernels = {kernel(first, 0, 0, 1), kernel(second, 1, 500, 1.5)};
     r.locks.policy = "spin";

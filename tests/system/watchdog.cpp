@@ -15,9 +15,11 @@ namespace {
 // Warp 0 takes lock 0 and keeps it through a critical section of 2e9 instructions (2 s at
 // 1 GHz: for ever, as far as the run goes); warp 1 spins on lock 0 (spin: it fails, backs off,
 // tries again). Nothing a warp does inside a critical section, and no failed try, is forward
-// progress. `extra`: more top-level keys and platform keys.
+// progress. Loose round robin, so that the spinner gets its turns (under gto the holder, ready
+// every cycle, would keep the issue slot and the spinner would never try). `extra`: more
+// top-level keys and platform keys.
 const char* kLivelockProgram = R"(  sm: {lock_watchdog_cycles: 0}
-policy: {lock: spin}
+policy: {lock: spin, issue: lrr}
 kernels:
   - name: k
     grid: [64]

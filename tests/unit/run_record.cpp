@@ -27,7 +27,7 @@ gpuvp::RunRecord small_record() {
     gpuvp::RunRecord r;
     r.scenario = "small";
     r.status = "ok";
-    r.policy = {"fifo", "serial", "spin", "per-warp", "static"};
+    r.policy = {"fifo", "serial", "spin", "per-warp", "static", "gto"};
     r.sim_end_ns = 5000;
     r.host_seconds = 0.25;
     gpuvp::KernelRecord& k = r.kernels.emplace_back();
@@ -153,7 +153,7 @@ TEST_CASE("a path finds what results.json holds there", "[record]") {
     CHECK(at("replay.same_stream_gap_ns.simulated.median").is_null());
     CHECK(at("sim_end_ns.more") == "none");
     CHECK(at("policy") == json{{"dispatch", "fifo"}, {"launch", "serial"}, {"lock", "spin"}, {"scalar", "per-warp"},
-                               {"shading", "static"}});
+                               {"shading", "static"}, {"issue", "gto"}});
 }
 
 TEST_CASE("the metric names the loader accepts are the ones the run evaluates", "[record]") {

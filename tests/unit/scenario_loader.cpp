@@ -55,6 +55,7 @@ TEST_CASE("scenario: a minimal file gets the documented defaults", "[scenario]")
     CHECK(s.policy.lock == LockPolicy::spin);
     CHECK(s.policy.scalar == ScalarPolicy::per_warp);
     CHECK(s.policy.shading == ShadingBalance::static_split);
+    CHECK(s.policy.issue == IssuePolicy::gto);
 
     REQUIRE(s.workload.queues.size() == 1);
     CHECK(s.workload.queues[0].name == "q0");
@@ -381,12 +382,13 @@ TEST_CASE("scenario: every value of every policy key loads", "[scenario]") {
                                        P{"launch", "serial"}, P{"launch", "prefetch"}, P{"lock", "spin"},
                                        P{"lock", "priority"}, P{"scalar", "per-warp"}, P{"scalar", "multilevel"},
                                        P{"shading", "static"}, P{"shading", "adaptive"},
-                                       P{"shading", "adaptive-depth-first"});
+                                       P{"shading", "adaptive-depth-first"}, P{"issue", "gto"}, P{"issue", "lrr"});
     const Scenario s = parse_scenario("name: x\npolicy: {" + key + ": " + value + "}\n", "t");
     const std::string got = key == "dispatch" ? policy_name(s.policy.dispatch)
                             : key == "launch" ? policy_name(s.policy.launch)
                             : key == "lock"   ? policy_name(s.policy.lock)
                             : key == "scalar" ? policy_name(s.policy.scalar)
+                            : key == "issue"  ? policy_name(s.policy.issue)
                                               : policy_name(s.policy.shading);
     CHECK(got == value);
 }
@@ -1034,7 +1036,7 @@ TEST_CASE("docs: every key the loader accepts appears in docs/scenario.md", "[sc
     }
     for (const std::string& op : ops) CHECK(doc.find("`" + op + "`") != std::string::npos);
     // Every value of every policy key.
-    for (const char* key : {"dispatch", "launch", "lock", "scalar", "shading"})
+    for (const char* key : {"dispatch", "launch", "lock", "scalar", "shading", "issue"})
         for (const std::string& v : listed(std::string("name: x\npolicy: {") + key + ": zzzzzzzzzzzzzzzz}\n")) {
             INFO("policy." << key << " value " << v);
             CHECK(doc.find("`" + v + "`") != std::string::npos);

@@ -1,9 +1,8 @@
-// The schedulers under the SMs: the core clock that runs every SM, the issue scheduler's ready
-// list and the time queue under both. The ready list must give exactly the order of the
-// priority queue it replaced (time, then order made ready), or results would change.
+// The schedulers under the SMs: the core clock that runs every SM, the issue scheduler (gto and
+// lrr, held against a full scan of every slot) and the time queue.
 #include <gpuvp/models/common/time_queue.h>
 #include <gpuvp/models/sm/core_clock.h>
-#include <gpuvp/models/sm/ready_queue.h>
+#include <gpuvp/models/sm/issue_scheduler.h>
 
 #include <catch2/catch.hpp>
 #include <systemc>
@@ -25,132 +24,247 @@ namespace {
 
 sc_time ps(uint64_t v) { return sc_time::from_value(v); }
 
-// The order a ready list must give the entries pushed to it: each after every entry not later.
-struct ExpectedOrder {
-    std::vector<std::pair<uint64_t, uint32_t>> entries;  // (time, slot), first first
+// What the issue scheduler must pick, written the plain way: every slot's ready cycle and age,
+// looked at in full for each pick.
+struct NaiveIssue {
+    IssuePolicy policy;
+    std::vector<uint64_t> ready;   // kNever: not waiting to issue
+    std::vector<uint64_t> placed;  // kNever: no warp
+    uint64_t now = 0;
+    uint32_t greedy = SlotMask::kNone, last = SlotMask::kBits - 1;
+    bool first_issued = false;
+    static constexpr uint64_t kNever = IssueScheduler::kNever;
 
-    void push(ReadyQueue& q, uint64_t at, uint32_t slot) {
-        q.push(ps(at), slot);
-        auto it = entries.end();
-        while (it != entries.begin() && std::prev(it)->first > at) --it;
-        entries.insert(it, {at, slot});
-    }
-    // Takes `n` entries from `q`, each the one expected (and due, with `due`).
-    void pop(ReadyQueue& q, size_t n, bool due = false) {
-        for (; n > 0; --n) {
-            if (due) REQUIRE(q.has_due());
-            REQUIRE(q.front().at == ps(entries.front().first));
-            REQUIRE(q.front().slot == entries.front().second);
-            q.pop_front();
-            entries.erase(entries.begin());
+    NaiveIssue(IssuePolicy p, uint32_t slots) : policy(p), ready(slots, kNever), placed(slots, kNever) {}
+    bool due(uint32_t s) const { return ready[s] <= now; }
+    uint32_t pick() {
+        uint32_t best = SlotMask::kNone;
+        const uint32_t n = uint32_t(ready.size());
+        if (policy == IssuePolicy::gto) {
+            if (greedy != SlotMask::kNone && due(greedy)) {
+                best = greedy;
+            } else {
+                for (uint32_t s = 0; s < n; ++s)
+                    if (due(s) && (best == SlotMask::kNone || placed[s] < placed[best])) best = s;
+            }
+        } else {
+            for (uint32_t i = 1; i <= n && best == SlotMask::kNone; ++i) {
+                const uint32_t s = (last + i) % SlotMask::kBits;
+                if (s < n && due(s)) best = s;
+            }
+            for (uint32_t s = 0; s < n && best == SlotMask::kNone; ++s)
+                if (due(s)) best = s;
         }
+        if (best != SlotMask::kNone) ready[best] = kNever;
+        return best;
+    }
+    void issued(uint32_t s) {
+        if (policy == IssuePolicy::gto) {
+            if (!first_issued) greedy = s;
+        } else {
+            last = s;
+        }
+        first_issued = true;
+    }
+    uint64_t next_cycle() const {
+        uint64_t at = kNever;
+        for (uint64_t r : ready)
+            if (r > now) at = std::min(at, r);
+        return at;
     }
 };
 
+// Drives the scheduler and the reference with the same random operations, as an SM does: warps
+// placed and leaving, made ready a few cycles on (an ALU instruction), far on (a memory
+// access), again while waiting (a unit's wake-up), cycles one apart and long gaps; `width`
+// picks a cycle, some of which do not issue (a fetch miss).
+void check_against_naive(IssuePolicy policy, uint32_t slots, uint32_t width, uint64_t seed) {
+    IssueScheduler q(policy, slots);
+    NaiveIssue ref(policy, slots);
+    std::mt19937_64 random(seed);
+    std::vector<bool> resident(slots, false);
+    const uint64_t delays[] = {0, 1, 2, 4, 24, 63, 64, 65, 300, 700};
+    size_t picks = 0, greedy_picks = 0, far_made = 0, placed_same_cycle = 0;
+    for (int op = 0; op < 30000; ++op) {
+        const unsigned kind = unsigned(random() % 16);
+        const uint32_t s = uint32_t(random() % slots);
+        if (kind < 3) {  // a warp placed in a free slot, ready a few cycles on
+            if (resident[s]) continue;
+            resident[s] = true;
+            for (uint32_t x = 0; x < slots; ++x) placed_same_cycle += resident[x] && x != s && ref.placed[x] == ref.now;
+            q.placed(s, ref.now);
+            ref.placed[s] = ref.now;
+            q.make_ready(s, ref.now + 4);
+            ref.ready[s] = ref.now + 4;
+        } else if (kind == 3) {  // a warp leaves
+            if (!resident[s]) continue;
+            resident[s] = false;
+            q.left(s);
+            ref.ready[s] = NaiveIssue::kNever;
+            ref.placed[s] = NaiveIssue::kNever;
+            if (ref.greedy == s) ref.greedy = SlotMask::kNone;
+        } else if (kind < 6) {  // made ready again (a unit wakes a waiting warp, or delays it)
+            if (!resident[s]) continue;
+            const uint64_t at = ref.now + delays[random() % 10];
+            far_made += at - ref.now > 64;
+            q.make_ready(s, at);
+            ref.ready[s] = at;
+        } else {  // a cycle: release, pick up to `width` that issue
+            const uint64_t next = ref.next_cycle();
+            REQUIRE(q.next_cycle() == next);
+            uint64_t to = ref.now + 1;
+            if (kind == 7) to = ref.now + 1 + random() % 200;        // a gap
+            if (kind == 8 && next != NaiveIssue::kNever) to = next;  // where the SM would wake
+            q.release(to);
+            ref.now = to;
+            ref.first_issued = false;
+            for (uint32_t issued = 0; issued < width;) {
+                const uint32_t got = q.pick();
+                const uint32_t want = ref.pick();
+                REQUIRE(got == want);
+                if (got == SlotMask::kNone) break;
+                ++picks;
+                greedy_picks += got == ref.greedy;
+                if (random() % 8 == 0) {  // no issue: waits for its fetch
+                    q.make_ready(got, ref.now + 20);
+                    ref.ready[got] = ref.now + 20;
+                    continue;
+                }
+                q.issued(got);
+                ref.issued(got);
+                ++issued;
+                const uint64_t at = ref.now + delays[1 + random() % 9];  // its next instruction
+                q.make_ready(got, at);
+                ref.ready[got] = at;
+            }
+            // Whatever was not picked stays due (more ready than the width).
+            bool any_due = false;
+            for (uint32_t x = 0; x < slots; ++x) any_due |= ref.due(x);
+            REQUIRE(q.has_due() == any_due);
+        }
+        bool any_pending = false;
+        for (uint64_t r : ref.ready) any_pending |= r != NaiveIssue::kNever;
+        REQUIRE(q.empty() == !any_pending);
+    }
+    CHECK(picks > 5000);
+    CHECK(far_made > 100);
+    if (policy == IssuePolicy::gto) {
+        CHECK(greedy_picks > 500);
+        CHECK(placed_same_cycle > 0);
+    }
+}
+
 }  // namespace
 
-TEST_CASE("the ready list gives the order of a priority queue on time then order made ready", "[scheduling]") {
-    // 40 000 random operations against the reference: pushes a fixed delay on (as an ALU
-    // instruction or a cache hit makes a warp ready), at random later times, at or before the
-    // time already released; releases a cycle or so on and after long gaps; pops of what is due
-    // and, as the SM drops stale entries, of what is not yet.
-    using Ref = std::tuple<uint64_t, uint64_t, uint32_t>;  // time, order made ready, slot
-    std::priority_queue<Ref, std::vector<Ref>, std::greater<>> ref;
-    ReadyQueue q;
-    std::mt19937_64 random(12345);
-    const uint64_t delays[] = {667, 1334, 2668, 20000, 140000, 440000};
-    uint64_t now = 0, order = 0;
-    size_t popped = 0, pushed_due = 0, popped_early = 0;
-    for (int op = 0; op < 40000; ++op) {
-        const unsigned kind = random() % 14;
-        if (kind < 7) {  // make a slot ready
-            uint64_t at = now + delays[random() % 6];
-            if (kind == 0) at = now + 500 * (random() % 3);  // repeats a time
-            if (kind == 1 && now > 0) {
-                at = now - random() % std::min<uint64_t>(now, 700);
-                ++pushed_due;
-            }
-            if (kind == 2) at = now + 1 + random() % 4000;
-            if (kind == 3) at = now + 1 + random() % 2000000;
-            const uint32_t slot = uint32_t(random() % 64);
-            q.push(ps(at), slot);
-            ref.push({at, order++, slot});
-        } else if (kind < 9) {  // the next cycle
-            now += 667 * (1 + random() % 3);
-            q.release(ps(now));
-        } else if (kind == 9) {  // a long gap
-            now += 100000 + random() % 3000000;
-            q.release(ps(now));
-        } else if (kind == 10) {  // drop the first entry, due or not
-            REQUIRE(q.empty() == ref.empty());
-            if (!ref.empty()) {
-                REQUIRE(q.front().at == ps(std::get<0>(ref.top())));
-                REQUIRE(q.front().slot == std::get<2>(ref.top()));
-                popped_early += std::get<0>(ref.top()) > now;
-                q.pop_front();
-                ref.pop();
-            }
-        } else {  // issue what is due, in order
-            q.release(ps(now));
-            while (!ref.empty() && std::get<0>(ref.top()) <= now) {
-                REQUIRE(q.has_due());
-                const ReadyQueue::Entry e = q.front();
-                REQUIRE(e.at == ps(std::get<0>(ref.top())));
-                REQUIRE(e.slot == std::get<2>(ref.top()));
-                q.pop_front();
-                ref.pop();
-                ++popped;
-            }
-            REQUIRE_FALSE(q.has_due());
-            // What is not yet due comes in the same order too (the SM's next wake-up).
-            REQUIRE(q.empty() == ref.empty());
-            if (!ref.empty()) {
-                REQUIRE(q.front().at == ps(std::get<0>(ref.top())));
-                REQUIRE(q.front().slot == std::get<2>(ref.top()));
-            }
+TEST_CASE("gto issues the greedy warp while it is ready, else the oldest ready, as a full scan picks", "[scheduling]") {
+    for (uint32_t slots : {4u, 48u, 64u, 65u, 128u})
+        for (uint32_t width : {1u, 2u}) {
+            INFO("slots " << slots << ", issue width " << width);
+            check_against_naive(IssuePolicy::gto, slots, width, 1000 + slots * 10 + width);
         }
-    }
-    CHECK(popped > 10000);
-    CHECK(pushed_due > 1000);
-    CHECK(popped_early > 500);
 }
 
-TEST_CASE("the ready list keeps its order when more are due than it first has room for, across its wrap", "[scheduling]") {
-    // The due list is a ring of 64 entries that doubles when full: half issued, then 200 more
-    // made due (some earlier than the last, so they go in before it), in three rounds.
-    ReadyQueue q;
-    ExpectedOrder expected;
-    uint32_t slot = 0;
-    q.release(ps(1000000));
-    for (int round = 0; round < 3; ++round) {
-        for (int i = 0; i < 200; ++i, ++slot)
-            expected.push(q, 1000 * uint64_t(round * 200 + i) - (i % 5 == 4 ? 1500 : 0), slot);
-        expected.pop(q, expected.entries.size() / 2, true);
-    }
-    expected.pop(q, expected.entries.size());
-    CHECK_FALSE(q.has_due());
+TEST_CASE("lrr issues the next ready slot after the one that issued last, as a full scan picks", "[scheduling]") {
+    for (uint32_t slots : {4u, 48u, 64u, 65u, 128u})
+        for (uint32_t width : {1u, 3u}) {
+            INFO("slots " << slots << ", issue width " << width);
+            check_against_naive(IssuePolicy::lrr, slots, width, 2000 + slots * 10 + width);
+        }
+}
+
+TEST_CASE("gto: the greedy warp keeps issuing; when it waits the oldest takes over, ties by slot", "[scheduling]") {
+    // Four warps: slots 2 and 0 placed at cycle 0 (0 is older by its slot), slot 3 at 1, slot 1
+    // at 2. All ready from cycle 5.
+    IssueScheduler q(IssuePolicy::gto, 4);
+    q.placed(2, 0);
+    q.placed(0, 0);
+    q.placed(3, 1);
+    q.placed(1, 2);
+    for (uint32_t s = 0; s < 4; ++s) q.make_ready(s, 5);
+    q.release(5);
+    CHECK(q.pick() == 0);  // the oldest: slot 0 (placed with slot 2, lower index)
+    q.issued(0);
+    q.make_ready(0, 6);    // one cycle on: ready again at 6
+    q.release(6);
+    CHECK(q.pick() == 0);  // greedy
+    q.issued(0);
+    q.make_ready(0, 10);   // a 4-cycle instruction: not ready at 7
+    q.release(7);
+    CHECK(q.pick() == 2);  // the oldest ready
+    q.issued(2);
+    q.make_ready(2, 8);
+    q.release(10);         // slot 0 ready again, but slot 2 is greedy now
+    CHECK(q.pick() == 2);
+    q.issued(2);
+    q.make_ready(2, 30);
+    q.left(2);             // leaves: the greedy warp is gone
+    CHECK(q.pick() == 0);  // the oldest left
+    CHECK(q.pick() == 3);
+    CHECK(q.pick() == 1);
+    CHECK(q.pick() == SlotMask::kNone);
     CHECK(q.empty());
 }
 
-TEST_CASE("the ready list keeps its order when warps made ready later are due sooner", "[scheduling]") {
-    // 300 warps made ready one cycle apart, alternately 4 and 2 cycles on, half of them issued
-    // between rounds (the SM's usual mix of ALU latencies): a warp 2 cycles on overtakes the
-    // one made ready a cycle before it 4 cycles on, so the waiting entries are inserted before
-    // others, not only appended.
-    ReadyQueue q;
-    ExpectedOrder expected;
-    uint64_t now = 0;
-    uint32_t slot = 0;
-    for (int round = 0; round < 3; ++round) {
-        for (int i = 0; i < 100; ++i, ++slot) {
-            now += 667;
-            q.release(ps(now));
-            expected.push(q, now + (slot % 2 ? 2 : 4) * 667, slot);
-        }
-        expected.pop(q, expected.entries.size() / 2);
-    }
-    expected.pop(q, expected.entries.size());
+TEST_CASE("lrr: the next ready slot after the last that issued, wrapping", "[scheduling]") {
+    IssueScheduler q(IssuePolicy::lrr, 6);
+    for (uint32_t s : {1u, 3u, 4u}) q.make_ready(s, 2);
+    q.release(2);
+    CHECK(q.pick() == 1);  // none issued yet: from slot 0
+    q.issued(1);
+    CHECK(q.pick() == 3);
+    q.issued(3);
+    q.make_ready(1, 3);
+    q.make_ready(3, 3);
+    q.release(3);
+    CHECK(q.pick() == 4);  // after 3
+    q.issued(4);
+    CHECK(q.pick() == 1);  // wraps
+    q.issued(1);
+    CHECK(q.pick() == 3);
+    CHECK(q.pick() == SlotMask::kNone);
+}
+
+TEST_CASE("the issue scheduler's wheel and time queue give the next cycle with a warp due", "[scheduling]") {
+    IssueScheduler q(IssuePolicy::lrr, 8);
+    CHECK(q.next_cycle() == IssueScheduler::kNever);
+    q.make_ready(0, 64);   // the wheel's last cycle
+    q.make_ready(1, 65);   // beyond it
+    q.make_ready(2, 1000);
+    CHECK(q.next_cycle() == 64);
+    q.make_ready(0, 2000);  // again, later: its cycle 64 is forgotten
+    CHECK(q.next_cycle() == 65);
+    q.release(70);
+    CHECK(q.pick() == 1);
+    CHECK(q.pick() == SlotMask::kNone);
+    CHECK(q.next_cycle() == 1000);
+    q.make_ready(2, 71);  // sooner: its time-queue entry goes stale
+    CHECK(q.next_cycle() == 71);
+    q.release(1500);
+    CHECK(q.pick() == 2);
+    CHECK(q.pick() == SlotMask::kNone);
+    CHECK(q.next_cycle() == 2000);
+    q.left(0);
+    CHECK(q.next_cycle() == IssueScheduler::kNever);
     CHECK(q.empty());
+}
+
+TEST_CASE("a slot set shifts its members when a rank is inserted or removed, across its two words", "[scheduling]") {
+    SlotMask m;
+    for (unsigned i : {0u, 5u, 62u, 63u, 64u, 100u}) m.set(i);
+    m.insert_at(5);  // 5 -> 6, 62 -> 63, 63 -> 64, 64 -> 65, 100 -> 101
+    std::vector<unsigned> got;
+    for (uint32_t i = m.first(); i != SlotMask::kNone; i = m.first_after(i)) got.push_back(i);
+    CHECK(got == std::vector<unsigned>{0, 6, 63, 64, 65, 101});
+    m.remove_at(6);
+    got.clear();
+    for (uint32_t i = m.first(); i != SlotMask::kNone; i = m.first_after(i)) got.push_back(i);
+    CHECK(got == std::vector<unsigned>{0, 62, 63, 64, 100});
+    m.remove_at(0);
+    m.insert_at(70);
+    got.clear();
+    for (uint32_t i = m.first(); i != SlotMask::kNone; i = m.first_after(i)) got.push_back(i);
+    CHECK(got == std::vector<unsigned>{61, 62, 63, 100});
+    CHECK(m.first_after(127) == SlotMask::kNone);
 }
 
 TEST_CASE("the time queue keeps equal times in the order added or in value order", "[scheduling]") {
