@@ -8,6 +8,7 @@
 #pragma once
 #include <gpuvp/models/sm/slot_mask.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
