@@ -1,7 +1,8 @@
 // `gpuvp calibrate`: fits the front end's latencies to what profiler traces measured
 // (docs/replay.md, "Calibration"). A seeded, bounded search over the model: each evaluation
 // replays the first trace with one set of values and compares the same-stream gap and the idle
-// launch latency of the launches it fits on with the measured ones (calibrate.cpp, objective).
+// launch latency of the launches it fits on with the measured ones, launch by launch
+// (calibrate.cpp, objective).
 #pragma once
 #include "sc_main/replay/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
@@ -31,10 +32,13 @@ struct CalibrationOptions {
     std::function<void(unsigned, double)> progress;
 };
 
-// The two figures the fit compares, on one side of one set of launches.
+// The two figures the fit compares, on one side of one set of launches: each side's median, and
+// on a simulated side the paired error (the median of |simulated - measured| over the launches
+// the hardware gives the figure for; replay_metrics.h, PairedError).
 struct FitFigures {
     std::optional<double> gap_median, idle_median;  // ns
     uint64_t gaps = 0, idles = 0;                   // samples
+    std::optional<double> gap_error, idle_error;    // ns, simulated sides only
 };
 
 // One trace's figures for one set of launches: measured, and simulated with the defaults

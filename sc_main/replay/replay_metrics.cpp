@@ -23,10 +23,12 @@ std::string_view base_name(std::string_view kernel) { return kernel.substr(0, ke
 // Stream by stream (in name order), each in start order (scenario order on a tie).
 namespace {
 
-// The samples of each figure, handed to `sample(kernel, value)` in the order the figure finds them.
+// The samples of each figure, handed to `sample(kernel, value)` in the order the figure finds
+// them; a gap's also with its predecessor on the stream.
 using Sink = std::function<void(const KernelTimes&, double)>;
+using GapSink = std::function<void(const KernelTimes&, const KernelTimes& previous, double)>;
 
-void each_same_stream_gap(const std::vector<KernelTimes>& kernels, const Sink& sample) {
+void each_same_stream_gap_after(const std::vector<KernelTimes>& kernels, const GapSink& sample) {
     std::map<std::string, std::vector<const KernelTimes*>> streams;
     for (const KernelTimes& k : kernels)
         if (ran(k)) streams[k.stream].push_back(&k);
@@ -34,8 +36,12 @@ void each_same_stream_gap(const std::vector<KernelTimes>& kernels, const Sink& s
         std::stable_sort(ks.begin(), ks.end(), [](const KernelTimes* a, const KernelTimes* b) { return *a->start_ns < *b->start_ns; });
         for (size_t i = 1; i < ks.size(); ++i)
             if (ks[i]->launch_end_ns < *ks[i - 1]->end_ns)  // queued on the GPU when the previous ended
-                sample(*ks[i], round_ps(*ks[i]->start_ns - *ks[i - 1]->end_ns));
+                sample(*ks[i], *ks[i - 1], round_ps(*ks[i]->start_ns - *ks[i - 1]->end_ns));
     }
+}
+
+void each_same_stream_gap(const std::vector<KernelTimes>& kernels, const Sink& sample) {
+    each_same_stream_gap_after(kernels, [&](const KernelTimes& k, const KernelTimes&, double x) { sample(k, x); });
 }
 
 void each_idle_launch_latency(const std::vector<KernelTimes>& kernels, const Sink& sample) {
@@ -96,6 +102,42 @@ std::vector<double> kernel_duration_ratios(const ReplaySides& sides) {
         if (measured > 0) ratios.push_back(round6((*s.end_ns - *s.start_ns) / measured));
     }
     return ratios;
+}
+
+std::vector<std::optional<double>> same_stream_gap_errors(const ReplaySides& sides) {
+    const std::vector<KernelTimes>& m = sides.measured;
+    std::vector<std::optional<double>> v(m.size());
+    each_same_stream_gap_after(m, [&](const KernelTimes& k, const KernelTimes& previous, double measured) {
+        const size_t i = size_t(&k - m.data()), p = size_t(&previous - m.data());
+        if (i >= sides.simulated.size() || p >= sides.simulated.size()) return;
+        const KernelTimes &s = sides.simulated[i], &sp = sides.simulated[p];
+        if (ran(s) && ran(sp)) v[i] = round_ps(*s.start_ns - *sp.end_ns - measured);
+    });
+    return v;
+}
+
+std::vector<std::optional<double>> idle_launch_latency_errors(const ReplaySides& sides) {
+    const std::vector<KernelTimes>& m = sides.measured;
+    std::vector<std::optional<double>> v(m.size());
+    each_idle_launch_latency(m, [&](const KernelTimes& k, double measured) {
+        const size_t i = size_t(&k - m.data());
+        if (i >= sides.simulated.size()) return;
+        const KernelTimes& s = sides.simulated[i];
+        if (ran(s)) v[i] = round_ps(*s.start_ns - s.launch_ns - measured);
+    });
+    return v;
+}
+
+PairedError paired_error(const std::vector<double>& errors) {
+    PairedError e;
+    e.count = errors.size();
+    if (errors.empty()) return e;
+    std::vector<double> a;
+    for (double x : errors) a.push_back(std::fabs(x));
+    std::sort(a.begin(), a.end());
+    e.median_abs = nearest_rank(a, 50);
+    e.p90_abs = nearest_rank(a, 90);
+    return e;
 }
 
 double nearest_rank(const std::vector<double>& sorted, double p) {
@@ -162,9 +204,17 @@ std::optional<double> makespan(const std::vector<KernelTimes>& kernels) {
 ReplayRecord replay_summary(const ReplaySides& sides) {
     ReplayRecord r;
     r.kernels = sides.measured.size();
-    r.same_stream_gap_ns = {distribution(same_stream_gaps(sides.measured)), distribution(same_stream_gaps(sides.simulated))};
+    auto present = [](const std::vector<std::optional<double>>& v) {
+        std::vector<double> out;
+        for (const auto& x : v)
+            if (x) out.push_back(*x);
+        return out;
+    };
+    r.same_stream_gap_ns = {distribution(same_stream_gaps(sides.measured)), distribution(same_stream_gaps(sides.simulated)),
+                            paired_error(present(same_stream_gap_errors(sides)))};
     r.idle_launch_latency_ns = {distribution(idle_launch_latencies(sides.measured)),
-                                distribution(idle_launch_latencies(sides.simulated))};
+                                distribution(idle_launch_latencies(sides.simulated)),
+                                paired_error(present(idle_launch_latency_errors(sides)))};
     r.kernel_duration_ratio = distribution(kernel_duration_ratios(sides));
     r.makespan_ns = {makespan(sides.measured), makespan(sides.simulated)};
     if (r.makespan_ns.measured && r.makespan_ns.simulated && *r.makespan_ns.measured > 0)

@@ -44,14 +44,31 @@ struct Distribution {
     }
 };
 
-// A figure in ns, a distribution per side.
+// A figure compared launch by launch: simulated minus measured, per launch, over the launches
+// that give the figure on the hardware (the model's value for the same launch, whether or not
+// it gives the figure in the model). Without such launches: count 0, the rest null.
+struct PairedError {
+    STATS_RECORD;
+    std::optional<double> median_abs, p90_abs;
+    uint64_t count = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("median_abs", s.median_abs, {"ns", "the median of the absolute differences (nearest rank)"});
+        v("p90_abs", s.p90_abs, {"ns", "the 90th percentile of the absolute differences (nearest rank)"});
+        v("count", s.count, {"count", "launches compared"});
+    }
+};
+
+// A figure in ns, a distribution per side, and the two compared launch by launch.
 struct SidesDistribution {
     STATS_RECORD;
     Distribution measured, simulated;
+    Omit<PairedError> error;  // (always written; absent in results.json of gpuvp before it)
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("measured", s.measured, {"ns", "as the hardware measured it"});
         v("simulated", s.simulated, {"ns", "as the model simulated it"});
+        v("error", s.error, {"ns", "per launch the hardware gives it for, simulated minus measured"});
     }
 };
 
@@ -101,6 +118,13 @@ std::vector<std::optional<double>> same_stream_gap_of(const std::vector<KernelTi
 std::vector<std::optional<double>> idle_launch_latency_of(const std::vector<KernelTimes>& kernels);
 // Per kernel that ran on both sides with a measured duration above 0: simulated over measured.
 std::vector<double> kernel_duration_ratios(const ReplaySides& sides);
+// Per kernel (by index): the figure in the model minus on the hardware, for the kernels whose
+// measured side gives it and that ran in the model (null elsewhere). A gap pairs the kernel
+// with its predecessor on the hardware's stream; an idle latency is the model's launch call
+// start -> kernel start of the same launch.
+std::vector<std::optional<double>> same_stream_gap_errors(const ReplaySides& sides);
+std::vector<std::optional<double>> idle_launch_latency_errors(const ReplaySides& sides);
+PairedError paired_error(const std::vector<double>& errors);
 
 // The p-th percentile of `sorted` (ascending, not empty), nearest rank.
 double nearest_rank(const std::vector<double>& sorted, double p);

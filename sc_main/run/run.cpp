@@ -803,11 +803,19 @@ std::string replay_table(const ReplayRecord& x) {
       << ratio(d.max) << " (" << d.count << " kernels)\n";
     t << "  cross-stream overlap  measured " << percent(x.cross_stream_overlap.measured) << ", simulated "
       << percent(x.cross_stream_overlap.simulated) << " of kernel time\n";
+    // Launch by launch (replay_metrics.h, PairedError): the median and p90 of |simulated - measured|.
+    auto paired = [&](const Omit<PairedError>& e) {
+        if (!e || e->count == 0) return std::string("- (no launch)");
+        return "median " + cell(e->median_abs, 0) + ", p90 " + cell(e->p90_abs, 0) + " (" + std::to_string(e->count) +
+               (e->count == 1 ? " launch)" : " launches)");
+    };
+    t << "  paired |error|        gap " << paired(x.same_stream_gap_ns.error) << "; idle launch "
+      << paired(x.idle_launch_latency_ns.error) << "\n";
     t << "  makespan              measured " << cell(x.makespan_ns.measured, 0) << " ns, simulated "
       << cell(x.makespan_ns.simulated, 0) << " ns, ratio " << ratio(x.makespan_ratio) << "\n";
     t << "  same-stream gap = start - the previous kernel's end on its stream, where its launch had returned before "
          "that end;\n  idle launch latency = launch call start -> start, no kernel running or queued, first launch of "
-         "each name left out\n";
+         "each name left out;\n  paired |error| = |simulated - measured| per launch that gives the figure on the hardware\n";
     return t.str();
 }
 

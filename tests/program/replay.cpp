@@ -124,6 +124,9 @@ TEST_CASE("replay: calibrate writes a platform file that run TRACE takes", "[rep
     CHECK_THAT(c.output, Contains("fitted values:"));
     CHECK_THAT(c.output, Contains("held out"));
     CHECK_THAT(c.output, Contains("6 evaluations"));
+    // The objective and the table compare the same launches on both sides (paired errors).
+    CHECK_THAT(c.output, Contains("objective (ns, median |simulated - measured| per launch"));
+    CHECK_THAT(c.output, Contains("idle |error|, paired"));
     const std::string yaml = slurp(dir + "/cal.yaml");
     CHECK_THAT(yaml, Contains("platform:"));
     CHECK_THAT(yaml, Contains("api_overhead_ns"));

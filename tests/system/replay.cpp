@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 using nlohmann::json;
 
@@ -63,6 +64,12 @@ TEST_CASE("replay: two kernels back to back and one on an idle GPU, measured aga
     CHECK(num(x["idle_launch_latency_ns"]["simulated"]["median"]) == Approx(idle).margin(1e-3));
     CHECK(num(x["idle_launch_latency_ns"]["measured"]["max"]) == 4000);
 
+    // Paired: the same launches on both sides. k#1's gap after k#0, and k#2's idle latency.
+    CHECK(x["same_stream_gap_ns"]["error"] ==
+          json{{"median_abs", std::round((gap - 500) * 1000) / 1000}, {"p90_abs", std::round((gap - 500) * 1000) / 1000}, {"count", 1}});
+    CHECK(x["idle_launch_latency_ns"]["error"]["count"] == 1);
+    CHECK(num(x["idle_launch_latency_ns"]["error"]["median_abs"]) == Approx(std::fabs(idle - 4000)).margin(1e-3));
+
     // Duration ratios, simulated (first warp -> last block) over measured: 5000, 3500 and 2000 ns.
     std::vector<double> ratios;
     const double measured_ns[] = {5000, 3500, 2000};
@@ -93,6 +100,7 @@ TEST_CASE("replay: two kernels back to back and one on an idle GPU, measured aga
     CHECK(out.table.find("Replay: the model against the hardware, 3 kernels") != std::string::npos);
     CHECK(out.table.find("  same-stream gap  ") != std::string::npos);
     CHECK(out.table.find("makespan              measured 106000.0 ns") != std::string::npos);
+    CHECK(out.table.find("  paired |error|        gap median ") != std::string::npos);
     const std::string dir = gpuvp::test::temp_dir();
     std::string error;
     REQUIRE(gpuvp::write_run_output(dir, out, true, &error));

@@ -143,6 +143,45 @@ TEST_CASE("replay: both sides summarised, side by side", "[replay]") {
     CHECK(partial.same_stream_gap_ns.simulated.count == 0);
 }
 
+TEST_CASE("replay: paired errors compare the same launches, the hardware's predecessor and idle launches", "[replay]") {
+    // Stream s on the hardware: a 100-200, then b (returned at 50) 210-300: b's gap 10 after a.
+    // In the model b ran first, 150-250, and a 260-300: its own gap list pairs them the other
+    // way round, the paired error keeps the hardware's pair: b's start - a's end = 150 - 300 =
+    // -150, minus 10: -160.
+    // Idle launches on the hardware: g#1 at 1000 (after everything ended), start 1030: 30. In
+    // the model g#1's call starts at 1000 too, and g#0 (launched 900) still runs until 1100: the
+    // model's side gives no idle latency for it, but the paired error takes the same launch:
+    // 1120 - 1000 - 30 = +90. g#0 is its name's first launch: not compared.
+    ReplaySides sides;
+    sides.measured = {kernel("a#0", "s", 0, 10, 100, 200), kernel("b#1", "s", 40, 50, 210, 300),
+                      kernel("g#0", "t", 900, 905, 910, 950), kernel("g#1", "t", 1000, 1005, 1030, 1060)};
+    sides.simulated = {kernel("a#0", "s", 0, 10, 260, 300), kernel("b#1", "s", 40, 50, 150, 250),
+                       kernel("g#0", "t", 900, 905, 1000, 1100), kernel("g#1", "t", 1000, 1005, 1120, 1150)};
+    const auto gaps = gpuvp::same_stream_gap_errors(sides);
+    REQUIRE(gaps.size() == 4);
+    CHECK_FALSE(gaps[0]);
+    CHECK(*gaps[1] == -160);
+    CHECK_FALSE((gaps[2] || gaps[3]));
+    const auto idle = gpuvp::idle_launch_latency_errors(sides);
+    CHECK(*idle[3] == 90);
+    CHECK_FALSE((idle[0] || idle[1] || idle[2]));
+    CHECK(gpuvp::idle_launch_latencies(sides.simulated).empty());
+    const gpuvp::ReplayRecord r = gpuvp::replay_summary(sides);
+    REQUIRE(r.same_stream_gap_ns.error);
+    CHECK(r.same_stream_gap_ns.error->count == 1);
+    CHECK(*r.same_stream_gap_ns.error->median_abs == 160);
+    CHECK(*r.idle_launch_latency_ns.error->p90_abs == 90);
+    // A launch that did not run in the model is not compared.
+    sides.simulated[3] = unrun("g#1", "t", 1000);
+    CHECK(gpuvp::replay_summary(sides).idle_launch_latency_ns.error->count == 0);
+    CHECK_FALSE(gpuvp::replay_summary(sides).idle_launch_latency_ns.error->median_abs);
+    // The percentiles are of the absolute errors: -5, +1, -3, +20 -> 1, 3, 5, 20.
+    const gpuvp::PairedError e = gpuvp::paired_error({-5, 1, -3, 20});
+    CHECK(e.count == 4);
+    CHECK(*e.median_abs == 3);
+    CHECK(*e.p90_abs == 20);
+}
+
 TEST_CASE("replay: empty inputs give count 0 and nulls", "[replay]") {
     const Distribution d = gpuvp::distribution({});
     CHECK(d.count == 0);
