@@ -183,6 +183,18 @@ struct PolicyNameTable<CodeLoad> {
     static constexpr std::array<const char*, 2> names{"per-launch", "once"};
 };
 
+// Where the prior art of M5 (`launch: serial`) has a kernel read its arguments
+// (`host.serial_args`): seed 004's background 4 (the driver's copy in device memory) or its
+// background 3 (host memory, no copy). Under `launch: prefetch` they are read in host memory.
+enum class SerialArgs : uint8_t {
+    device_copy,  // the host copies them through the BAR before the doorbell; the packet points at the copy
+    host_memory,  // no copy: the packet points at them in host memory
+};
+template <>
+struct PolicyNameTable<SerialArgs> {
+    static constexpr std::array<const char*, 2> names{"device-copy", "host-memory"};
+};
+
 struct Workload {
     std::vector<QueueSpec> queues;
     std::vector<KernelSpec> kernels;
@@ -200,10 +212,11 @@ struct Workload {
     // It always waits before what the GPU can see (docs/integration.md).
     double quantum_ns = 0;
     CodeLoad code = CodeLoad::per_launch;
-    // The prior art of M5 (`launch: serial`): before ringing the doorbell the host copies the
-    // kernel arguments into device memory itself (a write through the BAR, waited for), and
-    // the packet points at that copy; without it the packet points at the arguments in host
-    // memory.
+    SerialArgs serial_args = SerialArgs::device_copy;
+    // The prior art of M5 (`launch: serial` with `serial_args: device-copy`): before ringing
+    // the doorbell the host copies the kernel arguments into device memory itself (a write
+    // through the BAR, waited for), and the packet points at that copy; without it the packet
+    // points at the arguments in host memory.
     bool copy_args = false;
     // M3: kernels are built for the multi-level scalar pool (`scalar: multilevel`); without it,
     // written uniform values take vector registers (see vector_registers).

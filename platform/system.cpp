@@ -17,7 +17,7 @@ GpuConfig gpu_config(const SystemConfig& s, const std::map<std::string, int>& lo
 }
 Workload workload(const SystemConfig& s) {
     Workload w = s.workload;
-    w.copy_args = s.policy.launch == LaunchPolicy::serial;
+    w.copy_args = s.policy.launch == LaunchPolicy::serial && w.serial_args == SerialArgs::device_copy;
     w.multilevel_scalars = s.policy.scalar == ScalarPolicy::multilevel;
     return w;
 }

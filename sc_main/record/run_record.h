@@ -634,11 +634,14 @@ struct HostRecord {
     double quantum_ns = 0;
     uint64_t syncs = 0;
     std::string code;
+    Omit<std::string> serial_args;  // (always written; absent in results.json of gpuvp before it)
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("quantum_ns", s.quantum_ns, {"ns", "the host's time quantum"});
         v("syncs", s.syncs, {"count", "times the host synchronised with the GPU"});
         v("code", s.code, {"", "M5: how the code object reaches device memory (per-launch, once)"});
+        v("serial_args", s.serial_args,
+          {"", "M5: where launch serial reads a kernel's arguments (device-copy, host-memory)"});
     }
 };
 

@@ -715,7 +715,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     r.totals = {instructions, rec.warps_finished(), sys.gpu.glc().blocks_dispatched(), sys.gpu.cp().packets_processed(),
                 sys.host.interrupts()};
-    r.host = {s.workload.quantum_ns, sys.host.syncs(), policy_name(s.workload.code)};
+    r.host = {s.workload.quantum_ns, sys.host.syncs(), policy_name(s.workload.code), policy_name(s.workload.serial_args)};
     if (std::any_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return bool(k.measured); }))
         r.replay = replay_summary(replay_sides(r.kernels));
 

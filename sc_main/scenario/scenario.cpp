@@ -1393,6 +1393,7 @@ const Schema<Scenario>& scenario_schema() {
                                         Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6),
                                         Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6),
                                         Keys<Workload>::choice("code", &Workload::code, policy_names<CodeLoad>()),
+                                        Keys<Workload>::choice("serial_args", &Workload::serial_args, policy_names<SerialArgs>()),
                                         Keys<Workload>::choice("replay", &Workload::replay, policy_names<ReplayMode>()),
                                         Keys<Workload>::custom("calls", read_calls)}};
     // Order matters: kernels are checked against the platform and the queues, expectations

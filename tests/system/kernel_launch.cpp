@@ -90,10 +90,12 @@ namespace {
 struct Launch {
     double doorbell, dispatch, launch;
 };
-Launch launch_of(const std::string& policy, const std::string& code, int host_ns = 200) {
+Launch launch_of(const std::string& policy, const std::string& code, int host_ns = 200,
+                 const std::string& serial_args = "device-copy") {
     const auto j = nlohmann::json::parse(gpuvp::test::in_child([&] {
         const auto r = run_yaml(scenario(kEmpty), {{"policy.launch", policy},
                                                    {"host.code", code},
+                                                   {"host.serial_args", serial_args},
                                                    {"platform.memory.host_latency_ns", std::to_string(host_ns)}});
         return r.kernel("empty").dump();
     }));
@@ -127,6 +129,34 @@ TEST_CASE("the launch saving falls 1 ns per ns of host latency and crosses 0 at 
         CHECK(launch_of("serial", code, 700).launch - launch_of("prefetch", code, 700).launch == 100);
         CHECK(launch_of("serial", code, 800).launch - launch_of("prefetch", code, 800).launch == 0);
         CHECK(launch_of("serial", code, 900).launch - launch_of("prefetch", code, 900).launch == -100);
+    }
+}
+
+TEST_CASE("host.serial_args host-memory: serial copies no arguments and its argument load reads host memory", "[launch][timing][m5]") {
+    // Seed 004's background 3: the packet points at the arguments in host memory. The host's
+    // path is prefetch's (the code copied, the arguments not: 1600), and so is the GPU's up to
+    // the first fetch at 5376 (L1I 20 + L2 100 + device 300 = 420); the argument load then
+    // misses and reads host memory: L1D 20 + link 600 + host 200 = 820.
+    auto r = run_yaml(scenario(kEmpty), {{"policy.launch", "serial"}, {"host.serial_args", "host-memory"}});
+    const auto& k = r.kernel("empty");
+    REQUIRE(k["status"] == "ok");
+    CHECK(r.results["host"]["serial_args"] == "host-memory");
+    CHECK(k["doorbell_ns"].get<double>() == 1600);
+    CHECK(r.ms("empty", "first_fetch_issued_ns") == 5376);
+    CHECK(k["milestones"]["kernarg_prefetch_issued_ns"].is_null());
+    CHECK(r.ms("empty", "first_instruction_issued_ns") == 5376 + 420);
+    CHECK(k["first_instruction_ns"].get<double>() == 5796 + 820);
+    CHECK(k["launch_latency_ns"].get<double>() == 6616);
+    CHECK(r.results["memory"]["host_memory"]["reads"].get<int>() >= 3);  // read index, packet, arguments
+}
+
+TEST_CASE("against a serial that reads host memory, prefetch saves min(fetch, argument read) - the hit at any host latency", "[launch][timing][m5]") {
+    // serial: fetch (420) then the argument read (20 + 600 + host); prefetch: both at once, then
+    // the load's hit (20). The saving is 420 + 620 + host - max(420, 620 + host) - 20 = 400 at
+    // every host latency: no crossover (against the device copy it crosses 0 at 800, above).
+    for (int host : {200, 800, 2000}) {
+        INFO("host_latency_ns " << host);
+        CHECK(launch_of("serial", "per-launch", host, "host-memory").launch - launch_of("prefetch", "per-launch", host).launch == 400);
     }
 }
 
