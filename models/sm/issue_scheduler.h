@@ -47,8 +47,6 @@ public:
             throw std::invalid_argument("the issue scheduler takes 1 to " + std::to_string(kMaxSlots) + " warp slots");
     }
 
-    IssuePolicy policy() const { return policy_; }
-
     // A warp was placed in `slot` at `cycle` (its age, for gto). Not yet ready: make_ready.
     void placed(uint32_t slot, uint64_t cycle) {
         if (policy_ == IssuePolicy::gto) due_.insert_at(gto_.placed(slot, cycle));
@@ -63,12 +61,10 @@ public:
     // readiness is forgotten).
     void make_ready(uint32_t slot, uint64_t cycle, bool fetch = false) {
         unready(slot);
-        ++pending_;
         ready_[slot] = cycle;
         if (fetch) fetch_.set(slot);
         if (cycle <= now_) {
-            if (fetch) fetch_due_.set(slot);
-            else due_.set(index(slot));
+            make_due(slot);
         } else if (cycle - now_ <= kWheel) {
             const unsigned b = unsigned(cycle % kWheel);
             wheel_[b].set(slot);
@@ -96,7 +92,10 @@ public:
     }
 
     bool has_due() const { return due_.any() || fetch_due_.any(); }
-    bool empty() const { return pending_ == 0; }  // no slot due or waiting to be
+    // No slot due or waiting to be (a scan: for the rare checks, not the issue path).
+    bool empty() const {
+        return std::all_of(ready_.begin(), ready_.end(), [](uint64_t c) { return c == kNever; });
+    }
     // The next slot due to fetch, lowest first, taken out of the due set; kNone when none.
     uint32_t pick_fetch() {
         const uint32_t slot = fetch_due_.first();
@@ -104,7 +103,6 @@ public:
             fetch_due_.clear(slot);
             fetch_.clear(slot);
             ready_[slot] = kNever;
-            --pending_;
         }
         return slot;
     }
@@ -112,10 +110,7 @@ public:
     // ready again, or waits); kNone when none is due.
     uint32_t pick() {
         const uint32_t slot = policy_ == IssuePolicy::gto ? gto_.pick(due_) : lrr_.pick(due_);
-        if (slot != kNone) {
-            ready_[slot] = kNever;
-            --pending_;
-        }
+        if (slot != kNone) ready_[slot] = kNever;
         return slot;
     }
     // The warp picked from `slot` issued.
@@ -143,7 +138,6 @@ public:
         if (!far_.empty()) at = std::min(at, far_.front().cycle);
         return at;
     }
-    uint64_t ready_cycle(uint32_t slot) const { return ready_[slot]; }  // kNever: not waiting to issue
 
 private:
     static constexpr uint64_t kWheel = 64;
@@ -182,17 +176,19 @@ private:
             const Far f = far_.front();
             std::pop_heap(far_.begin(), far_.end());
             far_.pop_back();
-            if (ready_[f.slot] != f.cycle) continue;  // stale
-            if (fetch_.test(f.slot)) fetch_due_.set(f.slot);
-            else due_.set(index(f.slot));
+            if (ready_[f.slot] == f.cycle) make_due(f.slot);  // (else stale)
         }
     }
     unsigned index(uint32_t slot) const { return policy_ == IssuePolicy::gto ? gto_.rank(slot) : slot; }
+    // The slot's ready cycle has come: it joins the due set to fetch or to issue.
+    void make_due(uint32_t slot) {
+        if (fetch_.test(slot)) fetch_due_.set(slot);
+        else due_.set(index(slot));
+    }
     // Takes the slot out of the due sets or the wheel (a time-queue entry goes stale).
     void unready(uint32_t slot) {
         const uint64_t c = ready_[slot];
         if (c == kNever) return;
-        --pending_;
         ready_[slot] = kNever;
         const bool fetch = fetch_.test(slot);
         fetch_.clear(slot);
@@ -209,7 +205,6 @@ private:
     IssuePolicy policy_;
     std::vector<uint64_t> ready_;  // per slot: its ready cycle, kNever when not waiting to issue
     uint64_t now_ = 0;             // the cycle released last
-    uint32_t pending_ = 0;         // slots with a ready cycle
     bool first_issued_ = false;    // a warp issued this cycle already
     SlotMask due_;                 // to issue, by index(slot)
     SlotMask fetch_due_;           // to fetch, by slot

@@ -265,7 +265,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     stats_.resident_warps_max = std::max(stats_.resident_warps_max, resident_warps_);
     ++stats_.warps_run;
     report(b.desc.kernel_slot, Stage::first_warp_started, now);
-    make_ready(slot, now + clock_.cycles(cfg_.warp_launch_cycles));
+    make_ready_after(slot, now, cfg_.warp_launch_cycles);
     table_changed(b, now);
 }
 
@@ -273,6 +273,12 @@ void StreamingMultiprocessor::make_ready(uint32_t slot, const sc_time& at) {
     Warp& w = warps_[slot];
     w.ready_at = at;
     issue_.make_ready(slot, clock_.cycle_at_or_after(at), !w.retaking && !buffered(w));
+}
+
+void StreamingMultiprocessor::make_ready_after(uint32_t slot, const sc_time& now, uint32_t cycles) {
+    Warp& w = warps_[slot];
+    w.ready_at = now + clock_.cycles(cycles);
+    issue_.make_ready(slot, cycle_ + cycles, !w.retaking && !buffered(w));  // (now is edge cycle_: no division)
 }
 
 void StreamingMultiprocessor::fetch(uint32_t slot, const sc_time& now) {
@@ -364,7 +370,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
     ++w.instructions;
     if (!w.holds_locks && in.op != Opcode::lock && in.op != Opcode::unlock) ++progress_;  // (no locks to take back: step did that first)
     report(b.desc.kernel_slot, Stage::first_instruction_issued, now);
-    sc_time next = now + clock_.cycles(1);
+    uint32_t after = 1;  // cycles until the warp may issue again; a memory access sets w.ready_at instead
     uint64_t next_pc = w.pc + kInstructionBytes;
     switch (in.op) {
     case Opcode::end:
@@ -373,18 +379,18 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         return;
     case Opcode::salu:
         if (multilevel_ && scalars_.sync_before_update(slot, in, now)) return;
-        next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
+        after = std::max<uint32_t>(1, in.a);
         break;
     case Opcode::valu:
-        next = now + clock_.cycles(std::max<uint32_t>(1, in.a));
+        after = std::max<uint32_t>(1, in.a);
         break;
     case Opcode::load:
     case Opcode::store:
     case Opcode::kernarg_load:
         memory_access(w, b, in, now);
         if (!w.active) return;
-        next = w.ready_at;
-        break;
+        w.pc = next_pc;
+        return make_ready(slot, w.ready_at);
     case Opcode::barrier:
         if (w.holds_locks) return fail(slot, KernelError::lock_misuse, now, w.pc);
         w.pc = next_pc;
@@ -415,7 +421,7 @@ void StreamingMultiprocessor::execute(uint32_t slot, Warp& w, const Instruction&
         return fail(slot, KernelError::illegal_instruction, now, w.pc);
     }
     w.pc = next_pc;
-    make_ready(slot, next);
+    make_ready_after(slot, now, after);
 }
 
 void StreamingMultiprocessor::memory_access(Warp& w, Block& b, const Instruction& in, const sc_time& now) {

@@ -306,30 +306,27 @@ std::string calibration_table(const CalibrationResult& r) {
     t << "objective (ns, median |simulated - measured| per launch of the gap + of the idle latency, fit launches): "
       << value_text(r.error_before) << " before, " << value_text(r.error_after) << " after, " << r.evaluations
       << " evaluations\n\n";
-    std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6s\n", "trace", "launches", "figure (ns)", "measured",
-                  "before", "after", "err bef", "err aft", "n");
-    t << line;
+    // One row: the columns' texts, then the measured sample count.
+    auto row_line = [&](const std::string& trace, const std::string& launches, const char* figure, const std::string& m,
+                        const std::string& before, const std::string& after, const std::string& err_before,
+                        const std::string& err_after, const std::string& n) {
+        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6s\n", trace.c_str(), launches.c_str(), figure,
+                      m.c_str(), before.c_str(), after.c_str(), err_before.c_str(), err_after.c_str(), n.c_str());
+        t << line;
+    };
+    row_line("trace", "launches", "figure (ns)", "measured", "before", "after", "err bef", "err aft", "n");
     for (const CalibrationRow& row : r.rows) {
         const std::string name = row.trace.substr(row.trace.find_last_of('/') + 1);
-        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6llu\n", name.c_str(), row.launches.c_str(),
-                      "same-stream gap median", ns(row.measured.gap_median).c_str(), ns(row.before.gap_median).c_str(),
-                      ns(row.after.gap_median).c_str(), err(row.before.gap_median, row.measured.gap_median).c_str(),
-                      err(row.after.gap_median, row.measured.gap_median).c_str(), (unsigned long long)row.measured.gaps);
-        t << line;
-        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6llu\n", "", "", "idle launch median",
-                      ns(row.measured.idle_median).c_str(), ns(row.before.idle_median).c_str(), ns(row.after.idle_median).c_str(),
-                      err(row.before.idle_median, row.measured.idle_median).c_str(),
-                      err(row.after.idle_median, row.measured.idle_median).c_str(), (unsigned long long)row.measured.idles);
-        t << line;
+        const std::string gaps = std::to_string(row.measured.gaps), idles = std::to_string(row.measured.idles);
+        row_line(name, row.launches, "same-stream gap median", ns(row.measured.gap_median), ns(row.before.gap_median),
+                 ns(row.after.gap_median), err(row.before.gap_median, row.measured.gap_median),
+                 err(row.after.gap_median, row.measured.gap_median), gaps);
+        row_line("", "", "idle launch median", ns(row.measured.idle_median), ns(row.before.idle_median),
+                 ns(row.after.idle_median), err(row.before.idle_median, row.measured.idle_median),
+                 err(row.after.idle_median, row.measured.idle_median), idles);
         // Launch by launch: the median |simulated - measured| of each figure (no measured column).
-        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6llu\n", "", "", "gap |error|, paired", "-",
-                      ns(row.before.gap_error).c_str(), ns(row.after.gap_error).c_str(), "-", "-",
-                      (unsigned long long)row.measured.gaps);
-        t << line;
-        std::snprintf(line, sizeof line, "%-40s %-9s %-22s %8s %8s %8s %8s %8s %6llu\n", "", "", "idle |error|, paired", "-",
-                      ns(row.before.idle_error).c_str(), ns(row.after.idle_error).c_str(), "-", "-",
-                      (unsigned long long)row.measured.idles);
-        t << line;
+        row_line("", "", "gap |error|, paired", "-", ns(row.before.gap_error), ns(row.after.gap_error), "-", "-", gaps);
+        row_line("", "", "idle |error|, paired", "-", ns(row.before.idle_error), ns(row.after.idle_error), "-", "-", idles);
     }
     return t.str();
 }

@@ -129,15 +129,10 @@ std::vector<std::optional<double>> idle_launch_latency_errors(const ReplaySides&
 }
 
 PairedError paired_error(const std::vector<double>& errors) {
-    PairedError e;
-    e.count = errors.size();
-    if (errors.empty()) return e;
     std::vector<double> a;
     for (double x : errors) a.push_back(std::fabs(x));
-    std::sort(a.begin(), a.end());
-    e.median_abs = nearest_rank(a, 50);
-    e.p90_abs = nearest_rank(a, 90);
-    return e;
+    const Distribution d = distribution(std::move(a));
+    return {d.median, d.p90, d.count};
 }
 
 double nearest_rank(const std::vector<double>& sorted, double p) {
