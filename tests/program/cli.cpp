@@ -51,7 +51,7 @@ std::vector<std::string> bundled_scenarios() {
 }
 }  // namespace
 
-TEST_CASE("two runs of every bundled scenario give byte-identical results but for host_seconds, and identical traces", "[cli][determinism]") {
+TEST_CASE("two runs of every bundled scenario give byte-identical results but for host_seconds, and identical traces", "[cli][determinism][normal-build]") {
     static const std::vector<std::string> files = bundled_scenarios();
     REQUIRE(files.size() >= 16);
     const std::string file = GENERATE(from_range(files));

@@ -7,6 +7,7 @@
 #include "sc_main/run/run.h"
 #include "sc_main/scenario/scenario.h"
 #include "tests/files.h"
+#include "tests/sizes.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -970,7 +971,7 @@ TEST_CASE("read_trace reads any text as the general parser reads it", "[report]"
     for (size_t n = 0; n <= small.size(); ++n) reads_as_the_parser(small.substr(0, n));
     // Random texts.
     std::mt19937 rng(20261127);
-    for (int i = 0; i < 20000; ++i) reads_as_the_parser(random_trace_text(rng));
+    for (int i = 0; i < gpuvp::test::family_size(20000, 2000); ++i) reads_as_the_parser(random_trace_text(rng));
 }
 
 TEST_CASE("read_trace keeps argument names that are not gpuvp's own with the record", "[report]") {

@@ -9,6 +9,7 @@
 // only the rule and that every kernel completes.
 #include <gpuvp/models/common/observer.h>
 #include <gpuvp/platform/system.h>
+#include "tests/sizes.h"
 #include "tests/support.h"
 
 #include <catch2/catch.hpp>
@@ -260,7 +261,8 @@ Outcome run_load(uint64_t seed, const std::string& policy) {
     return r;
 }
 
-constexpr uint64_t kLoads = 40;  // seeds 1..kLoads
+// seeds 1..kLoads (8 of them under the sanitizers: every policy path is reached by then)
+constexpr uint64_t kLoads = gpuvp::test::family_size<uint64_t>(40, 8);
 
 }  // namespace
 
