@@ -139,7 +139,8 @@ std::vector<GpuParam> make_params() {
         integer("cp.irq_cycles", GPUVP_AT(platform.cp.irq_cycles), 0, kCycles, cyc),
         // wlm, glc
         integer("wlm.setup_cycles", GPUVP_AT(platform.wlm.setup_cycles), 0, kCycles, cyc),
-        integer("glc.dispatch_cycles", GPUVP_AT(platform.glc.dispatch_cycles), 0, kCycles, cyc),
+        integer("glc.decision_cycles", GPUVP_AT(platform.glc.decision_cycles), 0, kCycles, cyc),
+        integer("glc.descriptor_cycles", GPUVP_AT(platform.glc.descriptor_cycles), 0, kCycles, cyc),
         // usa
         integer("usa.cores", GPUVP_AT(platform.usa.cores), 2, 80),
         integer("usa.vertex_cores", GPUVP_AT(platform.usa.vertex_cores), 0, 80),
@@ -200,6 +201,7 @@ const InstanceKey* instance_key(const std::string& key) {
 
 const GpuParam& param_or_throw(const std::string& name) {
     if (const GpuParam* p = find_gpu_param(name)) return *p;
+    if (std::string r = retired_gpu_param(strip_gpu(name)); !r.empty()) throw std::invalid_argument(strip_gpu(name) + ": " + r);
     uint32_t sm = 0;
     std::string key;
     if (instance_name(name, sm, key))
@@ -331,6 +333,14 @@ SmConfig PlatformConfig::largest_sm() const {
         c.*k.of_class = most;
     }
     return c;
+}
+
+std::string retired_gpu_param(const std::string& name) {
+    if (name == "glc.dispatch_cycles")
+        return "no longer a parameter: a placement costs glc.decision_cycles (the decision) plus "
+               "glc.descriptor_cycles for each block descriptor it writes, under every policy; "
+               "glc.decision_cycles is what glc.dispatch_cycles was under priority-block";
+    return "";
 }
 
 const GpuParam* find_gpu_param(const std::string& name) {

@@ -106,6 +106,9 @@ const std::vector<GpuParam>& gpu_params();
 // The parameter called `name` ("sm.warp_slots"; a leading "gpu." is accepted), or null. An
 // SM instance's parameter ("sm[3].warp_slots") gives its class's entry (same type and range).
 const GpuParam* find_gpu_param(const std::string& name);
+// Why `name` ("glc.dispatch_cycles"), a parameter of an earlier version, is no longer one and
+// what replaces it; empty for any other name.
+std::string retired_gpu_param(const std::string& name);
 // "sm[3]" (with base "sm") -> 3; nothing for any other text: another base, no index, a
 // leading zero ("sm[03]"), more than 6 digits or anything after the ']'.
 std::optional<uint32_t> instance_index(const std::string& text, const std::string& base);

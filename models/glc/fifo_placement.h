@@ -1,6 +1,8 @@
 // `fifo` (prior art): kernels in arrival order, whole blocks only. The oldest kernel with
 // blocks left goes first; while its next block fits nowhere, later kernels wait behind it.
-// SMs are tried round-robin from the one after the last placement, one block at a time.
+// SMs are tried round-robin from the one after the last placement; a placement puts as many
+// of its whole blocks on the SM as fit there, as priority-block does (the prior art differs
+// from M1 in order and granularity, not in how fast the dispatcher writes descriptors).
 #pragma once
 #include <gpuvp/models/glc/placement_policy.h>
 

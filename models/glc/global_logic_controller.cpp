@@ -86,8 +86,9 @@ void GlobalLogicController::run() {
         }
         done_.clear();
         if (auto p = policy_->next(tables_)) {
-            wait(clock_.cycles(cfg_.dispatch_cycles));  // the decision and its descriptor write
-            place(*p);
+            wait(clock_.cycles(cfg_.decision_cycles));
+            if (const uint64_t written = place(*p); written && cfg_.descriptor_cycles)
+                wait(clock_.cycles(written * cfg_.descriptor_cycles));  // the next decision after the last write
             continue;
         }
         inbox_.wait_for_next();
@@ -154,12 +155,15 @@ void GlobalLogicController::sm_row_from_view(uint32_t sm) {
     tables_.sms[sm] = r;
 }
 
-void GlobalLogicController::place(const Placement& p) {
+uint64_t GlobalLogicController::place(const Placement& p) {
     const sc_time now = sc_core::sc_time_stamp();
     KernelRow& k = tables_.kernels[p.kernel_slot];
     SmView& v = views_[p.sm];
-    uint64_t count = std::min<uint64_t>(p.blocks, k.undispatched);
+    const uint64_t count = std::min<uint64_t>(p.blocks, k.undispatched);
+    const sc_time descriptor = clock_.cycles(cfg_.descriptor_cycles);
+    sc_time written = sc_core::SC_ZERO_TIME;  // from now, when the current descriptor's write ends
     for (uint64_t i = 0; i < count; ++i) {
+        written += descriptor;
         const uint64_t id = k.blocks - k.undispatched;
         const uint32_t threads = block_threads(k.grid_size, k.workgroup_size, id);  // partial at the edges
         const uint32_t warps = (threads + warp_size_ - 1) / warp_size_;
@@ -171,22 +175,24 @@ void GlobalLogicController::place(const Placement& p) {
         ++(p.kind == PlacementKind::whole_blocks ? stats_.whole_blocks
            : p.kind == PlacementKind::first_sm   ? stats_.first_sm
                                                  : stats_.second_sm);
-        if (k.dispatched == 1 && observer_) observer_->kernel_stage(p.kernel_slot, Stage::first_block_dispatched, now);
-        sc_time delay = sc_core::SC_ZERO_TIME;
+        if (k.dispatched == 1 && observer_)
+            observer_->kernel_stage(p.kernel_slot, Stage::first_block_dispatched, now + written);
+        sc_time delay = written;
         write_msg(to_sm[p.sm], payloads_, map::kSmDispatch, d, delay);
     }
     sm_row_from_view(p.sm);
     kernel_row_changed(p.kernel_slot, now);
     sm_row_changed(p.sm, now);
-    if (count > 0 && k.undispatched == 0) drained(p.kernel_slot);
+    if (count > 0 && k.undispatched == 0) drained(p.kernel_slot, written);
+    return count;
 }
 
 // Written after the kernel's last block descriptor, so an SM takes it after that block's arrival.
-void GlobalLogicController::drained(uint32_t slot) {
+void GlobalLogicController::drained(uint32_t slot, const sc_time& after) {
     if (!drain_notices_) return;
     const KernelDrained d{slot, 0};
     for (size_t sm = 0; sm < views_.size(); ++sm) {
-        sc_time delay = sc_core::SC_ZERO_TIME;
+        sc_time delay = after;
         write_msg(to_sm[int(sm)], payloads_, map::kSmKernelDrained, d, delay);
     }
 }

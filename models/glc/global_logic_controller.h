@@ -74,8 +74,11 @@ private:
     void run();
     void apply(const KernelRegistration& r, const sc_core::sc_time& now);
     void apply(const SmNotice& n, const sc_core::sc_time& now);
-    void place(const Placement& p);
-    void drained(uint32_t slot);  // M3: no more blocks of the kernel will come
+    // Writes the placement's block descriptors, the i-th (from 1) i descriptor writes from now;
+    // returns how many.
+    uint64_t place(const Placement& p);
+    // M3: no more blocks of the kernel will come; sent `after` from now (after its last descriptor).
+    void drained(uint32_t slot, const sc_core::sc_time& after = sc_core::SC_ZERO_TIME);
     void sm_row_from_view(uint32_t sm);
     void kernel_row_changed(uint32_t slot, const sc_core::sc_time& t);
     void sm_row_changed(uint32_t sm, const sc_core::sc_time& t);

@@ -1,5 +1,6 @@
 #include "sc_main/replay/calibrate.h"
 #include <gpuvp/firmware/assembler.h>
+#include <gpuvp/models/glc/glc_config.h>
 #include "sc_main/batch/batch.h"
 #include "sc_main/record/run_record.h"
 #include "sc_main/replay/replay_metrics.h"
@@ -44,7 +45,8 @@ void fold_to_one_wave(Scenario& s) {
     for (KernelSpec& k : s.workload.kernels) {
         if (!k.measured) continue;
         const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
-        const uint64_t per_wave = std::max<uint64_t>(1, blocks_per_sm(s.platform.sm, threads, k.vregs, k.shared_bytes) * s.platform.sms);
+        const uint64_t per_sm = std::max<uint64_t>(1, blocks_per_sm(s.platform.sm, threads, k.vregs, k.shared_bytes));
+        const uint64_t per_wave = per_sm * s.platform.sms;
         const uint64_t blocks = block_count(k);
         if (blocks <= per_wave) continue;
         const uint64_t waves = (blocks + per_wave - 1) / per_wave;
@@ -52,8 +54,9 @@ void fold_to_one_wave(Scenario& s) {
         for (const ProgramStep& step : k.program)
             if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
         // The placements of the blocks folded away are part of the kernel's time too (the GLC
-        // places one block every dispatch_cycles): the body keeps them.
-        k.program = duration_program(cycles * waves + (blocks - per_wave) * s.platform.glc.dispatch_cycles);
+        // places them per_sm at a time): the body keeps them.
+        k.program = duration_program(cycles * waves + placement_cycles(s.platform.glc, blocks, per_sm) -
+                                     placement_cycles(s.platform.glc, per_wave, per_sm));
         k.grid = {uint32_t(per_wave * k.block[0]), k.block[1], k.block[2]};
     }
 }

@@ -302,9 +302,12 @@ void read_map(const Ctx& c, const Node& m, const Loc& at, const Schema<S>& schem
                 if (m.key(p).value() == name) first = p;
             if (first == SIZE_MAX) patterns.push_back(i);
         } else {
+            const Loc here = at.field(name, line);
+            if (under(here.key, "platform"))
+                if (std::string r = retired_gpu_param(here.key.substr(9)); !r.empty()) c.fail(here, r);
             std::vector<std::string> names;
             for (const auto& field : schema.fields) names.push_back(field.name);
-            c.fail(at.field(name, line), unknown_word("key", name, names));
+            c.fail(here, unknown_word("key", name, names));
         }
         if (first != SIZE_MAX)
             c.fail(at.field(name, line), "duplicate key (first at line " + std::to_string(line_of(m.key(first), at.line)) + ")");

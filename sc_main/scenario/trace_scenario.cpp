@@ -2,6 +2,7 @@
 #include "sc_main/scenario/trace_scenario.h"
 #include "sc_main/scenario/device_platform.h"
 #include "sc_main/scenario/document.h"
+#include <gpuvp/models/glc/glc_config.h>
 #include <gpuvp/models/common/aql.h>
 
 #include <algorithm>
@@ -76,14 +77,15 @@ Node dims(const std::array<T, 3>& d) {
 
 // The cycles each warp of a kernel is busy for so that the kernel takes `duration` cycles at the
 // occupancy the platform gives it (docs/replay.md, "Kernel bodies"): its blocks run in waves of
-// `per_sm` blocks on every SM, and the GLC places one block every `dispatch_cycles`, a wave's
-// blocks one after the other as the wave before ends (`fifo`'s placement): the kernel takes
-// its placements and then `waves` bodies. At least 1 cycle: a kernel the model cannot place
-// that fast runs longer than it did (`kernel_duration_ratio`).
+// `per_sm` blocks on every SM, and the GLC places them `per_sm` at a time, one placement after
+// another (placement_cycles): the kernel takes its placements and then `waves` bodies. At
+// least 1 cycle: a kernel the model cannot place that fast runs longer than it did
+// (`kernel_duration_ratio`).
 uint64_t body_cycles(const PlatformConfig& p, uint64_t blocks, uint64_t per_sm, double duration) {
     const double per_wave = double(std::max<uint64_t>(1, per_sm * p.sms));
     const double waves = std::max(1.0, std::ceil(double(blocks) / per_wave));
-    return uint64_t(std::max(1.0, std::round((duration - double(blocks) * p.glc.dispatch_cycles) / waves)));
+    const double placing = double(placement_cycles(p.glc, blocks, std::max<uint64_t>(1, per_sm)));
+    return uint64_t(std::max(1.0, std::round((duration - placing) / waves)));
 }
 
 struct Replayed {  // an op of the replayed device, as the scenario names it

@@ -1,6 +1,7 @@
 // The GLC as a module (models/glc/global_logic_controller.h): a stimulus registers a kernel as
 // the WLM does, two stand-in SMs take block descriptors and send notices back when told, and a
-// stand-in CP takes the KernelDone. 1 GHz, bus 2 cycles, dispatch_cycles 12.
+// stand-in CP takes the KernelDone. 1 GHz, bus 2 cycles, a decision 12 cycles, a descriptor 0
+// (GlcConfig's defaults) unless a test says otherwise.
 #include <gpuvp/models/common/memory_map.h>
 #include <gpuvp/models/common/messages.h>
 #include <gpuvp/models/common/timing.h>
@@ -113,8 +114,9 @@ struct GlcBench {
     FrontStandIn front{"front"};
     SmStandIn sm0{"sm0"}, sm1{"sm1"};
     GlobalLogicController glc;
-    GlcBench(uint32_t slots, DispatchPolicy policy, ScalarPolicy scalar = ScalarPolicy::per_warp)
-        : glc("glc", {sm_of(slots), sm_of(slots)}, 4, GlcConfig{}, Clock(1000), ns(2), make_placement_policy(policy),
+    GlcBench(uint32_t slots, DispatchPolicy policy, ScalarPolicy scalar = ScalarPolicy::per_warp,
+             GlcConfig config = GlcConfig{})
+        : glc("glc", {sm_of(slots), sm_of(slots)}, 4, config, Clock(1000), ns(2), make_placement_policy(policy),
               nullptr, scalar) {
         front.to_glc.bind(glc.regs);
         sm0.to_glc.bind(glc.regs);
@@ -127,30 +129,56 @@ struct GlcBench {
 
 }  // namespace
 
-TEST_CASE("glc module fifo: one block per decision round robin over the SMs and KernelDone after the last block_done",
+TEST_CASE("glc module fifo: as many whole blocks as fit per decision, round robin over the SMs, and KernelDone after the last block_done",
           "[module][glc][timing]") {
-    GlcBench b(4, DispatchPolicy::fifo);
-    b.front.kernels = {{0, kernel(0, 0, 3)}};
-    b.sm0.script = {{100, notice(0, NoticeKind::block_done, 0)}, {200, notice(0, NoticeKind::block_done, 2)}};
-    b.sm1.script = {{150, notice(1, NoticeKind::block_done, 1)}};
+    GlcBench b(4, DispatchPolicy::fifo);  // an SM holds 2 blocks of 2 warps
+    b.front.kernels = {{0, kernel(0, 0, 5)}};
+    b.sm0.script = {{100, notice(0, NoticeKind::block_done, 0)}, {200, notice(0, NoticeKind::block_done, 1)},
+                    {210, notice(0, NoticeKind::block_done, 4)}};
+    b.sm1.script = {{150, notice(1, NoticeKind::block_done, 2)}, {160, notice(1, NoticeKind::block_done, 3)}};
     sc_core::sc_start(ns(1000));
-    // The registration arrives at 2; each placement takes 12 cycles: 14, 26, 38.
-    REQUIRE(b.sm0.blocks.size() == 2);
-    REQUIRE(b.sm1.blocks.size() == 1);
-    CHECK(b.sm0.blocks[0].first == 14);
-    CHECK(b.sm0.blocks[0].second.block_id == 0);
-    CHECK(b.sm1.blocks[0].first == 26);
-    CHECK(b.sm1.blocks[0].second.block_id == 1);
-    CHECK(b.sm0.blocks[1].first == 38);
-    CHECK(b.sm0.blocks[1].second.block_id == 2);
-    const BlockDescriptor& d = b.sm1.blocks[0].second;
+    // The registration arrives at 2; each decision takes 12 cycles and places what fits: blocks
+    // 0 and 1 on SM 0 at 14, 2 and 3 on SM 1 at 26. Block 4 waits for room: the SMs here send
+    // no status notice, so their rows stay full (the next test frees one).
+    std::vector<std::pair<double, uint64_t>> placed;  // (time, block)
+    for (const auto* sm : {&b.sm0, &b.sm1})
+        for (const auto& [t, d] : sm->blocks) placed.push_back({t, d.block_id});
+    CHECK(placed == std::vector<std::pair<double, uint64_t>>{{14, 0}, {14, 1}, {26, 2}, {26, 3}});
+    const BlockDescriptor& d = b.sm1.blocks.at(0).second;
     CHECK((d.kernel_slot == 0 && d.warps == 2 && d.threads == 64 && d.regs_per_warp == 256 && d.shared_bytes == 0));
-    // The last block_done is sent at 200 and arrives at 202: the kernel is done then.
-    REQUIRE(b.front.done.size() == 1);
-    CHECK(b.front.done[0].first == 202);
-    CHECK(b.front.done[0].second.kernel_slot == 0);
-    CHECK(b.front.done[0].second.error == 0);
-    CHECK(b.glc.blocks_dispatched() == 3);
+    CHECK(b.front.done.empty());  // block 4 never placed
+    CHECK(b.glc.blocks_dispatched() == 4);
+}
+
+namespace {
+// Decision 12 cycles, descriptor 3: the registration arrives at 2; the first decision ends at
+// 14, its two descriptors are written by 17 and 20 (SM 0); the next decision starts at 20 and
+// ends at 32, its descriptors 35 and 38 (SM 1); then nothing fits.
+void check_decision_and_descriptors(DispatchPolicy policy) {
+    GlcBench b(4, policy, ScalarPolicy::multilevel, GlcConfig{12, 3});
+    b.front.kernels = {{0, kernel(0, 0, 4)}};
+    sc_core::sc_start(ns(1000));
+    std::vector<std::pair<double, uint64_t>> placed;  // (time, block)
+    for (const auto* sm : {&b.sm0, &b.sm1})
+        for (const auto& [t, d] : sm->blocks) placed.push_back({t, d.block_id});
+    CHECK(placed == std::vector<std::pair<double, uint64_t>>{{17, 0}, {20, 1}, {35, 2}, {38, 3}});
+    // M3's word that the kernel is drained goes after its last descriptor, to every SM.
+    CHECK(b.sm0.drained == std::vector<std::pair<double, uint32_t>>{{38, 0}});
+    CHECK(b.sm1.drained == std::vector<std::pair<double, uint32_t>>{{38, 0}});
+}
+}  // namespace
+
+TEST_CASE("glc module fifo: a placement costs a decision and a descriptor per block, each written after the one before",
+          "[module][glc][timing]") {
+    check_decision_and_descriptors(DispatchPolicy::fifo);
+}
+TEST_CASE("glc module priority-block: a placement costs a decision and a descriptor per block, as under fifo",
+          "[module][glc][timing]") {
+    check_decision_and_descriptors(DispatchPolicy::priority_block);
+}
+TEST_CASE("glc module priority-warp: a placement costs a decision and a descriptor per block, as under fifo",
+          "[module][glc][timing]") {
+    check_decision_and_descriptors(DispatchPolicy::priority_warp);
 }
 
 TEST_CASE("glc module multilevel: every SM is told that a kernel gets no more blocks when its last block is placed",
@@ -158,12 +186,12 @@ TEST_CASE("glc module multilevel: every SM is told that a kernel gets no more bl
     GlcBench b(4, DispatchPolicy::fifo, ScalarPolicy::multilevel);
     b.front.kernels = {{0, kernel(1, 0, 3)}};
     sc_core::sc_start(ns(1000));
-    // Blocks at 14 (SM 0), 26 (SM 1), 38 (SM 0): the last placement is followed at once by a
-    // KernelDrained to each SM, SM 1 included, though it got none of the last blocks.
-    REQUIRE(b.sm0.blocks.size() == 2);
-    CHECK(b.sm0.blocks[1].first == 38);
-    CHECK(b.sm0.drained == std::vector<std::pair<double, uint32_t>>{{38, 1}});
-    CHECK(b.sm1.drained == std::vector<std::pair<double, uint32_t>>{{38, 1}});
+    // Blocks 0 and 1 at 14 (SM 0), block 2 at 26 (SM 1): the last placement is followed at once
+    // by a KernelDrained to each SM, SM 0 included, though it got none of the last blocks.
+    REQUIRE(b.sm1.blocks.size() == 1);
+    CHECK(b.sm1.blocks[0].first == 26);
+    CHECK(b.sm0.drained == std::vector<std::pair<double, uint32_t>>{{26, 1}});
+    CHECK(b.sm1.drained == std::vector<std::pair<double, uint32_t>>{{26, 1}});
 }
 
 TEST_CASE("glc module per-warp: the SMs are not told when a kernel is drained", "[module][glc][m3][timing]") {

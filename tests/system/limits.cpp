@@ -191,14 +191,15 @@ TEST_CASE("limits: memory too small for a scenario's rings and signals is exit 2
 }
 
 TEST_CASE("limits: a GPU of 304 SMs (the mi300x preset) runs a kernel whose blocks spread over every SM", "[limits][presets]") {
-    // 608 blocks of one wave each: round-robin placement puts two on each of the 304 CUs.
+    // 608 blocks of 16 waves (1024 work-items): a CU's 32 slots hold two, so each placement
+    // puts two on the next CU round robin, and the kernel takes all 304.
     const auto r = test::run_yaml(R"(
 name: wide
 platform: {preset: mi300x}
 kernels:
   - name: k
-    grid: [38912]
-    block: [64]
+    grid: [622592]
+    block: [1024]
     program: [{op: kernarg_load}, {op: valu, cycles: 200}, {op: load, bytes: 256}]
 )");
     CHECK(r.out.exit_code == 0);
@@ -217,14 +218,14 @@ kernels:
 }
 
 TEST_CASE("limits: an L2 whose size is not a power of two (A100's 40 MiB) caches as any other", "[limits][presets]") {
-    // 32 blocks on 4 SMs read 4 KiB over and over: the first reads of each line miss in the
-    // L2, the other SMs' then hit. The same run with a 32 MiB L2 (a power of two) ends at the
-    // same time with the same counts: the working set fits both.
+    // 32 one-warp blocks on 4 SMs of 8 warp slots (8 blocks an SM) read 4 KiB over and over:
+    // the first reads of each line miss in the L2, the other SMs' then hit. The same run with a 32 MiB L2 (a
+    // power of two) ends at the same time with the same counts: the working set fits both.
     auto run = [](const std::string& l2) {
         return nlohmann::json::parse(test::in_child([&] {
             const auto r = test::run_yaml(R"(
 name: l2
-platform: {preset: a100, sms: 4}
+platform: {preset: a100, sms: 4, sm: {warp_slots: 8}}
 kernels:
   - name: k
     grid: [1024]

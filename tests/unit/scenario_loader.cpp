@@ -160,6 +160,22 @@ platform:
     CHECK_THAT(e.what(), Equals("t.yaml:4: platform.sm.warp_slotz: unknown key 'warp_slotz' (did you mean 'warp_slots'?)"));
 }
 
+TEST_CASE("scenario: glc.dispatch_cycles, in a file or --set, names the two keys that replace it",
+          "[scenario][errors][glc]") {
+    const auto e = error_of("name: x\nplatform:\n  glc: {dispatch_cycles: 10}\n");
+    CHECK(e.line() == 3);
+    CHECK(e.key() == "platform.glc.dispatch_cycles");
+    CHECK_THAT(e.what(), Contains("no longer a parameter: a placement costs glc.decision_cycles (the decision) plus "
+                                  "glc.descriptor_cycles for each block descriptor it writes"));
+    const auto set = error_of(kMinimal, {{"platform.glc.dispatch_cycles", "10"}});
+    CHECK(set.file() == "--set");
+    CHECK_THAT(set.what(), Contains("glc.decision_cycles"));
+    // The two keys that replace it load.
+    const Scenario s = parse_scenario("name: x\nplatform:\n  glc: {decision_cycles: 7, descriptor_cycles: 2}\n", "t.yaml");
+    CHECK(s.platform.glc.decision_cycles == 7);
+    CHECK(s.platform.glc.descriptor_cycles == 2);
+}
+
 TEST_CASE("scenario: an unknown key with no close match lists the known keys", "[scenario][errors]") {
     const auto e = error_of("name: x\nfrobnicate: 1\n");
     CHECK(e.line() == 2);
