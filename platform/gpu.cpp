@@ -31,7 +31,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const GpuConfig& config, Observer* observ
     log_ = std::make_unique<GpuLog>(this->name(), cfg_.log, p.sms, observer);
     observer = log_.get();  // every block reports to the log, which passes each event on
     const sc_time bus = clock_.cycles(p.bus_cycles);
-    auto policy = make_placement_policy(cfg_.policy.dispatch);
+    auto policy = make_placement_policy(cfg_.policy.dispatch, cfg_.platform.glc.second_sm);
     auto shading = make_shading_policy(cfg_.policy.shading, p.usa.cores);
 
     DispatchLimits limits;

@@ -141,6 +141,7 @@ std::vector<GpuParam> make_params() {
         integer("wlm.setup_cycles", GPUVP_AT(platform.wlm.setup_cycles), 0, kCycles, cyc),
         integer("glc.decision_cycles", GPUVP_AT(platform.glc.decision_cycles), 0, kCycles, cyc),
         integer("glc.descriptor_cycles", GPUVP_AT(platform.glc.descriptor_cycles), 0, kCycles, cyc),
+        choice("glc.second_sm", GPUVP_AT(platform.glc.second_sm), policy_names<SecondSmChoice>()),
         // usa
         integer("usa.cores", GPUVP_AT(platform.usa.cores), 2, 80),
         integer("usa.vertex_cores", GPUVP_AT(platform.usa.vertex_cores), 0, 80),

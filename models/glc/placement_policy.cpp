@@ -5,11 +5,11 @@
 
 namespace gpuvp {
 
-std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy) {
+std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy, SecondSmChoice second_sm) {
     switch (policy) {
     case DispatchPolicy::fifo: return std::make_unique<FifoPlacement>();
     case DispatchPolicy::priority_block: return std::make_unique<PriorityBlockPlacement>();
-    case DispatchPolicy::priority_warp: return std::make_unique<PriorityWarpPlacement>();
+    case DispatchPolicy::priority_warp: return std::make_unique<PriorityWarpPlacement>(second_sm);
     }
     return nullptr;
 }

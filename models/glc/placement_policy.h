@@ -3,6 +3,7 @@
 // strategy; make_placement_policy picks one by the scenario's `policy.dispatch`.
 #pragma once
 #include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/glc/glc_config.h>
 #include <gpuvp/models/glc/tables.h>
 
 #include <memory>
@@ -34,7 +35,9 @@ public:
     virtual std::optional<Placement> next(const GlcTables& t) = 0;
 };
 
-std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy);
+// `second_sm`: priority-warp's choice among second SMs (the other policies have no second SM).
+std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy,
+                                                       SecondSmChoice second_sm = SecondSmChoice::lowest_priority);
 
 // Shared steps. The highest-priority kernel with blocks left (ties: the earliest), or -1.
 int highest_priority_kernel(const GlcTables& t);

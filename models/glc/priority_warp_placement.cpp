@@ -17,16 +17,30 @@ std::optional<Placement> PriorityWarpPlacement::next(const GlcTables& t) {
         if (fits_warp(t.sms[sm], row) && (first < 0 || t.sms[sm].free_regs > t.sms[first].free_regs)) first = int(sm);
     if (first >= 0) return Placement{slot, uint32_t(first), 1, PlacementKind::first_sm};
 
-    int second = -1;
-    for (uint32_t sm = 0; sm < t.sms.size(); ++sm) {
-        const SmRow& s = t.sms[sm];
-        if (s.highest_priority == kNoPriority || s.highest_priority <= row.priority) continue;  // equal or higher
-        if (second < 0 || s.highest_priority > t.sms[second].highest_priority ||
-            (s.highest_priority == t.sms[second].highest_priority && s.free_regs > t.sms[second].free_regs))
-            second = int(sm);
-    }
-    if (second >= 0) return Placement{slot, uint32_t(second), 1, PlacementKind::second_sm};
+    if (int second = second_sm(t, row); second >= 0) return Placement{slot, uint32_t(second), 1, PlacementKind::second_sm};
     return std::nullopt;
+}
+
+// Step 4: among the SMs whose highest block priority is lower than the kernel's (an empty SM
+// or one running equal or higher priority work is never one), the one second_choice_ names;
+// ties go to the lowest SM index (round-robin: the first after the last second SM).
+int PriorityWarpPlacement::second_sm(const GlcTables& t, const KernelRow& k) {
+    const uint32_t n = uint32_t(t.sms.size());
+    auto lower = [&](const SmRow& s) { return s.highest_priority != kNoPriority && s.highest_priority > k.priority; };
+    auto better = [&](const SmRow& s, const SmRow& than) {
+        if (second_choice_ == SecondSmChoice::most_free && s.free_regs != than.free_regs) return s.free_regs > than.free_regs;
+        if (s.highest_priority != than.highest_priority) return s.highest_priority > than.highest_priority;
+        return s.free_regs > than.free_regs;
+    };
+    if (second_choice_ == SecondSmChoice::round_robin) {
+        for (uint32_t step = 1; step <= n; ++step)
+            if (const uint32_t sm = (last_second_ + step) % n; lower(t.sms[sm])) return int(last_second_ = sm);
+        return -1;
+    }
+    int best = -1;
+    for (uint32_t sm = 0; sm < n; ++sm)
+        if (lower(t.sms[sm]) && (best < 0 || better(t.sms[sm], t.sms[best]))) best = int(sm);
+    return best;
 }
 
 }  // namespace gpuvp

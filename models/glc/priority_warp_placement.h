@@ -5,10 +5,10 @@
 //   3. else a first SM (room for one warp: a free slot, one warp's registers and the block's
 //      shared memory; the one with the most free registers): one block, whose warps the SM
 //      starts one by one as resources free;
-//   4. else a second SM (its highest block priority lower than the kernel's; the one with the
-//      lowest-priority work, then the most free registers): one block, which takes the SM's
-//      next freed slots ahead of the lower-priority work. An SM running equal or higher
-//      priority work is never a second SM.
+//   4. else a second SM (its highest block priority lower than the kernel's; among several,
+//      the one SecondSmChoice names): one block, which takes the SM's next freed slots ahead
+//      of the lower-priority work. An SM running equal or higher priority work is never a
+//      second SM.
 #pragma once
 #include <gpuvp/models/glc/placement_policy.h>
 
@@ -16,11 +16,16 @@ namespace gpuvp {
 
 class PriorityWarpPlacement : public PlacementPolicy {
 public:
+    explicit PriorityWarpPlacement(SecondSmChoice second_sm = SecondSmChoice::lowest_priority)
+        : second_choice_(second_sm) {}
     const char* name() const override { return policy_name(DispatchPolicy::priority_warp); }
     std::optional<Placement> next(const GlcTables& t) override;
 
 private:
-    uint32_t last_sm_ = ~0u;
+    int second_sm(const GlcTables& t, const KernelRow& k);
+    SecondSmChoice second_choice_;
+    uint32_t last_sm_ = ~0u;         // the last full-block SM
+    uint32_t last_second_ = ~0u;     // the last second SM (round-robin)
 };
 
 // Room for at least one warp of `k`: a slot, one warp's registers, the block's shared memory.

@@ -138,6 +138,35 @@ TEST_CASE("priority-warp's second SM runs only lower-priority work, never equal 
     CHECK(d->blocks == 1);
 }
 
+TEST_CASE("priority-warp's second SM among several: the lowest-priority work, the most free registers, or round robin",
+          "[placement][m1]") {
+    GlcTables t;
+    t.kernels = {kernel(1, 8, 0)};
+    // No room for a warp anywhere. SM 0 runs priority 5 work with 512 free registers, SM 1
+    // priority 3 with 768, SM 2 priority 5 with 256, SM 3 priority 1 (equal: never), SM 4 is
+    // empty of work but full of another kernel's waiting warps: never (no priority present).
+    t.sms = {busy_sm(512, 0, 5), busy_sm(768, 0, 3), busy_sm(256, 0, 5), busy_sm(1024, 0, 1), sm(0, 0)};
+    auto pick = [&](PriorityWarpPlacement& p) {
+        auto d = p.next(t);
+        REQUIRE(d);
+        CHECK(d->kind == PlacementKind::second_sm);
+        return d->sm;
+    };
+    PriorityWarpPlacement lowest(SecondSmChoice::lowest_priority);
+    CHECK(pick(lowest) == 0);  // priority 5, and of SMs 0 and 2 the one with more registers
+    PriorityWarpPlacement most_free(SecondSmChoice::most_free);
+    CHECK(pick(most_free) == 1);  // 768 free registers, though its work is of higher priority
+    t.sms[1].free_regs = 512;
+    CHECK(pick(most_free) == 0);  // a tie on registers: the lower-priority work
+    PriorityWarpPlacement round(SecondSmChoice::round_robin);
+    CHECK(pick(round) == 0);
+    CHECK(pick(round) == 1);
+    CHECK(pick(round) == 2);
+    CHECK(pick(round) == 0);  // SMs 3 and 4 are never second SMs
+    // The default: the three give the same responses on the 40-load family (m1-priority-dispatch.md).
+    CHECK(GlcConfig{}.second_sm == SecondSmChoice::lowest_priority);
+}
+
 TEST_CASE("priority-warp prefers a full-block SM over a first SM over a second SM", "[placement][m1]") {
     GlcTables t;
     t.kernels = {kernel(0, 5, 0)};  // 4 warps x 1024 registers a block
