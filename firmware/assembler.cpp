@@ -148,7 +148,9 @@ std::vector<unsigned char> build_code_object(const KernelSpec& k, uint32_t warp_
     DescriptorExtension x{};
     x.magic = kExtensionMagic;
     x.version = 1;
-    x.barrier = has_barrier(k.program);
+    x.syncs = uint8_t((has_barrier(k.program) ? kSyncBarrier : 0) |
+                      (writes_level(k.program, ScalarLevel::workgroup) ? kSyncWorkgroupWrite : 0) |
+                      (writes_level(k.program, ScalarLevel::kernel) ? kSyncKernelWrite : 0));
     for (int i = 0; i < 4; ++i) x.scalars[i] = k.scalars[i];
     x.global_bytes = k.global_bytes;
     x.warp_priority_count = uint16_t(std::min<size_t>(k.warp_priorities.size(), kMaxWarpPriorities));

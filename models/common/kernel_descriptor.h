@@ -7,6 +7,7 @@
 //   kernel_object + 512  code entry (kernel_code_entry_byte_offset = 512)
 #pragma once
 #include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/messages.h>
 
 #include <hsa/amd_hsa_kernel_code.h>
 
@@ -24,7 +25,7 @@ constexpr unsigned kMaxWarpPriorities = 232;
 struct DescriptorExtension {
     uint32_t magic;
     uint8_t version;                  // 1
-    uint8_t barrier;                  // 1 if the program has a block barrier (M1: the SM's deadlock avoidance)
+    uint8_t syncs;                    // kSync* bits (messages.h): barrier, workgroup- and kernel-level scalar writes
     uint16_t warp_priority_count;     // CPR values given (M2); warps past the list get the last
     uint16_t scalars[4];              // scalar registers per level: kernel, workgroup, warp, slice (M3)
     uint64_t global_bytes;            // size of the kernel's global buffer

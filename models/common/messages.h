@@ -54,13 +54,19 @@ inline uint32_t block_threads(const uint32_t grid[3], const uint16_t wg[3], uint
     return uint32_t(threads);
 }
 
+// What a kernel's program waits on with other warps (DescriptorExtension::syncs,
+// IsuContext::syncs), bit by bit. The SM decides what each means under its policies.
+constexpr uint8_t kSyncBarrier = 1;         // a block barrier
+constexpr uint8_t kSyncWorkgroupWrite = 2;  // M3: a workgroup-level scalar write (multilevel: waits for the block's warps)
+constexpr uint8_t kSyncKernelWrite = 4;     // M3: a kernel-level scalar write (multilevel: waits for the kernel's warps on the SM)
+
 // WLM -> each SM's ISU: the kernel context (M5 uses the kernarg registers).
 struct IsuContext {
     uint64_t pc;              // code entry address
     uint64_t kernarg_ptr;
     uint32_t kernarg_size;
     uint16_t valid;
-    uint16_t barrier;         // M1: 1 if the kernel's program has a block barrier (its blocks may wait for slots)
+    uint16_t syncs;           // kSync* bits of the kernel's program (M1's deadlock avoidance, M3's whole-block starts)
     uint16_t scalars[4];      // M3: scalar registers per instance of each level (kernel, workgroup, warp, slice)
 };
 static_assert(sizeof(IsuContext) == 32);

@@ -72,7 +72,7 @@ bool ScalarUnit::room_for_whole(uint32_t row) const {
 bool ScalarUnit::reserve(uint32_t row) {
     BlockState& b = blocks_[row];
     if (b.reserved) return true;
-    if (!room_for_whole(row)) return false;
+    if (sm_.blocks_[row].whole_start && !room_for_whole(row)) return false;
     const BlockDescriptor& d = sm_.blocks_[row].desc;
     KernelState& k = kernels_[d.kernel_slot];
     const uint32_t kernel = k.reserved ? 0 : need(d.kernel_slot, ScalarLevel::kernel);
@@ -151,8 +151,9 @@ void ScalarUnit::check_workgroup_sync(uint32_t row, const sc_time& now) {
 }
 
 // The sharers: every warp that has not ended of every block of the kernel started on this SM
-// (holding its reservation), its unstarted warps included. A block starts whole
-// (room_for_whole), so those warps are sure to start and come here.
+// (holding its reservation), its unstarted warps included. A block of a kernel that writes
+// kernel-level scalars starts whole (room_for_whole), so those warps are sure to start and
+// come here.
 void ScalarUnit::check_kernel_sync(uint32_t kernel_slot, const sc_time& now) {
     KernelState& k = kernels_[kernel_slot];
     if (k.kernel_sync.empty()) return;

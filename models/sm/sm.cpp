@@ -158,7 +158,9 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         b = Block{};
         b.desc = d;
         b.arrival = arrivals_seen_++;
-        b.has_barrier = contexts_[d.kernel_slot % contexts_.size()].regs.barrier != 0;
+        const uint16_t syncs = contexts_[d.kernel_slot % contexts_.size()].regs.syncs;
+        b.has_barrier = (syncs & kSyncBarrier) || (multilevel_ && (syncs & kSyncWorkgroupWrite));
+        b.whole_start = multilevel_ && (syncs & kSyncKernelWrite);
         locks_.block_arrived(uint32_t(i), contexts_[d.kernel_slot % contexts_.size()].cpr, d.warps);
         unstarted_warps_ += d.warps;
         needed_regs_ += uint64_t(d.warps) * d.regs_per_warp;

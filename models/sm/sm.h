@@ -145,7 +145,10 @@ private:
         std::vector<uint32_t> barrier_waiters;  // warp slots
         bool holds_shared = false;
         uint64_t arrival = 0;        // order of arrival
-        bool has_barrier = false;    // M1: its kernel's program has a block barrier (IsuContext::barrier)
+        // M1's deadlock avoidance holds it back: its warps may wait for its unstarted ones (a
+        // block barrier; under M3's multilevel also a workgroup-level write).
+        bool has_barrier = false;
+        bool whole_start = false;    // M3, multilevel: its kernel writes kernel-level scalars, so it starts whole
         KernelError error = KernelError::none;
         uint32_t shared_base = 0;    // its range of shared memory, once it holds it
     };

@@ -104,7 +104,7 @@ void WorkloadManager::launch(const LaunchDescriptor& l) {
     IsuContext ctx{res.code_entry, l.kernarg_address, uint32_t(res.kernarg_size), 1, 0, {0, 0, 0, 0}};
     const auto ext = from_bytes<DescriptorExtension>(image + kExtensionOffset);
     if (ext.magic == kExtensionMagic) {
-        ctx.barrier = ext.barrier;  // M1: whether its blocks may wait at a barrier
+        ctx.syncs = ext.syncs;  // what its blocks' warps may wait for each other at (M1, M3)
         for (int i = 0; i < 4; ++i) ctx.scalars[i] = ext.scalars[i];  // M3: scalar registers per level
     }
     const bool has_cprs = ext.magic == kExtensionMagic && ext.warp_priority_count > 0;

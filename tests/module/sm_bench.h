@@ -243,7 +243,12 @@ struct SmBench {
         c.kernarg_ptr = kKernargs;
         c.kernarg_size = kernarg_bytes;
         c.valid = 1;
-        c.barrier = std::any_of(program.begin(), program.end(), [](const Instruction& i) { return i.op == Opcode::barrier; });
+        for (const Instruction& i : program) {  // as build_code_object sets them
+            const bool write = i.op == Opcode::salu && (i.mod & kScalarWriteFlag);
+            if (i.op == Opcode::barrier) c.syncs |= kSyncBarrier;
+            if (write && ScalarLevel(i.mod & 3) == ScalarLevel::workgroup) c.syncs |= kSyncWorkgroupWrite;
+            if (write && ScalarLevel(i.mod & 3) == ScalarLevel::kernel) c.syncs |= kSyncKernelWrite;
+        }
         for (size_t l = 0; l < 4; ++l) c.scalars[l] = scalars[l];
         driver.contexts.push_back({slot, c});
     }

@@ -136,7 +136,7 @@ TEST_CASE("wlm module: descriptor fetch then setup then ISU contexts and CPRs to
         CHECK(c.kernarg_ptr == kArgs);
         CHECK(c.kernarg_size == 64);
         CHECK(c.valid == 1);
-        CHECK(c.barrier == 0);  // M1: the program has no barrier
+        CHECK(c.syncs == 0);  // the program has no barrier and writes no scalars
         CHECK((c.scalars[0] == 1 && c.scalars[1] == 2 && c.scalars[2] == 3 && c.scalars[3] == 4));
         CHECK(sm->writes[1].address == map::kSmCprTable + 3 * map::kCprBytes);
         CHECK(sm->writes[1].t == 406);
@@ -163,7 +163,7 @@ TEST_CASE("wlm module: a program with a barrier marks every SM's ISU context (M1
     sc_core::sc_start(ns(10000));
     for (Target* sm : {&b.sm0, &b.sm1}) {
         REQUIRE(!sm->writes.empty());
-        CHECK(sm->as<IsuContext>(0).barrier == 1);
+        CHECK(sm->as<IsuContext>(0).syncs == kSyncBarrier);
     }
 }
 

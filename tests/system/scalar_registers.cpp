@@ -462,6 +462,42 @@ kernels:
     CHECK(run.results["scalar"]["updates"].get<uint64_t>() == 4);
 }
 
+TEST_CASE("M3 with M1: a block starts whole only if its kernel writes kernel-level scalars, else warp by warp on a "
+          "first SM", "[m3][m1]") {
+    // One SM of 4 slots runs a 3-warp low-priority block for about 13 us; a 3-warp
+    // high-priority block arrives meanwhile and is placed on the SM as a first SM (one slot
+    // free). With a workgroup-level write its warps start one by one (the write waits for the
+    // block's warps, and M1's deadlock avoidance holds such a block back as it does one with a
+    // barrier: here it fits); with a kernel-level write the block waits until all three can
+    // start at once, when the low block's warps have ended.
+    auto run = [](const char* level) {
+        return nlohmann::json::parse(test::in_child([&] {
+            const auto r = test::run_yaml(std::string(R"(name: m1-m3
+platform: {sms: 1, sm: {warp_slots: 4}}
+policy: {scalar: multilevel, dispatch: priority-warp}
+queues: [{name: low, priority: 3}, {name: high, priority: 0}]
+kernels:
+  - {name: l, queue: low, grid: [96], block: [96], vregs: 8, program: [{op: valu, cycles: 200, repeat: 100}]}
+  - {name: h, queue: high, submit_ns: 2000, grid: [96], block: [96], vregs: 8, scalars: {kernel: 2, workgroup: 2},
+     program: [{op: valu, cycles: 50}, {op: salu, level: )") + level + R"(, write: true}]}
+)");
+            return nlohmann::json{{"l", r.kernel("l")}, {"h", r.kernel("h")}, {"glc", r.results["glc"]},
+                                  {"updates", r.results["scalar"]["updates"]}}
+                .dump();
+        }));
+    };
+    const auto workgroup = run("workgroup"), kernel = run("kernel");
+    for (const auto* r : {&workgroup, &kernel}) {
+        CHECK((*r)["l"]["status"] == "ok");
+        CHECK((*r)["h"]["status"] == "ok");
+        CHECK((*r)["glc"]["blocks_placed"]["first_sm"] == 1);  // the high block, beside the low one
+        CHECK((*r)["updates"] == 1);
+    }
+    const double l_end = kernel["l"]["end_ns"].get<double>();
+    CHECK(workgroup["h"]["first_warp_start_ns"].get<double>() < l_end - 5000);  // in the free slot at once
+    CHECK(kernel["h"]["first_warp_start_ns"].get<double>() > l_end - 100);      // once the low block ended
+}
+
 TEST_CASE("M3 kernel-level registers stay on the SM for the kernel's later blocks until the GLC says none will come",
           "[m3]") {
     // One block at a time on an SM of 4 slots: 3 blocks of 4 warps in turn. The kernel-level

@@ -790,18 +790,27 @@ TEST_CASE("assembler: build_code_object lays out descriptor and GPVX extension a
     CHECK(check_descriptor(d64, p, 64, 65536, r));
 }
 
-TEST_CASE("assembler: the GPVX extension says whether the program has a block barrier, in a loop too", "[aql][m1]") {
+TEST_CASE("assembler: the GPVX extension says what the program waits on with other warps, in a loop too",
+          "[aql][m1][m3]") {
     KernelSpec k;
-    auto barrier_byte = [&] {
+    auto syncs = [&] {
         DescriptorExtension x;
         std::memcpy(&x, build_code_object(k, 32).data() + kExtensionOffset, sizeof x);
         CHECK(x.version == 1);
-        return x.barrier;
+        return x.syncs;
     };
     k.program = {step(Opcode::kernarg_load), step(Opcode::valu, 4, 0, 2)};
-    CHECK(barrier_byte() == 0);
+    CHECK(syncs() == 0);
     k.program = {step(Opcode::barrier), step(Opcode::valu, 4)};
-    CHECK(barrier_byte() == 1);
+    CHECK(syncs() == kSyncBarrier);
     k.program = {step(Opcode::valu, 4), loop(3, {step(Opcode::valu, 1), step(Opcode::barrier)})};
-    CHECK(barrier_byte() == 1);
+    CHECK(syncs() == kSyncBarrier);
+    // M3: scalar writes by level (mod: the level in bits 0-1, kScalarWriteFlag); reads do not count.
+    const uint8_t workgroup = uint8_t(ScalarLevel::workgroup), kernel = uint8_t(ScalarLevel::kernel);
+    k.program = {step(Opcode::salu, 1, 0, 1, kernel), loop(2, {step(Opcode::salu, 1, 0, 1, workgroup | kScalarWriteFlag)})};
+    CHECK(syncs() == kSyncWorkgroupWrite);
+    k.program.push_back(step(Opcode::salu, 1, 0, 1, kernel | kScalarWriteFlag));
+    CHECK(syncs() == (kSyncWorkgroupWrite | kSyncKernelWrite));
+    k.program.push_back(step(Opcode::barrier));
+    CHECK(syncs() == (kSyncBarrier | kSyncWorkgroupWrite | kSyncKernelWrite));
 }
