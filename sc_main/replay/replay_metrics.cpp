@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -93,11 +94,32 @@ std::vector<std::optional<double>> idle_launch_latency_of(const std::vector<Kern
     return by_kernel(kernels, each_idle_launch_latency);
 }
 
-std::vector<double> kernel_duration_ratios(const ReplaySides& sides) {
+std::vector<bool> overlapped_kernels(const std::vector<KernelTimes>& kernels) {
+    std::vector<size_t> order;  // the kernels that ran, by start, then end
+    for (size_t i = 0; i < kernels.size(); ++i)
+        if (ran(kernels[i])) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const KernelTimes &x = kernels[a], &y = kernels[b];
+        return *x.start_ns != *y.start_ns ? *x.start_ns < *y.start_ns : *x.end_ns < *y.end_ns;
+    });
+    std::vector<bool> over(kernels.size(), false);
+    double latest_end = -std::numeric_limits<double>::infinity();  // of the kernels before, by start
+    for (size_t p = 0; p < order.size(); ++p) {
+        const KernelTimes& k = kernels[order[p]];
+        if (latest_end > *k.start_ns) over[order[p]] = true;  // an earlier one runs on into it
+        if (p + 1 < order.size() && *kernels[order[p + 1]].start_ns < *k.end_ns) over[order[p]] = true;  // a later one starts in it
+        latest_end = std::max(latest_end, *k.end_ns);
+    }
+    return over;
+}
+
+std::vector<double> kernel_duration_ratios(const ReplaySides& sides, std::optional<bool> overlapped) {
     std::vector<double> ratios;
+    std::vector<bool> over;
+    if (overlapped) over = overlapped_kernels(sides.measured);
     for (size_t i = 0; i < std::min(sides.measured.size(), sides.simulated.size()); ++i) {
         const KernelTimes &m = sides.measured[i], &s = sides.simulated[i];
-        if (!ran(m) || !ran(s)) continue;
+        if (!ran(m) || !ran(s) || (overlapped && over[i] != *overlapped)) continue;
         const double measured = *m.end_ns - *m.start_ns;
         if (measured > 0) ratios.push_back(round6((*s.end_ns - *s.start_ns) / measured));
     }
@@ -211,6 +233,8 @@ ReplayRecord replay_summary(const ReplaySides& sides) {
                                 distribution(idle_launch_latencies(sides.simulated)),
                                 paired_error(present(idle_launch_latency_errors(sides)))};
     r.kernel_duration_ratio = distribution(kernel_duration_ratios(sides));
+    r.kernel_duration_ratio_alone = distribution(kernel_duration_ratios(sides, false));
+    r.kernel_duration_ratio_overlapped = distribution(kernel_duration_ratios(sides, true));
     r.makespan_ns = {makespan(sides.measured), makespan(sides.simulated)};
     if (r.makespan_ns.measured && r.makespan_ns.simulated && *r.makespan_ns.measured > 0)
         r.makespan_ratio = round6(*r.makespan_ns.simulated / *r.makespan_ns.measured);

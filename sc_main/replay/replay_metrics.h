@@ -88,6 +88,8 @@ struct ReplayRecord {
     uint64_t kernels = 0;
     SidesDistribution same_stream_gap_ns, idle_launch_latency_ns;
     Distribution kernel_duration_ratio;
+    // (always written; absent in results.json of gpuvp before them)
+    Omit<Distribution> kernel_duration_ratio_alone, kernel_duration_ratio_overlapped;
     SidesValue makespan_ns;
     std::optional<double> makespan_ratio;
     SidesValue cross_stream_overlap;
@@ -99,6 +101,10 @@ struct ReplayRecord {
         v("idle_launch_latency_ns", s.idle_launch_latency_ns,
           {"ns", "launch call start -> kernel start with no kernel running or queued, first launch of a name left out"});
         v("kernel_duration_ratio", s.kernel_duration_ratio, {"ratio", "per kernel, simulated over measured end - start"});
+        v("kernel_duration_ratio_alone", s.kernel_duration_ratio_alone,
+          {"ratio", "the same, over the kernels no other kernel overlapped on the hardware"});
+        v("kernel_duration_ratio_overlapped", s.kernel_duration_ratio_overlapped,
+          {"ratio", "the same, over the kernels another kernel overlapped on the hardware"});
         v("makespan_ns", s.makespan_ns, {"ns", "first launch call start -> last kernel end"});
         v("makespan_ratio", s.makespan_ratio, {"ratio", "makespan, simulated over measured"});
         v("cross_stream_overlap", s.cross_stream_overlap,
@@ -117,7 +123,12 @@ std::vector<double> idle_launch_latencies(const std::vector<KernelTimes>& kernel
 std::vector<std::optional<double>> same_stream_gap_of(const std::vector<KernelTimes>& kernels);
 std::vector<std::optional<double>> idle_launch_latency_of(const std::vector<KernelTimes>& kernels);
 // Per kernel that ran on both sides with a measured duration above 0: simulated over measured.
-std::vector<double> kernel_duration_ratios(const ReplaySides& sides);
+// With `overlapped`, only the kernels that another kernel did (true) or did not (false)
+// overlap on the hardware (overlapped_kernels of the measured side).
+std::vector<double> kernel_duration_ratios(const ReplaySides& sides, std::optional<bool> overlapped = std::nullopt);
+// Per kernel (by index): whether another kernel of the side ran during part of it (their
+// start-end intervals share more than a point). A kernel that did not run: false.
+std::vector<bool> overlapped_kernels(const std::vector<KernelTimes>& kernels);
 // Per kernel (by index): the figure in the model minus on the hardware, for the kernels whose
 // measured side gives it and that ran in the model (null elsewhere). A gap pairs the kernel
 // with its predecessor on the hardware's stream; an idle latency is the model's launch call

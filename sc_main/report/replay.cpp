@@ -39,10 +39,18 @@ std::string figures_table(const ReplayRecord& x) {
     row("idle_launch_latency_ns", "idle launch latency", x.idle_launch_latency_ns);
     o << "</tbody></table></div>\n";
     const Distribution& d = x.kernel_duration_ratio;
+    auto part = [&](const Omit<Distribution>& p) {
+        if (!p || p->count == 0) return std::string("no kernel");
+        return "median " + ratio_text(p->median) + " · p90 " + ratio_text(p->p90) + " (" + std::to_string(p->count) +
+               " kernels)";
+    };
     o << "<table class=\"facts\" id=\"replay-facts\"><tr><th>kernels replayed</th><td>" << x.kernels
       << "</td></tr><tr><th>kernel duration, simulated / measured</th><td id=\"replay-duration-ratio\">median <b>"
       << ratio_text(d.median) << "</b> · p90 " << ratio_text(d.p90) << " · max " << ratio_text(d.max) << " (" << d.count
-      << " kernels)</td></tr><tr><th>cross-stream overlap</th><td>measured " << percent_text(x.cross_stream_overlap.measured)
+      << " kernels)</td></tr><tr><th>the same, alone on the hardware · beside another kernel</th>"
+         "<td id=\"replay-duration-ratio-split\">"
+      << part(x.kernel_duration_ratio_alone) << " · " << part(x.kernel_duration_ratio_overlapped)
+      << "</td></tr><tr><th>cross-stream overlap</th><td>measured " << percent_text(x.cross_stream_overlap.measured)
       << " · simulated " << percent_text(x.cross_stream_overlap.simulated)
       << " of kernel time</td></tr><tr><th>makespan</th><td id=\"replay-makespan\">measured " << ns(num(x.makespan_ns.measured))
       << " ns · simulated " << ns(num(x.makespan_ns.simulated)) << " ns · ratio <b>" << ratio_text(x.makespan_ratio)

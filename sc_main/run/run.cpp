@@ -801,6 +801,12 @@ std::string replay_table(const ReplayRecord& x) {
     const Distribution& d = x.kernel_duration_ratio;
     t << "  kernel duration       simulated / measured: median " << ratio(d.median) << ", p90 " << ratio(d.p90) << ", max "
       << ratio(d.max) << " (" << d.count << " kernels)\n";
+    auto part = [&](const Omit<Distribution>& p) {
+        if (!p || p->count == 0) return std::string("- (no kernel)");
+        return "median " + ratio(p->median) + ", p90 " + ratio(p->p90) + " (" + std::to_string(p->count) + " kernels)";
+    };
+    t << "                        alone on the hardware: " << part(x.kernel_duration_ratio_alone)
+      << "; beside another kernel: " << part(x.kernel_duration_ratio_overlapped) << "\n";
     t << "  cross-stream overlap  measured " << percent(x.cross_stream_overlap.measured) << ", simulated "
       << percent(x.cross_stream_overlap.simulated) << " of kernel time\n";
     // Launch by launch (replay_metrics.h, PairedError): the median and p90 of |simulated - measured|.

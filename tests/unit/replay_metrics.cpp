@@ -93,6 +93,33 @@ TEST_CASE("replay: cross-stream overlap is the share of kernel time another stre
     CHECK_FALSE(gpuvp::cross_stream_overlap({unrun("u", "a", 0), kernel("z", "b", 0, 0, 5, 5)}));
 }
 
+TEST_CASE("replay: a kernel overlapped on the hardware is one another kernel ran beside, on any stream",
+          "[replay]") {
+    // a 0-100; b 50-150 (overlaps a and c); c 140-200; d 200-300 (starts at c's end: alone);
+    // e 400-500 and f 400-450 (same start); g 600-650 on the same stream as a; h never ran;
+    // i 1000-1000 (no duration) inside j 900-1100.
+    const std::vector<KernelTimes> m = {
+        kernel("a#0", "s", 0, 1, 0, 100),      kernel("b#1", "t", 0, 1, 50, 150),   kernel("c#2", "s", 0, 1, 140, 200),
+        kernel("d#3", "s", 0, 1, 200, 300),    kernel("e#4", "s", 0, 1, 400, 500),  kernel("f#5", "t", 0, 1, 400, 450),
+        kernel("g#6", "s", 0, 1, 600, 650),    unrun("h#7", "s", 0),                kernel("i#8", "s", 0, 1, 1000, 1000),
+        kernel("j#9", "t", 0, 1, 900, 1100),
+    };
+    CHECK(gpuvp::overlapped_kernels(m) ==
+          std::vector<bool>{true, true, true, false, true, true, false, false, true, true});
+    // Each simulated kernel twice as long as measured, but b three times: alone (d, g) ratio 2;
+    // overlapped (a, b, c, e, f, j; i has no measured duration) 2 but b 3.
+    ReplaySides sides{m, m};
+    for (KernelTimes& k : sides.simulated)
+        if (k.end_ns) k.end_ns = *k.start_ns + (*k.end_ns - *k.start_ns) * (k.name == "b#1" ? 3 : 2);
+    CHECK(gpuvp::kernel_duration_ratios(sides, false) == std::vector<double>{2, 2});
+    CHECK(gpuvp::kernel_duration_ratios(sides, true) == std::vector<double>{2, 3, 2, 2, 2, 2});
+    const gpuvp::ReplayRecord r = gpuvp::replay_summary(sides);
+    CHECK(r.kernel_duration_ratio.count == 8);
+    CHECK(r.kernel_duration_ratio_alone->count == 2);
+    CHECK(r.kernel_duration_ratio_overlapped->count == 6);
+    CHECK(r.kernel_duration_ratio_overlapped->max == 3);
+}
+
 TEST_CASE("replay: percentiles are nearest rank", "[replay]") {
     std::vector<double> ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
     std::shuffle(ten.begin(), ten.end(), std::mt19937(7));
