@@ -35,16 +35,11 @@ int highest_priority_kernel(const GlcTables& t) {
     return best;
 }
 
-int next_sm_with_whole_block(const GlcTables& t, const KernelRow& k, uint32_t& last_sm) {
-    const uint32_t n = uint32_t(t.sms.size());
-    for (uint32_t step = 1; step <= n; ++step) {
-        const uint32_t sm = (last_sm + step) % n;
-        if (fits_blocks(t.sms[sm], k)) {
-            last_sm = sm;
-            return int(sm);
-        }
-    }
-    return -1;
+std::optional<Placement> whole_block_placement(const GlcTables& t, uint32_t slot, uint32_t& last_sm) {
+    const KernelRow& k = t.kernels[slot];
+    const int sm = next_sm_where(t, last_sm, [&](const SmRow& s) { return fits_blocks(s, k); });
+    if (sm < 0) return std::nullopt;
+    return Placement{slot, uint32_t(sm), std::min(k.undispatched, blocks_that_fit(t.sms[sm], k)), PlacementKind::whole_blocks};
 }
 
 }  // namespace gpuvp

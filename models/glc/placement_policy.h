@@ -41,8 +41,18 @@ std::unique_ptr<PlacementPolicy> make_placement_policy(DispatchPolicy policy,
 
 // Shared steps. The highest-priority kernel with blocks left (ties: the earliest), or -1.
 int highest_priority_kernel(const GlcTables& t);
-// The next SM after `last_sm`, round-robin, with room for a whole block of `k` (and moves
-// `last_sm` there), or -1.
-int next_sm_with_whole_block(const GlcTables& t, const KernelRow& k, uint32_t& last_sm);
+// The next SM after `last_sm`, round-robin, for which `ok(row)` holds (and moves `last_sm`
+// there), or -1.
+template <class Ok>
+int next_sm_where(const GlcTables& t, uint32_t& last_sm, Ok ok) {
+    const uint32_t n = uint32_t(t.sms.size());
+    for (uint32_t step = 1; step <= n; ++step)
+        if (const uint32_t sm = (last_sm + step) % n; ok(t.sms[sm])) return int(last_sm = sm);
+    return -1;
+}
+// The whole-block step every policy shares: kernel `slot`'s blocks on the next SM, round-robin
+// from `last_sm`, with room for a whole block, as many as fit there (the seed's "first
+// number", at most what is left); nothing while no SM has room.
+std::optional<Placement> whole_block_placement(const GlcTables& t, uint32_t slot, uint32_t& last_sm);
 
 }  // namespace gpuvp

@@ -8,10 +8,7 @@ std::optional<Placement> PriorityWarpPlacement::next(const GlcTables& t) {
     const KernelRow& row = t.kernels[k];
     const uint32_t slot = uint32_t(k);
 
-    if (int sm = next_sm_with_whole_block(t, row, last_sm_); sm >= 0) {
-        const uint64_t first_number = blocks_that_fit(t.sms[sm], row);
-        return Placement{slot, uint32_t(sm), std::min(row.undispatched, first_number), PlacementKind::whole_blocks};
-    }
+    if (auto whole = whole_block_placement(t, slot, last_sm_)) return whole;
     int first = -1;
     for (uint32_t sm = 0; sm < t.sms.size(); ++sm)
         if (fits_warp(t.sms[sm], row) && (first < 0 || t.sms[sm].free_regs > t.sms[first].free_regs)) first = int(sm);
@@ -32,11 +29,7 @@ int PriorityWarpPlacement::second_sm(const GlcTables& t, const KernelRow& k) {
         if (s.highest_priority != than.highest_priority) return s.highest_priority > than.highest_priority;
         return s.free_regs > than.free_regs;
     };
-    if (second_choice_ == SecondSmChoice::round_robin) {
-        for (uint32_t step = 1; step <= n; ++step)
-            if (const uint32_t sm = (last_second_ + step) % n; lower(t.sms[sm])) return int(last_second_ = sm);
-        return -1;
-    }
+    if (second_choice_ == SecondSmChoice::round_robin) return next_sm_where(t, last_second_, lower);
     int best = -1;
     for (uint32_t sm = 0; sm < n; ++sm)
         if (lower(t.sms[sm]) && (best < 0 || better(t.sms[sm], t.sms[best]))) best = int(sm);
