@@ -56,12 +56,16 @@ struct MeasuredTimes {
     int64_t launch_end_ns = 0;  // its launch call returned
     int64_t start_ns = 0;       // it began to run on the GPU
     int64_t end_ns = 0;         // it ended
+    // A kernel's floor: its duration alone on the imported platform with a body of one cycle.
+    // Measured shorter than that, it is dispatch-bound. Unset: a copy, or a scenario without it.
+    std::optional<int64_t> floor_ns;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("launch_ns", s.launch_ns, {"ns", "its launch call started"});
         v("launch_end_ns", s.launch_end_ns, {"ns", "its launch call returned"});
         v("start_ns", s.start_ns, {"ns", "it began to run on the GPU"});
         v("end_ns", s.end_ns, {"ns", "it ended"});
+        v("floor_ns", s.floor_ns, {"ns", "set by the import, from the model: the kernel alone with a one-cycle body (measured shorter: dispatch-bound)"});
     }
 };
 

@@ -9,6 +9,7 @@
 #include "sc_main/record/problems.h"
 #include "sc_main/run/run.h"
 #include "sc_main/replay/calibrate.h"
+#include "sc_main/replay/kernel_solve.h"
 #include "sc_main/replay/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
 #include "sc_main/scenario/trace_scenario.h"
@@ -265,6 +266,7 @@ bool is_dir(const std::string& path) {
 struct TraceArgs {
     int64_t device = -1;  // -1: the first GPU with kernels
     bool skip_unfit = false;
+    bool no_solve = false;
 };
 
 void add_trace_options(CLI::App& cmd, TraceArgs& t) {
@@ -276,6 +278,10 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
     cmd.add_flag("--skip-unfit", t.skip_unfit,
                  "a profiler trace: leave out (and count) kernels the platform cannot hold\n"
                  "instead of stopping with an error. Default: an error");
+    cmd.add_flag("--no-solve", t.no_solve,
+                 "a profiler trace: take each kernel's body from the formula of docs/replay.md\n"
+                 "instead of solving it against short simulations of the kernel alone (faster;\n"
+                 "the kernels then take their measured time only roughly). Default: solve");
 }
 
 // The trace in `text` (read from `file`), by its format; rocprofv3's is read again from its
@@ -288,6 +294,9 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
     gpuvp::TraceImportOptions options;
     if (t.device >= 0) options.device = t.device;
     options.skip_unfit = t.skip_unfit;
+    if (!t.no_solve)
+        options.solve = [](const gpuvp::Scenario& platform, const std::vector<gpuvp::BodyTarget>& targets,
+                           gpuvp::SolveStats& stats) { return gpuvp::solve_kernel_bodies(platform, targets, stats); };
     return options;
 }
 
@@ -311,6 +320,13 @@ std::string event_waits(uint64_t n) {
     return std::to_string(n) + (n == 1 ? " event wait or sync" : " event waits and syncs");
 }
 
+// "3.2 s", "0.04 s": host seconds for people.
+std::string seconds(double s) {
+    char b[32];
+    std::snprintf(b, sizeof b, s < 10 ? "%.2g s" : "%.0f s", s);
+    return b;
+}
+
 // "a100-alexnet-step.json.gz: 79 kernels and 19 copies on 2 streams of device 0 (NVIDIA A100-...)"
 std::string import_line(const std::string& file, const gpuvp::TraceImportSummary& s) {
     std::string line = file + ": " + std::to_string(s.kernels) + " kernels";
@@ -325,6 +341,14 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
     if (s.other_devices) line += "; " + std::to_string(s.other_devices) + " kernels and copies of other GPUs not replayed";
     if (s.events_joined) line += "; " + event_waits(s.events_joined) + " joined to their record calls";
     if (s.events_unresolved) line += "; " + event_waits(s.events_unresolved) + " unresolved";
+    if (s.dispatch_bound)
+        line += "; " + std::to_string(s.dispatch_bound) + " kernel" + (s.dispatch_bound == 1 ? "" : "s") +
+                " shorter than the model can dispatch (dispatch-bound)";
+    line += "; imported in " + seconds(s.host_seconds);
+    if (s.solved)
+        line += ", " + seconds(s.solve.host_seconds) + " of it solving the bodies of " + std::to_string(s.solve.shapes) +
+                " kernel shape" + (s.solve.shapes == 1 ? "" : "s") + " (" + std::to_string(s.solve.simulations) +
+                " kernels simulated alone)";
     return line;
 }
 
@@ -474,8 +498,10 @@ int validate_main(const ValidateArgs& a) {
     gpuvp::Scenario scenario;
     gpuvp::TraceImportSummary imported;
     bool trace = false;
+    TraceArgs checked = a.trace;
+    checked.no_solve = true;  // a check of the input: the bodies' solve simulates
     try {
-        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
+        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.platform, checked, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {

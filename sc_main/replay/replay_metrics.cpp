@@ -126,6 +126,15 @@ std::vector<double> kernel_duration_ratios(const ReplaySides& sides, std::option
     return ratios;
 }
 
+std::vector<size_t> dispatch_bound_kernels(const std::vector<KernelTimes>& measured) {
+    std::vector<size_t> bound;
+    for (size_t i = 0; i < measured.size(); ++i) {
+        const KernelTimes& k = measured[i];
+        if (ran(k) && k.floor_ns && *k.end_ns - *k.start_ns < *k.floor_ns) bound.push_back(i);
+    }
+    return bound;
+}
+
 std::vector<std::optional<double>> same_stream_gap_errors(const ReplaySides& sides) {
     const std::vector<KernelTimes>& m = sides.measured;
     std::vector<std::optional<double>> v(m.size());
@@ -221,6 +230,7 @@ std::optional<double> makespan(const std::vector<KernelTimes>& kernels) {
 ReplayRecord replay_summary(const ReplaySides& sides) {
     ReplayRecord r;
     r.kernels = sides.measured.size();
+    r.dispatch_bound_kernels = dispatch_bound_kernels(sides.measured).size();
     auto present = [](const std::vector<std::optional<double>>& v) {
         std::vector<double> out;
         for (const auto& x : v)

@@ -22,6 +22,7 @@ struct KernelTimes {
     std::string stream;  // its queue
     double launch_ns = 0, launch_end_ns = 0;  // its launch call started, returned
     std::optional<double> start_ns, end_ns;   // it ran on the GPU
+    std::optional<double> floor_ns;           // measured side: its floor in the model (MeasuredTimes)
 };
 
 // The kernels of a replay, side by side: measured[i] and simulated[i] are one kernel.
@@ -86,6 +87,7 @@ struct SidesValue {
 struct ReplayRecord {
     STATS_RECORD;
     uint64_t kernels = 0;
+    Omit<uint64_t> dispatch_bound_kernels;  // (always written; absent in results.json of gpuvp before it)
     SidesDistribution same_stream_gap_ns, idle_launch_latency_ns;
     Distribution kernel_duration_ratio;
     // (always written; absent in results.json of gpuvp before them)
@@ -96,6 +98,8 @@ struct ReplayRecord {
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("kernels", s.kernels, {"count", "kernels replayed (those with measured times)"});
+        v("dispatch_bound_kernels", s.dispatch_bound_kernels,
+          {"count", "kernels measured shorter than their floor: the model cannot dispatch them that fast"});
         v("same_stream_gap_ns", s.same_stream_gap_ns,
           {"ns", "start - previous end on one stream, where the launch had returned before the previous ended"});
         v("idle_launch_latency_ns", s.idle_launch_latency_ns,
@@ -126,6 +130,8 @@ std::vector<std::optional<double>> idle_launch_latency_of(const std::vector<Kern
 // With `overlapped`, only the kernels that another kernel did (true) or did not (false)
 // overlap on the hardware (overlapped_kernels of the measured side).
 std::vector<double> kernel_duration_ratios(const ReplaySides& sides, std::optional<bool> overlapped = std::nullopt);
+// The measured kernels shorter than their floor (KernelTimes::floor_ns), by index.
+std::vector<size_t> dispatch_bound_kernels(const std::vector<KernelTimes>& measured);
 // Per kernel (by index): whether another kernel of the side ran during part of it (their
 // start-end intervals share more than a point). A kernel that did not run: false.
 std::vector<bool> overlapped_kernels(const std::vector<KernelTimes>& kernels);

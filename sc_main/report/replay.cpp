@@ -44,8 +44,11 @@ std::string figures_table(const ReplayRecord& x) {
         return "median " + ratio_text(p->median) + " · p90 " + ratio_text(p->p90) + " (" + std::to_string(p->count) +
                " kernels)";
     };
-    o << "<table class=\"facts\" id=\"replay-facts\"><tr><th>kernels replayed</th><td>" << x.kernels
-      << "</td></tr><tr><th>kernel duration, simulated / measured</th><td id=\"replay-duration-ratio\">median <b>"
+    o << "<table class=\"facts\" id=\"replay-facts\"><tr><th>kernels replayed</th><td>" << x.kernels << "</td></tr>";
+    if (x.dispatch_bound_kernels)
+        o << "<tr><th>dispatch-bound: measured shorter than the model can run them</th><td id=\"replay-dispatch-bound\">"
+          << *x.dispatch_bound_kernels << (*x.dispatch_bound_kernels == 1 ? " kernel" : " kernels") << "</td></tr>";
+    o << "<tr><th>kernel duration, simulated / measured</th><td id=\"replay-duration-ratio\">median <b>"
       << ratio_text(d.median) << "</b> · p90 " << ratio_text(d.p90) << " · max " << ratio_text(d.max) << " (" << d.count
       << " kernels)</td></tr><tr><th>the same, alone on the hardware · beside another kernel</th>"
          "<td id=\"replay-duration-ratio-split\">"
@@ -235,6 +238,36 @@ std::string farthest_table(const ReplaySides& sides) {
     return o.str();
 }
 
+// The kernels measured shorter than their floor in the model (dispatch-bound), the farthest under
+// it first.
+std::string dispatch_bound_table(const ReplaySides& sides) {
+    std::vector<size_t> bound = dispatch_bound_kernels(sides.measured);
+    if (bound.empty()) return "";
+    auto under = [&](size_t i) {
+        const KernelTimes& k = sides.measured[i];
+        return (*k.end_ns - *k.start_ns) / *k.floor_ns;
+    };
+    std::stable_sort(bound.begin(), bound.end(), [&](size_t a, size_t b) { return under(a) < under(b); });
+    const size_t total = bound.size();
+    bound.resize(std::min(bound.size(), kFarthest));
+    std::ostringstream o;
+    o << "<h3>Dispatch-bound kernels</h3>\n<p>" << total << (total == 1 ? " kernel" : " kernels")
+      << " ran shorter on the hardware than the model runs them alone with a body of one cycle (its floor: the "
+         "dispatch of its blocks, its argument load and its waves at their shortest); the model runs them at their "
+         "floor. The first "
+      << bound.size() << ", farthest under it first.</p>\n<div class=\"table-wrap\"><table class=\"data numbers\" "
+         "id=\"replay-dispatch-bound-kernels\"><thead><tr><th>kernel</th><th>stream</th><th>measured ns</th><th>floor "
+         "ns</th><th>measured / floor</th></tr></thead><tbody>\n";
+    for (size_t i : bound) {
+        const KernelTimes& m = sides.measured[i];
+        o << "<tr data-kernel=\"" << esc(m.name) << "\"><th>" << esc(cut(m.name, 60)) << "</th><td>" << esc(m.stream)
+          << "</td><td>" << ns(*m.end_ns - *m.start_ns) << "</td><td>" << ns(*m.floor_ns) << "</td><td>" << fmt(under(i), 3)
+          << "</td></tr>\n";
+    }
+    o << "</tbody></table></div>\n";
+    return o.str();
+}
+
 }  // namespace
 
 std::string section_replay(const Page& p, Bound& bound) {
@@ -293,6 +326,7 @@ std::string section_replay(const Page& p, Bound& bound) {
                    "kernel duration ratio", {{"per kernel", kSideColours[1], kernel_duration_ratios(sides)}},
                    Unit{"simulated / measured", 1}, 1);
     o << farthest_table(sides);
+    o << dispatch_bound_table(sides);
     o << "</details></section>\n";
     return o.str();
 }

@@ -705,7 +705,8 @@ const Schema<MeasuredTimes>& measured_schema() {
     static const Schema<MeasuredTimes> s{{K::integer("launch_ns", &MeasuredTimes::launch_ns, 0, most),
                                           K::integer("launch_end_ns", &MeasuredTimes::launch_end_ns, 0, most),
                                           K::integer("start_ns", &MeasuredTimes::start_ns, 0, most),
-                                          K::integer("end_ns", &MeasuredTimes::end_ns, 0, most)},
+                                          K::integer("end_ns", &MeasuredTimes::end_ns, 0, most),
+                                          K::integer("floor_ns", &MeasuredTimes::floor_ns, 0, most)},
                                          [](const Ctx& c, const Node& m, const Loc& at, MeasuredTimes& t) {
                                              if (t.launch_end_ns < t.launch_ns)
                                                  c.fail(key_loc(m, at, "launch_end_ns"), "is before launch_ns");

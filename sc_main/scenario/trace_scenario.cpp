@@ -6,6 +6,7 @@
 #include <gpuvp/models/common/aql.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -75,17 +76,20 @@ Node dims(const std::array<T, 3>& d) {
     return n;
 }
 
-// The cycles each warp of a kernel is busy for so that the kernel takes `duration` cycles at the
-// occupancy the platform gives it (docs/replay.md, "Kernel bodies"): its blocks run in waves of
-// `per_sm` blocks on every SM, and the GLC places them `per_sm` at a time, one placement after
-// another (placement_cycles): the kernel takes its placements and then `waves` bodies. At
-// least 1 cycle: a kernel the model cannot place that fast runs longer than it did
-// (`kernel_duration_ratio`).
-uint64_t body_cycles(const PlatformConfig& p, uint64_t blocks, uint64_t per_sm, double duration) {
+// The formula of a kernel's body (docs/replay.md, "Kernel bodies"; `--no-solve`, and the start
+// of a solve): the cycles each warp is busy for so that the kernel takes `duration` cycles at
+// the occupancy the platform gives it, its blocks in waves of `per_sm` blocks on every SM, placed
+// `per_sm` at a time one placement after another (placement_cycles): the kernel takes its
+// placements and then `waves` bodies. Its floor is its placements and one cycle.
+BodySolution body_formula(const PlatformConfig& p, uint64_t blocks, uint64_t per_sm, double duration_ns) {
+    const double ghz = p.clock_mhz / 1000;
     const double per_wave = double(std::max<uint64_t>(1, per_sm * p.sms));
     const double waves = std::max(1.0, std::ceil(double(blocks) / per_wave));
     const double placing = double(placement_cycles(p.glc, blocks, std::max<uint64_t>(1, per_sm)));
-    return uint64_t(std::max(1.0, std::round((duration - placing) / waves)));
+    BodySolution b;
+    b.cycles = uint64_t(std::max(1.0, std::round((duration_ns * ghz - placing) / waves)));
+    b.floor_ns = (placing + 1) / ghz;
+    return b;
 }
 
 struct Replayed {  // an op of the replayed device, as the scenario names it
@@ -102,8 +106,9 @@ public:
 
     // The document without its work: name, platform, host, queues (what the cycles depend on).
     Node header(TraceImportSummary& sum);
-    // The work: kernels, copies and the host's calls, with the traced platform `p`.
-    void work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum);
+    // The work: kernels, copies and the host's calls, on the traced platform (`base`: the
+    // document read without its work).
+    void work(Node& doc, const Scenario& base, TraceImportSummary& sum);
 
 private:
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
@@ -328,7 +333,8 @@ std::optional<Importer::EventRecord> Importer::event_record(
     return EventRecord{s.wait_on_stream, rec != call_by_corr.end() ? rec->second->start_ns : before};
 }
 
-void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum) {
+void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
+    const PlatformConfig& p = base.platform;
     // Names, fit, and the kernels' bodies.
     std::map<std::string, std::string> short_of;  // full name -> its short name, one each
     std::map<std::string, uint64_t> launches;     // short name -> launches so far
@@ -410,8 +416,37 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
             }
     }
 
-    const double clock_ghz = p.clock_mhz / 1000;
+    // The kernels' bodies: solved against simulations of each kernel alone, or the formula.
+    std::vector<BodyTarget> targets;
+    for (const Replayed& r : ops_) {
+        const TraceGpuOp& op = *r.op;
+        if (op.kind != Kind::kernel) continue;
+        BodyTarget& t = targets.emplace_back();
+        for (int d = 0; d < 3; ++d) t.grid[d] = op.grid[d] * op.block[d];
+        t.block = op.block;
+        t.vregs = std::clamp<uint32_t>(op.registers ? op.registers : 32, 1, 256);
+        t.shared_bytes = op.shared_bytes;
+        t.duration_ns = double(op.end_ns - op.start_ns);
+        const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
+        const uint64_t blocks = uint64_t(op.grid[0]) * op.grid[1] * op.grid[2];
+        t.estimate = body_formula(p, blocks, blocks_per_sm(p.sm, threads, t.vregs, t.shared_bytes), t.duration_ns).cycles;
+    }
+    std::vector<BodySolution> bodies;
+    if (o_.solve) {
+        bodies = o_.solve(base, targets, sum.solve);
+        sum.solved = true;
+    }
+    if (bodies.size() != targets.size()) {
+        bodies.clear();
+        for (const BodyTarget& t : targets) {
+            const uint64_t threads = uint64_t(t.block[0]) * t.block[1] * t.block[2];
+            const uint64_t blocks = uint64_t(t.grid[0] / t.block[0]) * (t.grid[1] / t.block[1]) * (t.grid[2] / t.block[2]);
+            bodies.push_back(body_formula(p, blocks, blocks_per_sm(p.sm, threads, t.vregs, t.shared_bytes), t.duration_ns));
+        }
+    }
+
     Node kernels = Node::sequence(), copies = Node::sequence();
+    size_t kernel = 0;
     for (const Replayed& r : ops_) {
         const TraceGpuOp& op = *r.op;
         Node n = flow_map();
@@ -419,20 +454,19 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
         n.set("queue", Node::scalar(r.queue));
         n.set("submit_ns", Node::scalar(r.launch - t0_));
         const int64_t duration = op.end_ns - op.start_ns;
+        int64_t floor_ns = 0;
         if (op.kind == Kind::kernel) {
-            std::array<uint32_t, 3> grid;
-            for (int d = 0; d < 3; ++d) grid[d] = op.grid[d] * op.block[d];
-            n.set("grid", dims(grid));
-            n.set("block", dims(op.block));
-            const uint32_t vregs = std::clamp<uint32_t>(op.registers ? op.registers : 32, 1, 256);
-            n.set("vregs", Node::scalar(vregs));
-            if (op.shared_bytes) n.set("shared_bytes", Node::scalar(op.shared_bytes));
+            const BodyTarget& t = targets[kernel];
+            const BodySolution& body = bodies[kernel++];
+            n.set("grid", dims(t.grid));
+            n.set("block", dims(t.block));
+            n.set("vregs", Node::scalar(t.vregs));
+            if (t.shared_bytes) n.set("shared_bytes", Node::scalar(t.shared_bytes));
             n.set("global_bytes", Node::scalar(0));
             n.set("barrier", Node::scalar(true));
-            const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
-            const uint64_t blocks = uint64_t(op.grid[0]) * op.grid[1] * op.grid[2];
-            const uint64_t cycles = body_cycles(p, blocks, blocks_per_sm(p.sm, threads, vregs, op.shared_bytes),
-                                                double(duration) * clock_ghz);
+            const uint64_t cycles = body.cycles;
+            if (body.floor_ns > 0) floor_ns = std::max<int64_t>(1, int64_t(std::llround(body.floor_ns)));
+            sum.dispatch_bound += duration < floor_ns;
             Node program = Node::sequence(true);
             for (const ProgramStep& step : duration_program(cycles)) {
                 Node v = flow_map();
@@ -458,6 +492,7 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
         m.set("launch_end_ns", Node::scalar(std::max(r.launch, r.launch_end) - t0_));
         m.set("start_ns", Node::scalar(std::max(op.start_ns, t0_) - t0_));
         m.set("end_ns", Node::scalar(std::max(op.end_ns, std::max(op.start_ns, t0_)) - t0_));
+        if (floor_ns) m.set("floor_ns", Node::scalar(floor_ns));
         n.set("measured", m);
         (op.kind == Kind::kernel ? kernels : copies).push_back(std::move(n));
         (op.kind == Kind::kernel ? sum.kernels : sum.copies)++;
@@ -554,13 +589,15 @@ void Importer::work(Node& doc, const PlatformConfig& p, TraceImportSummary& sum)
 
 // The document of the whole trace, and the platform its cycles were computed on.
 Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
+    const auto began = std::chrono::steady_clock::now();
     Importer im(trace, options);
     Node doc = im.header(sum);
     // The traced GPU: the trace's own platform, or the platform file in its place (--platform: a
     // preset, or what `gpuvp calibrate` fitted). The cycles are its; --set makes a what-if of them.
     yaml::Limits limits = scenario_limits(0, {}, options.platform);
     const Scenario base = read_document(doc, trace.file, {}, options.platform, limits);
-    im.work(doc, base.platform, sum);
+    im.work(doc, base, sum);
+    sum.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     return doc;
 }
 

@@ -6,11 +6,40 @@
 #include "sc_main/replay/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpuvp {
+
+// An imported kernel's body to solve (docs/replay.md, "Kernel bodies"): its shape, the duration
+// the hardware measured, and the formula's estimate of its cycles (a start for the solve).
+struct BodyTarget {
+    std::array<uint32_t, 3> grid{}, block{};  // work-items
+    uint32_t vregs = 32, shared_bytes = 0;
+    double duration_ns = 0;
+    uint64_t estimate = 1;  // cycles
+};
+// Its solved body: `cycles` of work per warp, and its floor, the kernel's duration alone on the
+// platform with a body of one cycle (its dispatch, argument load and waves at their shortest).
+// A kernel measured shorter than its floor is dispatch-bound: its body is one cycle.
+struct BodySolution {
+    uint64_t cycles = 1;
+    double floor_ns = 0;
+};
+// What a solve did, for the user.
+struct SolveStats {
+    uint64_t shapes = 0;       // distinct kernel shapes
+    uint64_t simulations = 0;  // kernels simulated alone (each shape at several bodies)
+    double host_seconds = 0;
+};
+// Solves each target's body on `platform` (the scenario the trace imports to: its platform,
+// policies and host; its work is ignored). sc_main/replay/kernel_solve.h.
+using BodySolver =
+    std::function<std::vector<BodySolution>(const Scenario& platform, const std::vector<BodyTarget>&, SolveStats&)>;
 
 struct TraceImportOptions {
     std::optional<int64_t> device;         // the GPU to replay (a trace's `device`); unset: the first with kernels
@@ -21,6 +50,9 @@ struct TraceImportOptions {
     // calibrate` wrote): the GPU the trace ran on, as the model should take it. The kernels'
     // cycles are computed on it; --set afterwards is a what-if of the same cycles.
     std::optional<PlatformSource> platform;
+    // How each kernel's body is found: solved against simulations of the kernel alone (`gpuvp`
+    // sets solve_kernel_bodies), or, unset (`--no-solve`), the formula of docs/replay.md.
+    BodySolver solve;
 };
 
 // What an import made, for the user.
@@ -37,6 +69,10 @@ struct TraceImportSummary {
     // gives no `after`, a sync is CPU time). docs/replay.md, "Events".
     uint64_t events_joined = 0, events_unresolved = 0;
     double measured_makespan_ns = 0;
+    uint64_t dispatch_bound = 0;  // kernels measured shorter than their floor (BodySolution)
+    double host_seconds = 0;      // the import's, the solve's included
+    bool solved = false;          // the bodies were solved (TraceImportOptions::solve)
+    SolveStats solve;
 };
 
 // Blocks of a kernel one SM holds at once, by its warp slots, registers and shared memory

@@ -596,7 +596,7 @@ RunRecord replayed(size_t n, size_t streams) {
         KernelRecord k = kernel("k#" + std::to_string(i), 0, double(i) * 1000, 1);
         k.queue = "s" + std::to_string(i % streams);
         const int64_t t = int64_t(i) * 1000;
-        k.measured = gpuvp::MeasuredTimes{t, t + 50, t + 300, t + 900};
+        k.measured = gpuvp::MeasuredTimes{t, t + 50, t + 300, t + 900, std::nullopt};
         r.kernels.push_back(std::move(k));
     }
     r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
@@ -606,7 +606,10 @@ RunRecord replayed(size_t n, size_t streams) {
 }  // namespace
 
 TEST_CASE("a replayed run's Replay section: a measured and a simulated row per stream, and the distributions", "[report][replay]") {
-    const std::string html = gpuvp::render_report(replayed(6, 2), {});
+    RunRecord r = replayed(6, 2);
+    r.kernels[1].measured->floor_ns = 1500;  // measured 600 ns: dispatch-bound
+    r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
+    const std::string html = gpuvp::render_report(r, {});
     const std::string s = section(html, "replay");
     REQUIRE_FALSE(s.empty());
     CHECK(count(html, "<a href=\"#replay\">Replay</a>") == 1);
@@ -626,7 +629,11 @@ TEST_CASE("a replayed run's Replay section: a measured and a simulated row per s
     CHECK(count(s, "<svg class=\"replay-histogram\"") == 3);
     CHECK(count(s, "data-figure=\"same_stream_gap_ns\"") == 2);  // the table's row and the chart
     CHECK(count(s, "<g class=\"histogram-panel\"") == 5);
-    CHECK(count(s, "<tr data-kernel=") == 6);
+    CHECK(count(s, "<tr data-kernel=") == 6 + 1);  // the farthest, and the dispatch-bound one
+    CHECK(s.find("<td id=\"replay-dispatch-bound\">1 kernel</td>") != std::string::npos);
+    const std::string bound = s.substr(s.find("id=\"replay-dispatch-bound-kernels\""));
+    CHECK(bound.find("<tr data-kernel=\"k#1\"><th>k#1</th><td>s1</td><td>600.0</td><td>1500.0</td><td>0.400</td>") !=
+          std::string::npos);
     CHECK(s.find("no samples") != std::string::npos);  // no launch found the GPU idle in the model
     // No replay, no section and no link.
     const std::string plain = gpuvp::render_report(small_results(), {});

@@ -17,12 +17,12 @@ namespace {
 
 KernelTimes kernel(const std::string& name, const std::string& stream, double launch, double launch_end, double start,
                    double end) {
-    return {name, stream, launch, launch_end, start, end};
+    return {name, stream, launch, launch_end, start, end, std::nullopt};
 }
 
 // A kernel that never ran.
 KernelTimes unrun(const std::string& name, const std::string& stream, double launch) {
-    return {name, stream, launch, launch, std::nullopt, std::nullopt};
+    return {name, stream, launch, launch, std::nullopt, std::nullopt, std::nullopt};
 }
 
 }  // namespace
@@ -249,7 +249,7 @@ TEST_CASE("replay: the record's kernels as the two sides, the simulated one from
     ks[1].doorbell_ns = 2200;
     ks[1].first_warp_start_ns = 6000.5;
     ks[1].end_ns = 9000;
-    ks[1].measured = gpuvp::MeasuredTimes{0, 1500, 4000, 7000};
+    ks[1].measured = gpuvp::MeasuredTimes{0, 1500, 4000, 7000, std::nullopt};
     // Closed loop: the host's launch call.
     ks[2].name = "k#1";
     ks[2].queue = "s";
@@ -257,7 +257,7 @@ TEST_CASE("replay: the record's kernels as the two sides, the simulated one from
     ks[2].doorbell_ns = 2800;
     ks[2].call_start_ns = 1500;
     ks[2].call_end_ns = 3000;
-    ks[2].measured = gpuvp::MeasuredTimes{1600, 3100, 7100, 9100};
+    ks[2].measured = gpuvp::MeasuredTimes{1600, 3100, 7100, 9100, std::nullopt};
     const ReplaySides sides = gpuvp::replay_sides(ks);
     REQUIRE(sides.measured.size() == 2);
     REQUIRE(sides.simulated.size() == 2);
