@@ -297,6 +297,10 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
     if (!t.no_solve)
         options.solve = [](const gpuvp::Scenario& platform, const std::vector<gpuvp::BodyTarget>& targets,
                            gpuvp::SolveStats& stats) { return gpuvp::solve_kernel_bodies(platform, targets, stats); };
+    if (!t.no_solve)
+        options.refine = [](const gpuvp::Scenario& replay, gpuvp::RefineStats& stats) {
+            return gpuvp::refine_overlapped_bodies(replay, stats);
+        };
     return options;
 }
 
@@ -349,6 +353,10 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
         line += ", " + seconds(s.solve.host_seconds) + " of it solving the bodies of " + std::to_string(s.solve.shapes) +
                 " kernel shape" + (s.solve.shapes == 1 ? "" : "s") + " (" + std::to_string(s.solve.simulations) +
                 " kernels simulated alone)";
+    if (s.refined && s.refine.kernels)
+        line += ", " + seconds(s.refine.host_seconds) + " refining the bodies of the " + std::to_string(s.refine.kernels) +
+                " kernel" + (s.refine.kernels == 1 ? "" : "s") + " that overlapped others on the hardware (" +
+                std::to_string(s.refine.replays) + " replay" + (s.refine.replays == 1 ? "" : "s") + ")";
     return line;
 }
 

@@ -1,4 +1,5 @@
 #include "sc_main/replay/kernel_solve.h"
+#include "sc_main/replay/replay_metrics.h"
 #include "sc_main/run/run.h"
 #include <gpuvp/firmware/assembler.h>
 
@@ -19,6 +20,7 @@ namespace {
 constexpr int kRounds = 4;            // rounds of probes after the first
 constexpr size_t kProbesPerRound = 4;  // per shape
 constexpr double kTolerance = 0.005;   // a probe within 0.5 % of a target (or 1 ns) settles it
+constexpr double kRefineTolerance = 0.01;  // an overlapped kernel within 1 % of its measured time
 
 using ShapeKey = std::tuple<std::array<uint32_t, 3>, std::array<uint32_t, 3>, uint32_t, uint32_t>;
 
@@ -55,6 +57,80 @@ uint64_t cycles_of(double c) { return uint64_t(std::clamp(std::llround(c), 1LL, 
 
 }  // namespace
 
+namespace {
+
+// A child process simulating `s`: it writes each kernel's duration (ns, first warp's start to
+// end, NaN where it gave none) in scenario order to a pipe, which finish() reads.
+struct Child {
+    pid_t pid = -1;
+    int fd = -1;
+    size_t kernels = 0;
+};
+
+Child start(const Scenario& s) {
+    Child child;
+    int fd[2];
+    if (pipe(fd) != 0) return child;
+    std::fflush(nullptr);  // the child must not print the parent's buffered output again
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        std::vector<double> t(s.workload.kernels.size(), NAN);
+        try {
+            RunOptions quiet(false);
+            const RunOutput o = run_scenario(s, quiet);
+            for (size_t n = 0; n < o.record->kernels.size() && n < t.size(); ++n) {
+                const auto& r = o.record->kernels[n];
+                if (r.first_warp_start_ns && r.end_ns) t[n] = *r.end_ns - *r.first_warp_start_ns;
+            }
+        } catch (...) {
+        }
+        const char* p = reinterpret_cast<const char*>(t.data());
+        size_t left = t.size() * sizeof(double);
+        while (left) {
+            const ssize_t n = write(fd[1], p, left);
+            if (n <= 0) _exit(1);
+            p += n;
+            left -= size_t(n);
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        return child;
+    }
+    return {pid, fd[0], s.workload.kernels.size()};
+}
+
+std::vector<double> finish(const Child& child) {
+    std::vector<double> t(child.kernels, NAN);
+    if (child.pid < 0) return t;
+    char* p = reinterpret_cast<char*>(t.data());
+    size_t left = t.size() * sizeof(double);
+    while (left) {
+        const ssize_t n = read(child.fd, p, left);
+        if (n <= 0) break;
+        p += n;
+        left -= size_t(n);
+    }
+    if (left) std::fill(t.begin(), t.end(), NAN);
+    close(child.fd);
+    int status = 0;
+    waitpid(child.pid, &status, 0);
+    return t;
+}
+
+// A replayed kernel's body: the cycles of its vector ALU work.
+uint64_t body_of(const KernelSpec& k) {
+    uint64_t cycles = 0;
+    for (const ProgramStep& step : k.program)
+        if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
+    return cycles;
+}
+
+}  // namespace
+
 std::vector<double> alone_durations(const Scenario& platform, const std::vector<KernelSpec>& kernels, unsigned jobs) {
     std::vector<double> out(kernels.size(), NAN);
     if (kernels.empty()) return out;
@@ -71,89 +147,79 @@ std::vector<double> alone_durations(const Scenario& platform, const std::vector<
         job[j].push_back(i);
         load[j] += blocks(i);
     }
-    struct Child {
-        pid_t pid = -1;
-        int fd = -1;
-        const std::vector<size_t>* mine = nullptr;
-    };
     std::vector<Child> children;
     for (const std::vector<size_t>& mine : job) {
-        int fd[2];
-        if (mine.empty() || pipe(fd) != 0) continue;
-        std::fflush(nullptr);  // the child must not print the parent's buffered output again
-        const pid_t pid = fork();
-        if (pid == 0) {
-            close(fd[0]);
-            std::vector<double> t(mine.size(), NAN);
-            try {
-                Scenario s = platform;
-                s.expect.clear();
-                s.cross_expect.clear();
-                s.variants.clear();
-                s.measure_alone = false;
-                s.policy.dispatch = DispatchPolicy::fifo;
-                s.max_sim_ns = 1e18;
-                s.workload.queues = {QueueSpec{}};
-                s.workload.queues[0].name = "solve";
-                s.workload.kernels.clear();
-                s.workload.draws.clear();
-                s.workload.signals.clear();
-                s.workload.copies.clear();
-                s.workload.calls.clear();
-                for (size_t i : mine) {
-                    KernelSpec k = kernels[i];
-                    k.name = "k" + std::to_string(i);
-                    k.queue = "solve";
-                    k.submit_ns = 0;
-                    k.barrier = true;  // each alone on the GPU
-                    k.after.clear();
-                    k.after_any.clear();
-                    k.measured.reset();
-                    s.workload.kernels.push_back(std::move(k));
-                }
-                RunOptions quiet(false);
-                const RunOutput o = run_scenario(s, quiet);
-                for (size_t n = 0; n < o.record->kernels.size() && n < t.size(); ++n) {
-                    const auto& r = o.record->kernels[n];
-                    if (r.first_warp_start_ns && r.end_ns) t[n] = *r.end_ns - *r.first_warp_start_ns;
-                }
-            } catch (...) {
-            }
-            const char* p = reinterpret_cast<const char*>(t.data());
-            size_t left = t.size() * sizeof(double);
-            while (left) {
-                const ssize_t n = write(fd[1], p, left);
-                if (n <= 0) _exit(1);
-                p += n;
-                left -= size_t(n);
-            }
-            _exit(0);
+        Scenario s = platform;
+        s.expect.clear();
+        s.cross_expect.clear();
+        s.variants.clear();
+        s.measure_alone = false;
+        s.policy.dispatch = DispatchPolicy::fifo;
+        s.max_sim_ns = 1e18;
+        s.workload.queues = {QueueSpec{}};
+        s.workload.queues[0].name = "solve";
+        s.workload.kernels.clear();
+        s.workload.draws.clear();
+        s.workload.signals.clear();
+        s.workload.copies.clear();
+        s.workload.calls.clear();
+        for (size_t i : mine) {
+            KernelSpec k = kernels[i];
+            k.name = "k" + std::to_string(i);
+            k.queue = "solve";
+            k.submit_ns = 0;
+            k.barrier = true;  // each alone on the GPU
+            k.after.clear();
+            k.after_any.clear();
+            k.measured.reset();
+            s.workload.kernels.push_back(std::move(k));
         }
-        close(fd[1]);
-        if (pid < 0) {
-            close(fd[0]);
-            continue;
-        }
-        children.push_back({pid, fd[0], &mine});
+        children.push_back(start(s));
     }
-    for (const Child& child : children) {
-        const std::vector<size_t>& mine = *child.mine;
-        std::vector<double> t(mine.size(), NAN);
-        char* p = reinterpret_cast<char*>(t.data());
-        size_t left = t.size() * sizeof(double);
-        while (left) {
-            const ssize_t n = read(child.fd, p, left);
-            if (n <= 0) break;
-            p += n;
-            left -= size_t(n);
-        }
-        if (left) std::fill(t.begin(), t.end(), NAN);
-        close(child.fd);
-        int status = 0;
-        waitpid(child.pid, &status, 0);
-        for (size_t n = 0; n < mine.size(); ++n) out[mine[n]] = t[n];
+    for (size_t j = 0; j < job.size(); ++j) {
+        const std::vector<double> t = finish(children[j]);
+        for (size_t n = 0; n < job[j].size(); ++n) out[job[j][n]] = t[n];
     }
     return out;
+}
+
+std::vector<uint64_t> refine_overlapped_bodies(const Scenario& replay, RefineStats& stats, int rounds) {
+    const auto began = std::chrono::steady_clock::now();
+    const std::vector<KernelSpec>& ks = replay.workload.kernels;
+    std::vector<KernelTimes> measured;
+    std::vector<size_t> index;  // measured[j] is ks[index[j]]
+    for (size_t i = 0; i < ks.size(); ++i)
+        if (const auto& m = ks[i].measured) {
+            measured.push_back({ks[i].name, ks[i].queue, double(m->launch_ns), double(m->launch_end_ns),
+                                double(m->start_ns), double(m->end_ns), std::nullopt});
+            index.push_back(i);
+        }
+    const std::vector<bool> over = overlapped_kernels(measured);
+    std::vector<size_t> refined;  // indices into measured
+    for (size_t j = 0; j < over.size(); ++j)
+        if (over[j] && *measured[j].end_ns > *measured[j].start_ns) refined.push_back(j);
+    stats.kernels = refined.size();
+    if (refined.empty()) return {};
+    std::vector<uint64_t> cycles;
+    for (const KernelSpec& k : ks) cycles.push_back(body_of(k));
+    Scenario s = replay;
+    for (int round = 0; round < rounds; ++round) {
+        for (size_t j : refined) s.workload.kernels[index[j]].program = duration_program(cycles[index[j]]);
+        const std::vector<double> t = finish(start(s));
+        ++stats.replays;
+        bool settled = true;
+        for (size_t j : refined) {
+            const double d = *measured[j].end_ns - *measured[j].start_ns, sim = t[index[j]];
+            uint64_t& c = cycles[index[j]];
+            if (std::isnan(sim) || !(sim > 0) || std::fabs(sim / d - 1) <= kRefineTolerance) continue;
+            const uint64_t next = cycles_of(double(c) * d / sim);
+            if (next != c) settled = false;
+            c = next;
+        }
+        if (settled) break;
+    }
+    stats.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    return cycles;
 }
 
 std::vector<BodySolution> solve_kernel_bodies(const Scenario& platform, const std::vector<BodyTarget>& targets,

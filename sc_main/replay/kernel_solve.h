@@ -19,6 +19,15 @@ namespace gpuvp {
 std::vector<BodySolution> solve_kernel_bodies(const Scenario& platform, const std::vector<BodyTarget>& targets,
                                               SolveStats& stats, unsigned jobs = 2);
 
+// A kernel that another kernel overlapped on the hardware was slowed by that contention, and its
+// measured duration holds it: solved to take that duration alone, it would be slowed a second
+// time beside the same kernels in the model. Its body is refined against replays of the whole
+// scenario (`replay`, in one child process each, under its own policies): each round scales the
+// body of every such kernel off by more than 1 % by measured over simulated duration, for at
+// most `rounds` replays or until none moves. Each kernel's cycles, in scenario order; none
+// where no kernel overlapped another on the hardware.
+std::vector<uint64_t> refine_overlapped_bodies(const Scenario& replay, RefineStats& stats, int rounds = 4);
+
 // The durations of `kernels` each alone on `platform` (ns, first warp's start to end; NaN where
 // the simulation could not give one), simulated in `jobs` child processes.
 std::vector<double> alone_durations(const Scenario& platform, const std::vector<KernelSpec>& kernels, unsigned jobs);

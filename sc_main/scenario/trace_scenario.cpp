@@ -92,6 +92,20 @@ BodySolution body_formula(const PlatformConfig& p, uint64_t blocks, uint64_t per
     return b;
 }
 
+// A replayed kernel's program (duration_program) as the scenario writes it.
+Node program_node(uint64_t cycles) {
+    Node program = Node::sequence(true);
+    for (const ProgramStep& step : duration_program(cycles)) {
+        Node v = flow_map();
+        if (step.insn.op == Opcode::end) continue;
+        v.set("op", Node::scalar(opcode_name(step.insn.op)));
+        if (step.insn.op == Opcode::valu) v.set("cycles", Node::scalar(step.insn.a));
+        if (step.repeat > 1) v.set("repeat", Node::scalar(step.repeat));
+        program.push_back(std::move(v));
+    }
+    return program;
+}
+
 struct Replayed {  // an op of the replayed device, as the scenario names it
     const TraceGpuOp* op = nullptr;
     std::string name, queue;
@@ -467,16 +481,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
             const uint64_t cycles = body.cycles;
             if (body.floor_ns > 0) floor_ns = std::max<int64_t>(1, int64_t(std::llround(body.floor_ns)));
             sum.dispatch_bound += duration < floor_ns;
-            Node program = Node::sequence(true);
-            for (const ProgramStep& step : duration_program(cycles)) {
-                Node v = flow_map();
-                if (step.insn.op == Opcode::end) continue;
-                v.set("op", Node::scalar(opcode_name(step.insn.op)));
-                if (step.insn.op == Opcode::valu) v.set("cycles", Node::scalar(step.insn.a));
-                if (step.repeat > 1) v.set("repeat", Node::scalar(step.repeat));
-                program.push_back(std::move(v));
-            }
-            n.set("program", program);
+            n.set("program", program_node(cycles));
         } else {
             n.set("duration_ns", Node::scalar(duration));
             if (op.bytes) n.set("bytes", Node::scalar(op.bytes));
@@ -597,6 +602,14 @@ Node document(const ProfilerTrace& trace, const TraceImportOptions& options, Tra
     yaml::Limits limits = scenario_limits(0, {}, options.platform);
     const Scenario base = read_document(doc, trace.file, {}, options.platform, limits);
     im.work(doc, base, sum);
+    if (options.refine) {  // the overlapped kernels' bodies, against replays of the whole document
+        yaml::Limits again = scenario_limits(0, {}, options.platform);
+        const Scenario replay = read_document(doc, trace.file, {}, options.platform, again);
+        const std::vector<uint64_t> cycles = options.refine(replay, sum.refine);
+        sum.refined = true;
+        Node* kernels = doc.find("kernels");
+        for (size_t i = 0; kernels && i < cycles.size() && i < kernels->size(); ++i) (*kernels)[i].set("program", program_node(cycles[i]));
+    }
     sum.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     return doc;
 }

@@ -36,10 +36,20 @@ struct SolveStats {
     uint64_t simulations = 0;  // kernels simulated alone (each shape at several bodies)
     double host_seconds = 0;
 };
+// What the refinement of overlapped kernels did (BodyRefiner).
+struct RefineStats {
+    uint64_t kernels = 0;  // kernels another kernel overlapped on the hardware
+    uint64_t replays = 0;  // whole replays simulated
+    double host_seconds = 0;
+};
 // Solves each target's body on `platform` (the scenario the trace imports to: its platform,
 // policies and host; its work is ignored). sc_main/replay/kernel_solve.h.
 using BodySolver =
     std::function<std::vector<BodySolution>(const Scenario& platform, const std::vector<BodyTarget>&, SolveStats&)>;
+// The bodies of the kernels that another kernel overlapped on the hardware, refined against
+// replays of the whole imported scenario (`replay`, its bodies solved): each kernel's cycles in
+// scenario order, or none to keep them. sc_main/replay/kernel_solve.h.
+using BodyRefiner = std::function<std::vector<uint64_t>(const Scenario& replay, RefineStats&)>;
 
 struct TraceImportOptions {
     std::optional<int64_t> device;         // the GPU to replay (a trace's `device`); unset: the first with kernels
@@ -53,6 +63,7 @@ struct TraceImportOptions {
     // How each kernel's body is found: solved against simulations of the kernel alone (`gpuvp`
     // sets solve_kernel_bodies), or, unset (`--no-solve`), the formula of docs/replay.md.
     BodySolver solve;
+    BodyRefiner refine;  // unset: the solved bodies as they are
 };
 
 // What an import made, for the user.
@@ -73,6 +84,8 @@ struct TraceImportSummary {
     double host_seconds = 0;      // the import's, the solve's included
     bool solved = false;          // the bodies were solved (TraceImportOptions::solve)
     SolveStats solve;
+    bool refined = false;  // TraceImportOptions::refine ran
+    RefineStats refine;
 };
 
 // Blocks of a kernel one SM holds at once, by its warp slots, registers and shared memory

@@ -113,3 +113,55 @@ TEST_CASE("kernel solve: each imported kernel alone takes its measured time unde
         }
     }
 }
+
+namespace {
+
+// Two streams: `wide` (12 blocks of 1024 threads: 6 of the 8 SMs full) from 10 µs to 410 µs,
+// and `beside` (64 blocks of 128 threads, one wave alone) from 100 to 150 µs beside it.
+ProfilerTrace beside_a_wide_kernel() {
+    ProfilerTrace t = lone_kernels({{"wide", 12, 1024, 400'000}, {"beside", 64, 128, 50'000}});
+    t.ops[1].stream = 9;
+    t.calls[1].start_ns = 90'000;
+    t.calls[1].end_ns = 93'000;
+    t.ops[1].start_ns = 100'000;
+    t.ops[1].end_ns = 150'000;
+    return t;
+}
+
+// The simulated over measured duration of each kernel of `s` replayed (in a child process).
+std::map<std::string, double> ratios(const Scenario& s) {
+    const nlohmann::json r = nlohmann::json::parse(test::in_child([&] {
+        RunOptions quiet(false);
+        return run_scenario(s, quiet).results;
+    }));
+    std::map<std::string, double> out;
+    for (const auto& k : r["kernels"])
+        out[k["name"].get<std::string>()] = (k["end_ns"].get<double>() - k["first_warp_start_ns"].get<double>()) /
+                                            (k["measured"]["end_ns"].get<double>() - k["measured"]["start_ns"].get<double>());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("kernel solve: a kernel that overlapped another on the hardware is not slowed a second time", "[replay][solve]") {
+    TraceImportOptions options;
+    options.solve = [](const Scenario& p, const std::vector<BodyTarget>& targets, SolveStats& stats) {
+        return solve_kernel_bodies(p, targets, stats);
+    };
+    // Solved alone, `beside` finds 2 free SMs beside `wide` in the model: two waves, not one, on
+    // top of the contention its measured 50 µs already holds.
+    const Scenario alone = load_trace_scenario(beside_a_wide_kernel(), options, {}, nullptr);
+    const auto before = ratios(alone);
+    CHECK(before.at("beside#0") > 1.5);
+    CHECK(before.at("wide#0") == Approx(1).epsilon(0.01));
+    // Refined against replays of the whole trace: both take their measured time beside each other.
+    options.refine = [](const Scenario& replay, RefineStats& stats) { return refine_overlapped_bodies(replay, stats); };
+    TraceImportSummary sum;
+    const Scenario refined = load_trace_scenario(beside_a_wide_kernel(), options, {}, &sum);
+    CHECK(sum.refined);
+    CHECK(sum.refine.kernels == 2);
+    CHECK(sum.refine.replays >= 2);
+    const auto after = ratios(refined);
+    CHECK(after.at("beside#0") == Approx(1).epsilon(0.02));
+    CHECK(after.at("wide#0") == Approx(1).epsilon(0.02));
+}
