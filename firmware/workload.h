@@ -59,6 +59,11 @@ struct MeasuredTimes {
     // A kernel's floor: its duration alone on the imported platform with a body of one cycle.
     // Measured shorter than that, it is dispatch-bound. Unset: a copy, or a scenario without it.
     std::optional<int64_t> floor_ns;
+    // Set by the import: of `after`, the waits inferred from the timeline (a wait call the
+    // trace records no target for), and the wait calls before its launch neither recorded nor
+    // inferred.
+    std::vector<std::string> inferred_after;
+    uint32_t unmatched_waits = 0;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("launch_ns", s.launch_ns, {"ns", "its launch call started"});
@@ -66,6 +71,9 @@ struct MeasuredTimes {
         v("start_ns", s.start_ns, {"ns", "it began to run on the GPU"});
         v("end_ns", s.end_ns, {"ns", "it ended"});
         v("floor_ns", s.floor_ns, {"ns", "set by the import, from the model: the kernel alone with a one-cycle body (measured shorter: dispatch-bound)"});
+        v("inferred_after", s.inferred_after, {"", "set by the import: of after, the waits inferred from the timeline"});
+        v("unmatched_waits", s.unmatched_waits,
+          {"count", "set by the import: wait calls before its launch the trace gives no target for and none was inferred"});
     }
 };
 

@@ -267,6 +267,7 @@ struct TraceArgs {
     int64_t device = -1;  // -1: the first GPU with kernels
     bool skip_unfit = false;
     bool no_solve = false;
+    bool no_infer_waits = false;
 };
 
 void add_trace_options(CLI::App& cmd, TraceArgs& t) {
@@ -282,6 +283,9 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
                  "a profiler trace: take each kernel's body from the formula of docs/replay.md\n"
                  "instead of solving it against short simulations of the kernel alone (faster;\n"
                  "the kernels then take their measured time only roughly). Default: solve");
+    cmd.add_flag("--no-infer-waits", t.no_infer_waits,
+                 "a profiler trace: count the wait calls the trace gives no target for instead of\n"
+                 "inferring their dependencies from the timeline. Default: infer");
 }
 
 // The trace in `text` (read from `file`), by its format; rocprofv3's is read again from its
@@ -294,6 +298,7 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
     gpuvp::TraceImportOptions options;
     if (t.device >= 0) options.device = t.device;
     options.skip_unfit = t.skip_unfit;
+    options.infer_waits = !t.no_infer_waits;
     if (!t.no_solve)
         options.solve = [](const gpuvp::Scenario& platform, const std::vector<gpuvp::BodyTarget>& targets,
                            gpuvp::SolveStats& stats) { return gpuvp::solve_kernel_bodies(platform, targets, stats); };
@@ -345,6 +350,8 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
     if (s.other_devices) line += "; " + std::to_string(s.other_devices) + " kernels and copies of other GPUs not replayed";
     if (s.events_joined) line += "; " + event_waits(s.events_joined) + " joined to their record calls";
     if (s.events_unresolved) line += "; " + event_waits(s.events_unresolved) + " unresolved";
+    if (s.inferred_waits) line += "; " + std::to_string(s.inferred_waits) + " waits inferred from the timeline";
+    if (s.unmatched_waits) line += "; " + std::to_string(s.unmatched_waits) + " waits unmatched";
     if (s.dispatch_bound)
         line += "; " + std::to_string(s.dispatch_bound) + " kernel" + (s.dispatch_bound == 1 ? "" : "s") +
                 " shorter than the model can dispatch (dispatch-bound)";
@@ -362,6 +369,11 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
 
 // On stderr, what the import could not replay as the trace has it.
 void import_warnings(const std::string& file, const gpuvp::TraceImportSummary& s) {
+    if (s.unmatched_waits)
+        std::cerr << "warning: " << file << ": " << s.unmatched_waits
+                  << (s.unmatched_waits == 1 ? " wait call" : " wait calls")
+                  << " (cudaStreamWaitEvent) without a record saying what it waits for, and none inferred from the "
+                     "timeline: replayed without the wait (docs/replay.md, \"Inferred waits\")\n";
     if (s.events_unresolved)
         std::cerr << "warning: " << file << ": " << event_waits(s.events_unresolved)
                   << " unresolved (Stream Wait Event, Event Sync records): the trace does not say what the event "

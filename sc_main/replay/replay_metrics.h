@@ -87,7 +87,9 @@ struct SidesValue {
 struct ReplayRecord {
     STATS_RECORD;
     uint64_t kernels = 0;
-    Omit<uint64_t> dispatch_bound_kernels;  // (always written; absent in results.json of gpuvp before it)
+    // (always written; absent in results.json of gpuvp before them)
+    Omit<uint64_t> dispatch_bound_kernels;
+    Omit<uint64_t> inferred_waits, unmatched_waits;  // set by the run from the kernels' measured
     SidesDistribution same_stream_gap_ns, idle_launch_latency_ns;
     Distribution kernel_duration_ratio;
     // (always written; absent in results.json of gpuvp before them)
@@ -100,6 +102,10 @@ struct ReplayRecord {
         v("kernels", s.kernels, {"count", "kernels replayed (those with measured times)"});
         v("dispatch_bound_kernels", s.dispatch_bound_kernels,
           {"count", "kernels measured shorter than their floor: the model cannot dispatch them that fast"});
+        v("inferred_waits", s.inferred_waits,
+          {"count", "wait calls the trace gives no target for, made dependencies from the timeline by the import"});
+        v("unmatched_waits", s.unmatched_waits,
+          {"count", "wait calls the trace gives no target for, neither resolved nor inferred: replayed without a wait"});
         v("same_stream_gap_ns", s.same_stream_gap_ns,
           {"ns", "start - previous end on one stream, where the launch had returned before the previous ended"});
         v("idle_launch_latency_ns", s.idle_launch_latency_ns,

@@ -48,6 +48,9 @@ std::string figures_table(const ReplayRecord& x) {
     if (x.dispatch_bound_kernels)
         o << "<tr><th>dispatch-bound: measured shorter than the model can run them</th><td id=\"replay-dispatch-bound\">"
           << *x.dispatch_bound_kernels << (*x.dispatch_bound_kernels == 1 ? " kernel" : " kernels") << "</td></tr>";
+    if (x.inferred_waits.value_or(0) || x.unmatched_waits.value_or(0))
+        o << "<tr><th>wait calls without a target in the trace: inferred · unmatched</th><td id=\"replay-waits\">"
+          << x.inferred_waits.value_or(0) << " inferred · " << x.unmatched_waits.value_or(0) << " unmatched</td></tr>";
     o << "<tr><th>kernel duration, simulated / measured</th><td id=\"replay-duration-ratio\">median <b>"
       << ratio_text(d.median) << "</b> · p90 " << ratio_text(d.p90) << " · max " << ratio_text(d.max) << " (" << d.count
       << " kernels)</td></tr><tr><th>the same, alone on the hardware · beside another kernel</th>"
@@ -268,6 +271,34 @@ std::string dispatch_bound_table(const ReplaySides& sides) {
     return o.str();
 }
 
+// The kernels whose waits the import inferred from the timeline, or could not match.
+std::string waits_table(const std::vector<KernelRecord>& kernels) {
+    std::ostringstream rows;
+    size_t listed = 0, total = 0;
+    for (const KernelRecord& k : kernels) {
+        if (!k.measured || (k.measured->inferred_after.empty() && !k.measured->unmatched_waits)) continue;
+        ++total;
+        if (listed++ >= 4 * kFarthest) continue;
+        std::string inferred;
+        for (const std::string& a : k.measured->inferred_after) inferred += (inferred.empty() ? "" : ", ") + a;
+        rows << "<tr data-kernel=\"" << esc(k.name) << "\"><th>" << esc(cut(k.name, 60)) << "</th><td>" << esc(k.queue)
+             << "</td><td>" << (inferred.empty() ? "–" : esc(inferred)) << "</td><td>" << k.measured->unmatched_waits
+             << "</td></tr>\n";
+    }
+    if (!total) return "";
+    std::ostringstream o;
+    o << "<h3>Waits the trace gives no target for</h3>\n<p>Wait calls (cudaStreamWaitEvent) before these kernels' "
+         "launches whose record the trace lacks or the import could not resolve: a wait inferred from the timeline "
+         "(the kernel started just after another stream's work ended, though its launch had returned before) is a "
+         "dependency on that work; an unmatched one is replayed without a wait (docs/replay.md, \"Inferred waits\"). "
+      << std::min(total, 4 * kFarthest) << " of " << total
+      << (total == 1 ? " kernel" : " kernels")
+      << ".</p>\n<div class=\"table-wrap\"><table class=\"data\" id=\"replay-waits-kernels\"><thead><tr><th>kernel</th>"
+         "<th>stream</th><th>inferred: waits for</th><th>unmatched waits</th></tr></thead><tbody>\n"
+      << rows.str() << "</tbody></table></div>\n";
+    return o.str();
+}
+
 }  // namespace
 
 std::string section_replay(const Page& p, Bound& bound) {
@@ -327,6 +358,7 @@ std::string section_replay(const Page& p, Bound& bound) {
                    Unit{"simulated / measured", 1}, 1);
     o << farthest_table(sides);
     o << dispatch_bound_table(sides);
+    o << waits_table(r.kernels);
     o << "</details></section>\n";
     return o.str();
 }

@@ -716,8 +716,19 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     r.totals = {instructions, rec.warps_finished(), sys.gpu.glc().blocks_dispatched(), sys.gpu.cp().packets_processed(),
                 sys.host.interrupts()};
     r.host = {s.workload.quantum_ns, sys.host.syncs(), policy_name(s.workload.code), policy_name(s.workload.serial_args)};
-    if (std::any_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return bool(k.measured); }))
+    if (std::any_of(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return bool(k.measured); })) {
         r.replay = replay_summary(replay_sides(r.kernels));
+        uint64_t inferred = 0, unmatched = 0;  // the import's wait calls without a resolved record
+        auto count = [&](const std::optional<MeasuredTimes>& m) {
+            if (!m) return;
+            inferred += m->inferred_after.size();
+            unmatched += m->unmatched_waits;
+        };
+        for (const KernelSpec& k : s.workload.kernels) count(k.measured);
+        for (const CopySpec& c : s.workload.copies) count(c.measured);
+        r.replay->inferred_waits = inferred;
+        r.replay->unmatched_waits = unmatched;
+    }
 
     // Expectations, on everything above.
     std::vector<ExpectationRecord> expectations;

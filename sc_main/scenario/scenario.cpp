@@ -698,6 +698,13 @@ std::vector<Field<S>> launch_fields(std::vector<Field<S>> fields) {
     return fields;
 }
 
+// A list of names (`after`).
+std::vector<std::string> get_names(const Ctx& c, const Node& v, const Loc& at) {
+    std::vector<std::string> names;
+    each_item(c, v, at, [&](const Node& x, const Loc& l) { names.push_back(get_string(c, x, l)); });
+    return names;
+}
+
 // What the hardware measured for a replayed trace's kernel or copy (ns, the replay's time base).
 const Schema<MeasuredTimes>& measured_schema() {
     using K = Keys<MeasuredTimes>;
@@ -706,7 +713,12 @@ const Schema<MeasuredTimes>& measured_schema() {
                                           K::integer("launch_end_ns", &MeasuredTimes::launch_end_ns, 0, most),
                                           K::integer("start_ns", &MeasuredTimes::start_ns, 0, most),
                                           K::integer("end_ns", &MeasuredTimes::end_ns, 0, most),
-                                          K::integer("floor_ns", &MeasuredTimes::floor_ns, 0, most)},
+                                          K::integer("floor_ns", &MeasuredTimes::floor_ns, 0, most),
+                                          K::custom("inferred_after",
+                                                    [](const Ctx& c, const Node& v, const Loc& at, MeasuredTimes& t) {
+                                                        t.inferred_after = get_names(c, v, at);
+                                                    }),
+                                          K::integer("unmatched_waits", &MeasuredTimes::unmatched_waits, 0, 1u << 31)},
                                          [](const Ctx& c, const Node& m, const Loc& at, MeasuredTimes& t) {
                                              if (t.launch_end_ns < t.launch_ns)
                                                  c.fail(key_loc(m, at, "launch_end_ns"), "is before launch_ns");
@@ -721,13 +733,6 @@ Field<S> measured_field() {
     return Keys<S>::custom("measured", [](const Ctx& c, const Node& v, const Loc& at, S& spec) {
         read_map(c, v, at, measured_schema(), spec.measured.emplace());
     });
-}
-
-// A list of names (`after`).
-std::vector<std::string> get_names(const Ctx& c, const Node& v, const Loc& at) {
-    std::vector<std::string> names;
-    each_item(c, v, at, [&](const Node& x, const Loc& l) { names.push_back(get_string(c, x, l)); });
-    return names;
 }
 
 const Schema<KernelSpec>& kernel_schema() {

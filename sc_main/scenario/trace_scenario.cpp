@@ -112,6 +112,8 @@ struct Replayed {  // an op of the replayed device, as the scenario names it
     const TraceHostCall* call = nullptr;  // its launch call (null: none in the trace)
     int64_t launch = 0, launch_end = 0;   // on the trace's clock
     std::vector<std::string> after;
+    std::vector<std::string> inferred;  // of `after`, the waits inferred from the timeline (infer_waits)
+    uint32_t unmatched = 0;             // wait calls before its launch neither recorded nor inferred
 };
 
 class Importer {
@@ -133,6 +135,8 @@ private:
     // The device's event waits and syncs that do not name their record call: joined to one, or
     // counted as unresolved.
     void join_events(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum);
+    // The wait calls no record says the target of (docs/replay.md, "Inferred waits").
+    void infer_waits(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum);
     // What a wait or sync's event recorded: the last work launched on `stream` before `at`.
     struct EventRecord {
         int64_t stream = -1, at = 0;
@@ -347,6 +351,69 @@ std::optional<Importer::EventRecord> Importer::event_record(
     return EventRecord{s.wait_on_stream, rec != call_by_corr.end() ? rec->second->start_ns : before};
 }
 
+// A cudaStreamWaitEvent call whose `Stream Wait Event` record is missing (older profilers write
+// none) or names no event record the import can resolve waits for something the trace does not
+// say. The work its thread launches next (K, a kernel or a copy) shows it where the hardware held K for
+// another stream's work: K started at most kInferWindowNs after the end of work J of another
+// stream, although K's launch call had returned, and K's own stream's work before it had
+// ended, before J ended. K then waits for J (`after`, listed in `measured.inferred_after`);
+// otherwise, or with infer_waits off, the wait is counted on K (`measured.unmatched_waits`).
+// A wait call whose thread launches nothing after it waits for nothing the replay runs.
+void Importer::infer_waits(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum) {
+    constexpr int64_t kInferWindowNs = 5000;
+    std::unordered_map<int64_t, const TraceSync*> recorded;  // wait records by their call's correlation
+    for (const TraceSync& s : t_.syncs)
+        if (s.kind == TraceSync::Kind::stream_wait_event && (s.device == device_ || s.device < 0) && s.correlation >= 0)
+            recorded.emplace(s.correlation, &s);
+    std::unordered_map<const TraceHostCall*, size_t> launched;  // launch call -> its first work (ops_ index)
+    for (size_t i = 0; i < ops_.size(); ++i)
+        if (ops_[i].call) launched.emplace(ops_[i].call, i);
+    std::unordered_map<int64_t, size_t> pending;                 // thread -> waits not yet followed by a launch
+    std::vector<std::pair<const TraceHostCall*, size_t>> waits;           // wait call, the work it precedes
+    for (const TraceHostCall& c : t_.calls) {
+        if (c.start_ns < t0_) continue;
+        if (c.kind == Call::stream_wait_event) {
+            auto r = recorded.find(c.correlation);
+            const bool resolved = c.correlation >= 0 && r != recorded.end() && event_record(*r->second, c.start_ns, call_by_corr);
+            if (!resolved) ++pending[c.thread];
+            continue;
+        }
+        auto l = launched.find(&c);
+        if (l == launched.end()) continue;
+        auto p = pending.find(c.thread);
+        if (p == pending.end()) continue;
+        for (size_t n = 0; n < p->second; ++n) waits.emplace_back(&c, l->second);
+        pending.erase(p);
+    }
+    for (const auto& [call, k] : waits) {
+        Replayed& kr = ops_[k];
+        const TraceGpuOp& ko = *kr.op;
+        // K's own stream's work before it: when it ended.
+        int64_t own_end = INT64_MIN;
+        for (size_t i : by_stream_.at(ko.stream)) {
+            if (i == k) break;
+            own_end = std::max(own_end, ops_[i].op->end_ns);
+        }
+        const Replayed* held_by = nullptr;
+        for (const Replayed& j : ops_) {
+            const TraceGpuOp& jo = *j.op;
+            if (jo.stream == ko.stream || jo.end_ns > ko.start_ns || ko.start_ns - jo.end_ns > kInferWindowNs) continue;
+            if (jo.end_ns <= call->end_ns || jo.end_ns <= own_end) continue;
+            if (!held_by || jo.end_ns > held_by->op->end_ns) held_by = &j;
+        }
+        // (A second wait before the same launch waits for something else: not this J again.)
+        if (held_by && o_.infer_waits &&
+            std::find(kr.inferred.begin(), kr.inferred.end(), held_by->name) == kr.inferred.end()) {
+            if (std::find(kr.after.begin(), kr.after.end(), held_by->name) == kr.after.end()) kr.after.push_back(held_by->name);
+            kr.inferred.push_back(held_by->name);
+            ++sum.inferred_waits;
+        } else {
+            ++kr.unmatched;
+            ++sum.unmatched_waits;
+        }
+    }
+}
+
 void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
     const PlatformConfig& p = base.platform;
     // Names, fit, and the kernels' bodies.
@@ -430,6 +497,8 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
             }
     }
 
+    infer_waits(call_by_corr, sum);
+
     // The kernels' bodies: solved against simulations of each kernel alone, or the formula.
     std::vector<BodyTarget> targets;
     for (const Replayed& r : ops_) {
@@ -498,6 +567,12 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         m.set("start_ns", Node::scalar(std::max(op.start_ns, t0_) - t0_));
         m.set("end_ns", Node::scalar(std::max(op.end_ns, std::max(op.start_ns, t0_)) - t0_));
         if (floor_ns) m.set("floor_ns", Node::scalar(floor_ns));
+        if (!r.inferred.empty()) {
+            Node inferred = flow_list();
+            for (const std::string& a : r.inferred) inferred.push_back(Node::scalar(a));
+            m.set("inferred_after", inferred);
+        }
+        if (r.unmatched) m.set("unmatched_waits", Node::scalar(r.unmatched));
         n.set("measured", m);
         (op.kind == Kind::kernel ? kernels : copies).push_back(std::move(n));
         (op.kind == Kind::kernel ? sum.kernels : sum.copies)++;

@@ -64,6 +64,9 @@ struct TraceImportOptions {
     // sets solve_kernel_bodies), or, unset (`--no-solve`), the formula of docs/replay.md.
     BodySolver solve;
     BodyRefiner refine;  // unset: the solved bodies as they are
+    // Wait calls the trace records no target for: inferred from the timeline where it shows one
+    // (docs/replay.md, "Inferred waits"), or only counted (`--no-infer-waits`).
+    bool infer_waits = true;
 };
 
 // What an import made, for the user.
@@ -80,6 +83,8 @@ struct TraceImportSummary {
     // gives no `after`, a sync is CPU time). docs/replay.md, "Events".
     uint64_t events_joined = 0, events_unresolved = 0;
     double measured_makespan_ns = 0;
+    // Wait calls without a record the import resolves: inferred (a dependency made) or unmatched.
+    uint64_t inferred_waits = 0, unmatched_waits = 0;
     uint64_t dispatch_bound = 0;  // kernels measured shorter than their floor (BodySolution)
     double host_seconds = 0;      // the import's, the solve's included
     bool solved = false;          // the bodies were solved (TraceImportOptions::solve)

@@ -596,7 +596,7 @@ RunRecord replayed(size_t n, size_t streams) {
         KernelRecord k = kernel("k#" + std::to_string(i), 0, double(i) * 1000, 1);
         k.queue = "s" + std::to_string(i % streams);
         const int64_t t = int64_t(i) * 1000;
-        k.measured = gpuvp::MeasuredTimes{t, t + 50, t + 300, t + 900, std::nullopt};
+        k.measured = gpuvp::MeasuredTimes{t, t + 50, t + 300, t + 900, std::nullopt, {}, 0};
         r.kernels.push_back(std::move(k));
     }
     r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));

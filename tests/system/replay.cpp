@@ -37,14 +37,15 @@ TEST_CASE("replay: two kernels back to back and one on an idle GPU, measured aga
     gpuvp::Scenario s = gpuvp::parse_scenario(kScenario, "replay.yaml");
     // What the hardware measured: k#1 was queued when k#0 ended (500 ns gap); k#2's call came with
     // the GPU idle (4000 ns to its start).
-    s.workload.kernels[0].measured = gpuvp::MeasuredTimes{0, 1000, 3000, 8000, std::nullopt};
-    s.workload.kernels[1].measured = gpuvp::MeasuredTimes{1200, 2000, 8500, 12000, std::nullopt};
-    s.workload.kernels[2].measured = gpuvp::MeasuredTimes{100000, 101000, 104000, 106000, std::nullopt};
+    s.workload.kernels[0].measured = gpuvp::MeasuredTimes{0, 1000, 3000, 8000, std::nullopt, {}, 0};
+    s.workload.kernels[1].measured = gpuvp::MeasuredTimes{1200, 2000, 8500, 12000, std::nullopt, {}, 0};
+    s.workload.kernels[2].measured = gpuvp::MeasuredTimes{100000, 101000, 104000, 106000, std::nullopt, {}, 0};
     const gpuvp::RunOutput out = gpuvp::run_scenario(s);
     const json r = json::parse(out.results);
     const json &k0 = r["kernels"][0], &k1 = r["kernels"][1], &k2 = r["kernels"][2];
     for (const json* k : {&k0, &k1, &k2}) REQUIRE((*k)["status"] == "ok");
-    CHECK(k1["measured"] == json{{"launch_ns", 1200}, {"launch_end_ns", 2000}, {"start_ns", 8500}, {"end_ns", 12000}, {"floor_ns", nullptr}});
+    CHECK(k1["measured"] == json{{"launch_ns", 1200}, {"launch_end_ns", 2000}, {"start_ns", 8500}, {"end_ns", 12000}, {"floor_ns", nullptr},
+                                     {"inferred_after", json::array()}, {"unmatched_waits", 0}});
     CHECK_FALSE(k0.contains("call_start_ns"));  // open loop: submit_ns and doorbell_ns stand for the call
     REQUIRE(r.contains("replay"));
     const json& x = r["replay"];

@@ -249,7 +249,7 @@ TEST_CASE("replay: the record's kernels as the two sides, the simulated one from
     ks[1].doorbell_ns = 2200;
     ks[1].first_warp_start_ns = 6000.5;
     ks[1].end_ns = 9000;
-    ks[1].measured = gpuvp::MeasuredTimes{0, 1500, 4000, 7000, std::nullopt};
+    ks[1].measured = gpuvp::MeasuredTimes{0, 1500, 4000, 7000, std::nullopt, {}, 0};
     // Closed loop: the host's launch call.
     ks[2].name = "k#1";
     ks[2].queue = "s";
@@ -257,7 +257,7 @@ TEST_CASE("replay: the record's kernels as the two sides, the simulated one from
     ks[2].doorbell_ns = 2800;
     ks[2].call_start_ns = 1500;
     ks[2].call_end_ns = 3000;
-    ks[2].measured = gpuvp::MeasuredTimes{1600, 3100, 7100, 9100, std::nullopt};
+    ks[2].measured = gpuvp::MeasuredTimes{1600, 3100, 7100, 9100, std::nullopt, {}, 0};
     const ReplaySides sides = gpuvp::replay_sides(ks);
     REQUIRE(sides.measured.size() == 2);
     REQUIRE(sides.simulated.size() == 2);

@@ -42,7 +42,7 @@ gpuvp::RunRecord small_record() {
     in.count = 3;
     in.turnaround_ns.max = 9000;
     k.instances = in;
-    k.measured = gpuvp::MeasuredTimes{0, 500, 1000, 4000, std::nullopt};  // a replayed kernel
+    k.measured = gpuvp::MeasuredTimes{0, 500, 1000, 4000, std::nullopt, {}, 0};  // a replayed kernel
     gpuvp::KernelRecord& k2 = r.kernels.emplace_back();
     k2.name = "beta";
     k2.alone_turnaround_ns = std::optional<double>();  // present, null

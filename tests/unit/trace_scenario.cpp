@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 using namespace gpuvp;
 using Catch::Matchers::Contains;
@@ -283,10 +285,11 @@ std::string event_sync(int64_t stream, int64_t event, int64_t corr, double ts, i
            std::to_string(event) + R"(, "stream": )" + std::to_string(stream) + R"(, "correlation": )" +
            std::to_string(corr) + R"(, "device": 0}})";
 }
-Scenario import_events(const std::vector<std::string>& events, TraceImportSummary& sum) {
+Scenario import_events(const std::vector<std::string>& events, TraceImportSummary& sum,
+                       const TraceImportOptions& options = {}) {
     std::string text = "{\"traceEvents\": [";
     for (size_t i = 0; i < events.size(); ++i) text += (i ? ",\n" : "") + events[i];
-    return load_trace_scenario(parse_kineto(text + "]}", "events.json"), {}, {}, &sum);
+    return load_trace_scenario(parse_kineto(text + "]}", "events.json"), options, {}, &sum);
 }
 size_t count_kind(const Scenario& s, HostCall::Kind k) {
     return size_t(std::count_if(s.workload.calls.begin(), s.workload.calls.end(), [&](const HostCall& c) { return c.kind == k; }));
@@ -324,6 +327,8 @@ TEST_CASE("trace import: a wait and a sync naming only their event join the even
 
 TEST_CASE("trace import: what cannot be joined is counted and replayed without its wait", "[trace-scenario][trace-import]") {
     TraceImportSummary sum;
+    TraceImportOptions no_inference;  // (an unresolved wait is otherwise inferred where the timeline shows it)
+    no_inference.infer_waits = false;
     std::vector<std::string> events = joined_events();
     SECTION("no record call before them on the thread") {
         events[2] = runtime("cudaEventRecordWithFlags", 2, 12, 0.5);  // after the sync
@@ -333,7 +338,7 @@ TEST_CASE("trace import: what cannot be joined is counted and replayed without i
         events.push_back(event_sync(8, 6, 7, 22.1));
         events.push_back(runtime("cudaLaunchKernel", 8, 23, 1));
         events.push_back(gpu_kernel("kd", 8, 8, 25, 2));
-        const Scenario s = import_events(events, sum);
+        const Scenario s = import_events(events, sum, no_inference);
         CHECK(sum.events_unresolved == 3);
         CHECK(find(s, "kd#0").after.empty());
     }
@@ -350,9 +355,10 @@ TEST_CASE("trace import: what cannot be joined is counted and replayed without i
         events[6] = event_sync(8, -1, 4, 8.1);
         events[10] = event_sync(-1, -1, 6, 11.1);
     }
-    const Scenario s = import_events(events, sum);
+    const Scenario s = import_events(events, sum, no_inference);
     CHECK(sum.events_joined == 0);
     CHECK(sum.events_unresolved >= 2);
+    CHECK(sum.unmatched_waits >= 1);  // the wait before kc (and kd)
     CHECK(find(s, "kc#0").after.empty());
     CHECK(count_kind(s, HostCall::Kind::sync_work) == 0);
 }
@@ -404,4 +410,107 @@ TEST_CASE("trace import: h200-two-streams' waits and syncs on its events are joi
             CHECK(calls[i + 1].queue == "stream50");
         }
     CHECK(synced == relus);
+}
+
+// --- Wait calls the trace gives no target for (docs/replay.md, "Inferred waits") -------------
+
+namespace {
+
+Scenario import_with(const std::vector<std::string>& events, const TraceImportOptions& options, TraceImportSummary& sum) {
+    std::string text = "{\"traceEvents\": [";
+    for (size_t i = 0; i < events.size(); ++i) text += (i ? ",\n" : "") + events[i];
+    return load_trace_scenario(parse_kineto(text + "]}", "events.json"), options, {}, &sum);
+}
+
+// joined_events() without its Stream Wait Event record, as older profilers write it: the
+// cudaStreamWaitEvent call alone.
+std::vector<std::string> unrecorded_wait() {
+    std::vector<std::string> events = joined_events();
+    events.erase(events.begin() + 6);
+    return events;
+}
+
+}  // namespace
+
+TEST_CASE("trace import: a wait call without its record is inferred from the timeline, or counted", "[trace-scenario][trace-import]") {
+    TraceImportSummary sum;
+    TraceImportOptions options;
+    SECTION("kc started 1 µs after ka ended, its launch and kb long done: it waited for ka") {
+        const Scenario s = import_with(unrecorded_wait(), options, sum);
+        CHECK(sum.inferred_waits == 1);
+        CHECK(sum.unmatched_waits == 0);
+        CHECK(find(s, "kc#0").after == std::vector<std::string>{"ka#0"});
+        CHECK(find(s, "kc#0").measured->inferred_after == std::vector<std::string>{"ka#0"});
+        CHECK(find(s, "kb#0").after.empty());
+    }
+    SECTION("switched off: counted on kc, replayed without the wait") {
+        options.infer_waits = false;
+        const Scenario s = import_with(unrecorded_wait(), options, sum);
+        CHECK(sum.inferred_waits == 0);
+        CHECK(sum.unmatched_waits == 1);
+        CHECK(find(s, "kc#0").after.empty());
+        CHECK(find(s, "kc#0").measured->unmatched_waits == 1);
+    }
+    SECTION("kc started 9 µs after ka ended: the timeline shows no wait") {
+        std::vector<std::string> events = unrecorded_wait();
+        for (std::string& e : events)
+            if (e.find("\"kc\"") != std::string::npos) e = gpu_kernel("kc", 8, 5, 29, 2);
+        const Scenario s = import_with(events, options, sum);
+        CHECK(sum.inferred_waits == 0);
+        CHECK(sum.unmatched_waits == 1);
+        CHECK(find(s, "kc#0").after.empty());
+    }
+    SECTION("a recorded wait is the record's, not inferred") {
+        const Scenario s = import_with(joined_events(), options, sum);
+        CHECK(sum.inferred_waits == 0);
+        CHECK(sum.unmatched_waits == 0);
+        CHECK(find(s, "kc#0").measured->inferred_after.empty());
+    }
+}
+
+TEST_CASE("trace import: without their Stream Wait Event records, real traces' waits are inferred where the timeline proves them",
+          "[trace-scenario][trace-import]") {
+    // name -> what it waits for across streams, kernels and copies.
+    auto afters = [](const Scenario& s) {
+        std::map<std::string, std::set<std::string>> a;
+        for (const KernelSpec& k : s.workload.kernels) a[k.name].insert(k.after.begin(), k.after.end());
+        for (const CopySpec& c : s.workload.copies) a[c.name].insert(c.after.begin(), c.after.end());
+        return a;
+    };
+    auto measured = [](const Scenario& s, const std::string& name) -> const MeasuredTimes& {
+        for (const KernelSpec& k : s.workload.kernels)
+            if (k.name == name) return *k.measured;
+        for (const CopySpec& c : s.workload.copies)
+            if (c.name == name) return *c.measured;
+        FAIL("no work " << name);
+        throw std::logic_error("unreachable");
+    };
+    for (const char* name : {"h200-two-streams", "a100-alexnet-step"}) {
+        INFO(name);
+        ProfilerTrace t = read_profiler_trace(std::string(GPUVP_SOURCE_DIR "/examples/traces/") + name + ".json.gz");
+        TraceImportSummary with_records, without;
+        const Scenario recorded = load_trace_scenario(t, {}, {}, &with_records);
+        t.syncs.erase(std::remove_if(t.syncs.begin(), t.syncs.end(),
+                                     [](const TraceSync& s) { return s.kind == TraceSync::Kind::stream_wait_event; }),
+                      t.syncs.end());
+        const Scenario inferred = load_trace_scenario(t, {}, {}, &without);
+        CHECK(with_records.inferred_waits == 0);
+        CHECK(without.inferred_waits > 0);
+        const auto r = afters(recorded), i = afters(inferred);
+        size_t proven = 0, recovered = 0;
+        for (const auto& [work, waits] : i)
+            for (const std::string& j : waits) CHECK(r.at(work).count(j));  // nothing inferred that was not recorded
+        for (const auto& [work, waits] : r)
+            for (const std::string& j : waits) {
+                // The timeline proves it where the work started within 5 µs of j's end and its
+                // launch had returned before j ended.
+                const MeasuredTimes &k = measured(recorded, work), &m = measured(recorded, j);
+                if (k.start_ns - m.end_ns > 5000 || k.launch_end_ns >= m.end_ns) continue;
+                ++proven;
+                recovered += i.at(work).count(j);
+            }
+        CHECK(proven > 0);
+        CHECK(recovered == proven);
+        CHECK(without.inferred_waits == proven);
+    }
 }
