@@ -154,6 +154,22 @@ std::string platform_text(const std::vector<CalibrationParam>& params, const std
 
 }  // namespace
 
+DispatchBound dispatch_bound(const Scenario& s, const std::string& trace) {
+    DispatchBound b;
+    const double ghz = s.platform.clock_mhz / 1000;
+    for (const KernelSpec& k : s.workload.kernels) {
+        if (!k.measured) continue;
+        const uint64_t threads = uint64_t(k.block[0]) * k.block[1] * k.block[2];
+        const uint64_t per_sm = std::max<uint64_t>(1, blocks_per_sm(s.platform.sm, threads, k.vregs, k.shared_bytes));
+        const uint64_t blocks = block_count(k), placements = (blocks + per_sm - 1) / per_sm;
+        if (placements < 2) continue;
+        const double duration = double(k.measured->end_ns - k.measured->start_ns);
+        const double cycles = (duration * ghz - double(blocks) * s.platform.glc.descriptor_cycles) / double(placements);
+        if (!b.cycles || cycles < *b.cycles) b = {cycles, trace, k.name, placements, duration};
+    }
+    return b;
+}
+
 CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Overrides& overrides,
                             const CalibrationOptions& options) {
     if (traces.empty()) throw std::runtime_error("no trace to calibrate on");
@@ -261,6 +277,25 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     result.error_after = best_error;
     for (size_t p = 0; p < params.size(); ++p) result.values.emplace_back(params[p].key, best[p]);
 
+    // The GLC's cost of a placement: the default unless the traces' durations bound it lower.
+    result.decision_cycles = base.platform.glc.decision_cycles;
+    for (size_t t = 0; t < traces.size(); ++t) {
+        const DispatchBound b = dispatch_bound(t == 0 ? base : load_trace_scenario(traces[t], {}, overrides), traces[t].file);
+        if (b.cycles && (!result.bound.cycles || *b.cycles < *result.bound.cycles)) result.bound = b;
+    }
+    if (result.bound.cycles && *result.bound.cycles < result.decision_cycles) {
+        result.decision_cycles = std::max(0.0, std::floor(*result.bound.cycles));
+        result.values.emplace_back("platform.glc.decision_cycles", result.decision_cycles);
+    }
+    for (const ProfilerTrace& t : traces) {  // dispatch-bound at the fitted cost (the formula's floor)
+        TraceImportOptions import;
+        import.platform = PlatformSource{"(calibration)", platform_text(result.values)};
+        TraceImportSummary sum;
+        load_trace_scenario(t, import, overrides, &sum);
+        result.kernels += sum.kernels;
+        result.dispatch_bound_kernels += sum.dispatch_bound;
+    }
+
     // The table: the first trace's fit and held-out launches, every other trace whole, each with
     // the defaults and the fitted values.
     for (size_t t = 0; t < traces.size(); ++t) {
@@ -306,6 +341,18 @@ std::string calibration_table(const CalibrationResult& r) {
     };
     t << "fitted values:\n";
     for (const auto& [key, value] : r.values) t << "  " << key << " = " << value_text(value) << "\n";
+    t << "the GLC's cost of a placement: glc.decision_cycles = " << value_text(r.decision_cycles);
+    if (r.bound.cycles) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.1f", *r.bound.cycles);
+        t << (r.decision_cycles < *r.bound.cycles ? " (the default; " : " (fitted to ") << "the traces bound it at " << b
+          << " cycles or fewer: " << r.bound.kernel << " of " << r.bound.trace.substr(r.bound.trace.find_last_of('/') + 1)
+          << ", " << r.bound.placements << " placements in " << value_text(std::round(r.bound.duration_ns)) << " ns)";
+    } else {
+        t << " (the default; no kernel of the traces needs two placements: no bound)";
+    }
+    t << "; kernels measured shorter than their placements at that cost (dispatch-bound): " << r.dispatch_bound_kernels
+      << " of " << r.kernels << "\n";
     t << "objective (ns, median |simulated - measured| per launch of the gap + of the idle latency, fit launches): "
       << value_text(r.error_before) << " before, " << value_text(r.error_after) << " after, " << r.evaluations
       << " evaluations\n\n";

@@ -49,11 +49,30 @@ struct CalibrationRow {
     FitFigures measured, before, after;
 };
 
+// What the traces' kernel durations say of the GLC's cost of a placement
+// (`glc.decision_cycles`): a kernel takes no less than its placements, one after another, so
+// its measured duration over its placements bounds a decision's cycles from above (a bound, not
+// a measure: the duration holds the blocks' work too). A decision's cycles cannot be told from
+// a descriptor's on lone kernels: the bound takes `glc.descriptor_cycles` as the platform has it.
+struct DispatchBound {
+    std::optional<double> cycles;  // the tightest bound; none without a kernel of two placements or more
+    std::string trace, kernel;     // the kernel that gives it
+    uint64_t placements = 0;
+    double duration_ns = 0;
+};
+// The bound over `s`'s kernels with measured times (`trace` names it in the result).
+DispatchBound dispatch_bound(const Scenario& s, const std::string& trace);
+
 struct CalibrationResult {
     std::vector<std::pair<std::string, double>> values;  // the fitted value of each parameter
     double error_before = 0, error_after = 0;            // the fit's objective (ns), defaults and fitted
     unsigned evaluations = 0;
     std::vector<CalibrationRow> rows;
+    // glc.decision_cycles: the default, or the traces' bound where that is lower (then among
+    // `values`), and the kernels measured shorter than their placements at the fitted cost.
+    DispatchBound bound;
+    double decision_cycles = 0;
+    uint64_t kernels = 0, dispatch_bound_kernels = 0;
 };
 
 // `traces`: each read as a scenario with `overrides` (the first is fitted on). Throws

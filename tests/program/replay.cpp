@@ -127,6 +127,9 @@ TEST_CASE("replay: calibrate writes a platform file that run TRACE takes", "[rep
     // The objective and the table compare the same launches on both sides (paired errors).
     CHECK_THAT(c.output, Contains("objective (ns, median |simulated - measured| per launch"));
     CHECK_THAT(c.output, Contains("idle |error|, paired"));
+    // The GLC's cost: the durations bound it far above the default (123 µs kernels of 160 placements).
+    CHECK_THAT(c.output, Contains("glc.decision_cycles = 12 (the default; the traces bound it at "));
+    CHECK_THAT(c.output, Contains("(dispatch-bound): 0 of 4"));
     const std::string yaml = slurp(dir + "/cal.yaml");
     CHECK_THAT(yaml, Contains("platform:"));
     CHECK_THAT(yaml, Contains("api_overhead_ns"));
