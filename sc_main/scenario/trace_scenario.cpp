@@ -358,9 +358,11 @@ std::optional<Importer::EventRecord> Importer::event_record(
 // stream, although K's launch call had returned, and K's own stream's work before it had
 // ended, before J ended. K then waits for J (`after`, listed in `measured.inferred_after`);
 // otherwise, or with infer_waits off, the wait is counted on K (`measured.unmatched_waits`).
-// A wait call whose thread launches nothing after it waits for nothing the replay runs.
+// A wait call whose thread launches nothing after it waits for nothing the replay runs; on a
+// device with one stream, every wait is held by the stream's order.
 void Importer::infer_waits(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum) {
     constexpr int64_t kInferWindowNs = 5000;
+    if (by_stream_.size() < 2) return;  // one stream: its order already holds whatever a wait could
     std::unordered_map<int64_t, const TraceSync*> recorded;  // wait records by their call's correlation
     for (const TraceSync& s : t_.syncs)
         if (s.kind == TraceSync::Kind::stream_wait_event && (s.device == device_ || s.device < 0) && s.correlation >= 0)
