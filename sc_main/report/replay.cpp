@@ -254,11 +254,14 @@ std::string dispatch_bound_table(const ReplaySides& sides) {
     const size_t total = bound.size();
     bound.resize(std::min(bound.size(), kFarthest));
     std::ostringstream o;
-    o << "<h3>Dispatch-bound kernels</h3>\n<p>" << total << (total == 1 ? " kernel" : " kernels")
-      << " ran shorter on the hardware than the model runs them alone with a body of one cycle (its floor: the "
-         "dispatch of its blocks, its argument load and its waves at their shortest); the model runs them at their "
-         "floor. The first "
-      << bound.size() << ", farthest under it first.</p>\n<div class=\"table-wrap\"><table class=\"data numbers\" "
+    const bool one = total == 1;
+    o << "<h3>Dispatch-bound kernels</h3>\n<p>" << total << (one ? " kernel" : " kernels")
+      << " ran shorter on the hardware than the model runs " << (one ? "it" : "them")
+      << " alone with a body of one cycle (its floor: the dispatch of its blocks, its argument load and its waves at "
+         "their shortest); the model runs "
+      << (one ? "it at its" : "them at their") << " floor."
+      << (one ? std::string() : " The first " + std::to_string(bound.size()) + ", farthest under the floor first.")
+      << "</p>\n<div class=\"table-wrap\"><table class=\"data numbers\" "
          "id=\"replay-dispatch-bound-kernels\"><thead><tr><th>kernel</th><th>stream</th><th>measured ns</th><th>floor "
          "ns</th><th>measured / floor</th></tr></thead><tbody>\n";
     for (size_t i : bound) {
