@@ -21,6 +21,7 @@ using Kind = TraceGpuOp::Kind;
 using Call = TraceHostCall::Kind;
 
 constexpr uint32_t kMaxValuCycles = 65535;  // a valu instruction's 16-bit count
+constexpr uint64_t kMaxQueuePackets = 131072;  // a queue's `size` at most (docs/scenario.md)
 
 // "void at::native::(anonymous namespace)::elementwise_kernel<128, 2, ...>(int, ...)" ->
 // "elementwise_kernel": the function's own name, letters, digits and '_' only, 48 at most.
@@ -213,12 +214,27 @@ Node Importer::header(TraceImportSummary& sum) {
         }
     std::set<int64_t> streams;
     for (const Replayed& r : ops_) streams.insert(r.op->stream);
+    // Each stream's deepest backlog on the hardware: work launched and not yet ended. A queue
+    // holds at least that many packets, so that the host is never held by a ring the runtime's
+    // own queue did not fill.
+    std::map<int64_t, std::vector<std::pair<int64_t, int>>> edges;  // stream -> (time, +1 launch / -1 end)
+    for (const Replayed& r : ops_) {
+        edges[r.op->stream].emplace_back(r.launch, +1);
+        edges[r.op->stream].emplace_back(std::max(r.op->end_ns, r.launch), -1);
+    }
     Node queues = Node::sequence();
     for (int64_t s : streams) {
         const std::string q = "stream" + std::to_string(s);
         queue_of_[s] = q;
         Node n = flow_map();
         n.set("name", Node::scalar(q));
+        std::vector<std::pair<int64_t, int>>& e = edges[s];
+        std::sort(e.begin(), e.end());  // (an end at a launch's time first: -1 < +1)
+        int64_t depth = 0, deepest = 0;
+        for (const auto& [t, step] : e) deepest = std::max(deepest, depth += step);
+        uint64_t size = QueueSpec{}.size;
+        while (size <= uint64_t(deepest) && size < kMaxQueuePackets) size *= 2;
+        if (size != QueueSpec{}.size) n.set("size", Node::scalar(size));
         queues.push_back(std::move(n));
     }
     if (streams.size() > CpConfig{}.max_queues) {

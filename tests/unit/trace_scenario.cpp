@@ -514,3 +514,23 @@ TEST_CASE("trace import: without their Stream Wait Event records, real traces' w
         CHECK(without.inferred_waits == proven);
     }
 }
+
+TEST_CASE("trace import: a stream's queue holds its deepest backlog on the hardware", "[trace-scenario]") {
+    // 300 launches 1 µs apart, each kernel 10 µs on the GPU: by the last launch about 270 are
+    // queued; the default ring of 256 packets would hold the host where the runtime did not.
+    ProfilerTrace t;
+    t.file = "backlog.json";
+    t.devices = {a100()};
+    for (int i = 0; i < 300; ++i) {
+        t.ops.push_back(kernel("k", 7, i + 1, 5'000 + int64_t(i) * 10'000, 15'000 + int64_t(i) * 10'000));
+        t.calls.push_back(call(TraceHostCall::Kind::launch, "cudaLaunchKernel", i + 1, 1'000 + int64_t(i) * 1'000,
+                               1'500 + int64_t(i) * 1'000));
+    }
+    t.ops.push_back(kernel("other", 9, 1000, 1'000'000, 1'001'000));  // one op on another stream: no backlog
+    t.calls.push_back(call(TraceHostCall::Kind::launch, "cudaLaunchKernel", 1000, 900'000, 901'000));
+    const Scenario s = load_trace_scenario(t, {}, {}, nullptr);
+    REQUIRE(s.workload.queues.size() == 2);
+    CHECK(s.workload.queues[0].name == "stream7");
+    CHECK(s.workload.queues[0].size == 512);
+    CHECK(s.workload.queues[1].size == QueueSpec{}.size);
+}
