@@ -50,9 +50,7 @@ void fold_to_one_wave(Scenario& s) {
         const uint64_t blocks = block_count(k);
         if (blocks <= per_wave) continue;
         const uint64_t waves = (blocks + per_wave - 1) / per_wave;
-        uint64_t cycles = 0;
-        for (const ProgramStep& step : k.program)
-            if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
+        const uint64_t cycles = program_cycles(k.program);
         // The placements of the blocks folded away are part of the kernel's time too (the GLC
         // places them per_sm at a time): the body keeps them.
         k.program = duration_program(cycles * waves + placement_cycles(s.platform.glc, blocks, per_sm) -

@@ -55,10 +55,6 @@ double interpolate(const std::map<uint64_t, double>& probes, double d) {
 
 uint64_t cycles_of(double c) { return uint64_t(std::clamp(std::llround(c), 1LL, 1LL << 62)); }
 
-}  // namespace
-
-namespace {
-
 // A child process simulating `s`: it writes each kernel's duration (ns, first warp's start to
 // end, NaN where it gave none) in scenario order to a pipe, which finish() reads.
 struct Child {
@@ -119,14 +115,6 @@ std::vector<double> finish(const Child& child) {
     int status = 0;
     waitpid(child.pid, &status, 0);
     return t;
-}
-
-// A replayed kernel's body: the cycles of its vector ALU work.
-uint64_t body_of(const KernelSpec& k) {
-    uint64_t cycles = 0;
-    for (const ProgramStep& step : k.program)
-        if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
-    return cycles;
 }
 
 }  // namespace
@@ -201,7 +189,7 @@ std::vector<uint64_t> refine_overlapped_bodies(const Scenario& replay, RefineSta
     stats.kernels = refined.size();
     if (refined.empty()) return {};
     std::vector<uint64_t> cycles;
-    for (const KernelSpec& k : ks) cycles.push_back(body_of(k));
+    for (const KernelSpec& k : ks) cycles.push_back(program_cycles(k.program));
     Scenario s = replay;
     for (int round = 0; round < rounds; ++round) {
         for (size_t j : refined) s.workload.kernels[index[j]].program = duration_program(cycles[index[j]]);

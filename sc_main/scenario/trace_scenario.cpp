@@ -519,6 +519,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
 
     // The kernels' bodies: solved against simulations of each kernel alone, or the formula.
     std::vector<BodyTarget> targets;
+    std::vector<BodySolution> formula;  // the formula's, each target's (and the solve's start)
     for (const Replayed& r : ops_) {
         const TraceGpuOp& op = *r.op;
         if (op.kind != Kind::kernel) continue;
@@ -530,21 +531,15 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         t.duration_ns = double(op.end_ns - op.start_ns);
         const uint64_t threads = uint64_t(op.block[0]) * op.block[1] * op.block[2];
         const uint64_t blocks = uint64_t(op.grid[0]) * op.grid[1] * op.grid[2];
-        t.estimate = body_formula(p, blocks, blocks_per_sm(p.sm, threads, t.vregs, t.shared_bytes), t.duration_ns).cycles;
+        formula.push_back(body_formula(p, blocks, blocks_per_sm(p.sm, threads, t.vregs, t.shared_bytes), t.duration_ns));
+        t.estimate = formula.back().cycles;
     }
     std::vector<BodySolution> bodies;
     if (o_.solve) {
         bodies = o_.solve(base, targets, sum.solve);
         sum.solved = true;
     }
-    if (bodies.size() != targets.size()) {
-        bodies.clear();
-        for (const BodyTarget& t : targets) {
-            const uint64_t threads = uint64_t(t.block[0]) * t.block[1] * t.block[2];
-            const uint64_t blocks = uint64_t(t.grid[0] / t.block[0]) * (t.grid[1] / t.block[1]) * (t.grid[2] / t.block[2]);
-            bodies.push_back(body_formula(p, blocks, blocks_per_sm(p.sm, threads, t.vregs, t.shared_bytes), t.duration_ns));
-        }
-    }
+    if (bodies.size() != targets.size()) bodies = std::move(formula);
 
     Node kernels = Node::sequence(), copies = Node::sequence();
     size_t kernel = 0;
@@ -715,6 +710,13 @@ uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uin
     n = std::min<uint64_t>(n, sm.registers / (uint64_t(vregs) * warps * sm.warp_size));
     if (shared) n = std::min<uint64_t>(n, sm.shared_memory / shared);
     return n;
+}
+
+uint64_t program_cycles(const std::vector<ProgramStep>& program) {
+    uint64_t cycles = 0;
+    for (const ProgramStep& step : program)
+        if (step.insn.op == Opcode::valu) cycles += uint64_t(step.insn.a) * step.repeat;
+    return cycles;
 }
 
 std::vector<ProgramStep> duration_program(uint64_t cycles) {

@@ -100,6 +100,8 @@ uint64_t blocks_per_sm(const SmConfig& sm, uint64_t threads, uint32_t vregs, uin
 // 65535-cycle instructions repeated and the rest; at most 65535 x 2^31 cycles, days at any
 // clock), then the end.
 std::vector<ProgramStep> duration_program(uint64_t cycles);
+// The cycles a duration_program's body is busy for: its vector ALU work, repeats counted.
+uint64_t program_cycles(const std::vector<ProgramStep>& program);
 
 // The trace as scenario YAML text. Throws TraceError for a trace that cannot be replayed (no
 // kernels on the device, a kernel the platform cannot hold without skip_unfit, a grid beyond the
