@@ -481,10 +481,11 @@ bool HostDriver::submit_copy(HostQuantum& qk, uint32_t q, size_t k) {
 }
 
 // A replayed trace's host thread: each call `gap_ns` of CPU time after the previous returned.
-// A launch is the runtime's work for its measured duration, then its packets (as any launch:
-// api_overhead_ns, the stores, the doorbell), and returns with the last doorbell; a cpu call
-// takes its measured duration; a sync call returns when the host has seen the work it names end
-// (at once if it has already).
+// A launch is the runtime's work for its measured duration less `launch_tail_ns`, then its
+// packets (as any launch: api_overhead_ns, the stores, the doorbell); it returns when its
+// measured duration has passed, or with the last doorbell if that is later. A cpu call takes its
+// measured duration; a sync call returns when the host has seen the work it names end (at once
+// if it has already).
 void HostDriver::replay_calls(uint32_t thread) {
     HostQuantum& qk = call_quanta_[thread];
     qk.reset();
@@ -502,8 +503,9 @@ void HostDriver::replay_calls(uint32_t thread) {
         const sc_time start = qk.get_current_time();
         switch (call.kind) {
         case HostCall::Kind::launch: {
-            // The runtime's own work, as long as the trace measured the call, then the packets.
-            qk.annotate(ns(call.duration_ns));
+            // The runtime's own work, as long as the trace measured the call less its tail, then
+            // the packets, then what is left of the call.
+            qk.annotate(ns(call.duration_ns - work_.launch_tail_ns));
             std::vector<size_t> posted;
             for (const std::string& name : call.work) {
                 const size_t k = by_name_.at(name);
@@ -514,6 +516,7 @@ void HostDriver::replay_calls(uint32_t thread) {
                 posted.push_back(k);
             }
             qk.flush();
+            qk.wait_until(start + ns(call.duration_ns));
             for (size_t k : posted) launches_[k].call_end = qk.get_current_time();
             break;
         }

@@ -138,8 +138,9 @@ struct CopySpec {
 // call returned.
 struct HostCall {
     enum class Kind : uint8_t {
-        launch,       // submits `work` (kernels or copies; a graph launch, several), then returns
-                      // when `duration_ns` has passed since it started, or when the packets are written
+        launch,       // the runtime's work until `host.launch_tail_ns` before its measured end, then
+                      // `work` submitted (kernels or copies; a graph launch, several); returns when
+                      // `duration_ns` has passed since it started, or when the packets are written if later
         cpu,          // any other runtime call: `duration_ns` of CPU time
         sync_device,  // waits for everything submitted so far to end
         sync_queue,   // waits for everything submitted so far to `queue` to end
@@ -218,6 +219,9 @@ struct Workload {
     std::vector<HostCall> calls;
     ReplayMode replay = ReplayMode::closed;  // with calls
     double api_overhead_ns = 0;  // host runtime work per launch before the packet is written
+    // A replayed launch call's tail: the part of its measured duration from the start of its
+    // packets' writes to its return (the runtime rings the doorbell before the call returns).
+    double launch_tail_ns = 0;
     double store_ns = 200;       // one store of the host CPU into host memory (kernargs, packet, signal)
     // Temporal decoupling of the host model (`host.quantum_ns`): how far each host thread may
     // run ahead of SystemC time on its stores before it waits; 0: every access waits at once.

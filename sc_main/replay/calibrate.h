@@ -24,7 +24,7 @@ struct CalibrationParam {
 const std::vector<CalibrationParam>& calibration_params();
 
 struct CalibrationOptions {
-    unsigned evaluations = 64;  // simulations at most, the first one the defaults
+    unsigned evaluations = 160;  // simulations at most, the first one the defaults
     uint64_t seed = 1;
     unsigned jobs = 1;          // simulations at once (a process each)
     std::string work_dir;       // their results go here

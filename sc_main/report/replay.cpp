@@ -274,13 +274,17 @@ std::string dispatch_bound_table(const ReplaySides& sides) {
     return o.str();
 }
 
-// The kernels whose waits the import inferred from the timeline, or could not match.
-std::string waits_table(const std::vector<KernelRecord>& kernels) {
+// The kernels whose waits the import inferred from the timeline, or could not match; those
+// before copies (which results.json does not list) counted.
+std::string waits_table(const std::vector<KernelRecord>& kernels, uint64_t inferred_waits, uint64_t unmatched_waits) {
     std::ostringstream rows;
     size_t listed = 0, total = 0;
+    uint64_t kernel_inferred = 0, kernel_unmatched = 0;
     for (const KernelRecord& k : kernels) {
         if (!k.measured || (k.measured->inferred_after.empty() && !k.measured->unmatched_waits)) continue;
         ++total;
+        kernel_inferred += k.measured->inferred_after.size();
+        kernel_unmatched += k.measured->unmatched_waits;
         if (listed++ >= 4 * kFarthest) continue;
         std::string inferred;
         for (const std::string& a : k.measured->inferred_after) inferred += (inferred.empty() ? "" : ", ") + a;
@@ -288,15 +292,20 @@ std::string waits_table(const std::vector<KernelRecord>& kernels) {
              << "</td><td>" << (inferred.empty() ? "–" : esc(inferred)) << "</td><td>" << k.measured->unmatched_waits
              << "</td></tr>\n";
     }
-    if (!total) return "";
+    const uint64_t copy_inferred = inferred_waits > kernel_inferred ? inferred_waits - kernel_inferred : 0;
+    const uint64_t copy_unmatched = unmatched_waits > kernel_unmatched ? unmatched_waits - kernel_unmatched : 0;
+    if (!total && !copy_inferred && !copy_unmatched) return "";
     std::ostringstream o;
-    o << "<h3>Waits the trace gives no target for</h3>\n<p>Wait calls (cudaStreamWaitEvent) before these kernels' "
-         "launches whose record the trace lacks or the import could not resolve: a wait inferred from the timeline "
-         "(the kernel started just after another stream's work ended, though its launch had returned before) is a "
-         "dependency on that work; an unmatched one is replayed without a wait (docs/replay.md, \"Inferred waits\"). "
-      << std::min(total, 4 * kFarthest) << " of " << total
-      << (total == 1 ? " kernel" : " kernels")
-      << ".</p>\n<div class=\"table-wrap\"><table class=\"data\" id=\"replay-waits-kernels\"><thead><tr><th>kernel</th>"
+    o << "<h3>Waits the trace gives no target for</h3>\n<p>Wait calls (cudaStreamWaitEvent) before launches whose "
+         "record the trace lacks or the import could not resolve: a wait inferred from the timeline (the work started "
+         "just after another stream's work ended, though its launch had returned before) is a dependency on that work; "
+         "an unmatched one is replayed without a wait (docs/replay.md, \"Inferred waits\"). ";
+    if (total) o << std::min(total, 4 * kFarthest) << " of " << total << (total == 1 ? " kernel" : " kernels") << ".";
+    if (copy_inferred || copy_unmatched)
+        o << " Before copies and fills, which the results do not list: <span id=\"replay-waits-copies\">" << copy_inferred
+          << " inferred · " << copy_unmatched << " unmatched</span>.";
+    if (!total) return o.str() + "</p>\n";
+    o << "</p>\n<div class=\"table-wrap\"><table class=\"data\" id=\"replay-waits-kernels\"><thead><tr><th>kernel</th>"
          "<th>stream</th><th>inferred: waits for</th><th>unmatched waits</th></tr></thead><tbody>\n"
       << rows.str() << "</tbody></table></div>\n";
     return o.str();
@@ -361,7 +370,7 @@ std::string section_replay(const Page& p, Bound& bound) {
                    Unit{"simulated / measured", 1}, 1);
     o << farthest_table(sides);
     o << dispatch_bound_table(sides);
-    o << waits_table(r.kernels);
+    o << waits_table(r.kernels, r.replay->inferred_waits.value_or(0), r.replay->unmatched_waits.value_or(0));
     o << "</details></section>\n";
     return o.str();
 }

@@ -1399,6 +1399,7 @@ void read_expect(const Ctx& c, const Node& v, const Loc& at, Scenario& s) {
 const Schema<Scenario>& scenario_schema() {
     using K = Keys<Scenario>;
     static const Schema<Workload> host{{Keys<Workload>::real("api_overhead_ns", &Workload::api_overhead_ns, 0, 1e9),
+                                        Keys<Workload>::real("launch_tail_ns", &Workload::launch_tail_ns, 0, 1e9),
                                         Keys<Workload>::real("store_ns", &Workload::store_ns, 0, 1e6),
                                         Keys<Workload>::real("quantum_ns", &Workload::quantum_ns, 0, 1e6),
                                         Keys<Workload>::choice("code", &Workload::code, policy_names<CodeLoad>()),

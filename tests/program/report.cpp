@@ -641,6 +641,28 @@ TEST_CASE("a replayed run's Replay section: a measured and a simulated row per s
     CHECK(plain.find("#replay") == std::string::npos);
 }
 
+// The waits the trace gives no target for: the kernels listed, the copies' counted.
+TEST_CASE("a replayed run's waits without a target: kernels listed, the copies' counted", "[report][replay]") {
+    RunRecord r = replayed(6, 2);
+    r.kernels[3].measured->inferred_after = {"k#0"};
+    r.kernels[4].measured->unmatched_waits = 2;
+    r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
+    r.replay->inferred_waits = 1 + 3;  // 3 before copies
+    r.replay->unmatched_waits = 2;
+    const std::string s = section(gpuvp::render_report(r, {}), "replay");
+    const std::string waits = s.substr(s.find("id=\"replay-waits-kernels\""));
+    CHECK(waits.find("<tr data-kernel=\"k#3\"><th>k#3</th><td>s1</td><td>k#0</td><td>0</td></tr>") != std::string::npos);
+    CHECK(waits.find("<tr data-kernel=\"k#4\"><th>k#4</th><td>s0</td><td>–</td><td>2</td></tr>") != std::string::npos);
+    CHECK(s.find("2 of 2 kernels.") != std::string::npos);
+    CHECK(s.find("<span id=\"replay-waits-copies\">3 inferred · 0 unmatched</span>") != std::string::npos);
+    // Only copies: no table, their counts.
+    for (auto& k : r.kernels) k.measured->inferred_after.clear(), k.measured->unmatched_waits = 0;
+    r.replay->inferred_waits = 0;
+    const std::string only = section(gpuvp::render_report(r, {}), "replay");
+    CHECK(only.find("id=\"replay-waits-kernels\"") == std::string::npos);
+    CHECK(only.find("<span id=\"replay-waits-copies\">0 inferred · 2 unmatched</span>") != std::string::npos);
+}
+
 TEST_CASE("the replay's kernel bars stay bounded at 20000 kernels", "[report][replay]") {
     const std::string html = gpuvp::render_report(replayed(20000, 4), {});
     const std::string all = section(html, "replay"), from = "id=\"replay-timeline\"";

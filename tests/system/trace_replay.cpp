@@ -85,6 +85,33 @@ host:
     CHECK(at(kernel(slow, "k1"), "submit_ns") - at(kernel(fast, "k1"), "submit_ns") == Approx(45000).margin(1));
 }
 
+// host.launch_tail_ns: the part of a launch call from its packets' writes to its return. The
+// packets take 1600 ns on the round platform (the read index 200, four stores of 200, the
+// doorbell 600), so the doorbell rings tail - 1600 ns before a long call returns; a call shorter
+// than its tail starts its packets at once and returns with its doorbell.
+TEST_CASE("replay: a launch call rings its doorbell within its tail and returns at its measured end", "[replay]") {
+    const auto r = run_yaml(scenario(R"(
+kernels:
+  - {name: k0, program: [{op: valu, cycles: 100}]}
+  - {name: k1, program: [{op: valu, cycles: 100}]}
+host:
+  code: once
+  launch_tail_ns: 3000
+  calls:
+    - {call: launch, work: [k0], duration_ns: 5000}
+    - {call: launch, work: [k1], gap_ns: 1000, duration_ns: 1000}
+)"));
+    INFO(r.out.table);
+    REQUIRE(r.results["status"] == "ok");
+    const auto& k0 = r.kernel("k0");
+    const auto& k1 = r.kernel("k1");
+    CHECK(at(k0, "doorbell_ns") == 5000 - 3000 + 1600);
+    CHECK(at(k0, "call_end_ns") == 5000);
+    CHECK(at(k1, "call_start_ns") == 6000);
+    CHECK(at(k1, "doorbell_ns") == 6000 + 1600);
+    CHECK(at(k1, "call_end_ns") == 6000 + 1600);
+}
+
 // The open loop ignores the calls: every launch at its submit_ns, whatever the GPU does.
 TEST_CASE("replay: open loop launches at the measured times", "[replay]") {
     const auto r = run_yaml(scenario(R"(
