@@ -59,7 +59,7 @@ public:
 
     // The warp in `slot` may issue from `cycle` on, or fetch then with `fetch` (any earlier
     // readiness is forgotten).
-    void make_ready(uint32_t slot, uint64_t cycle, bool fetch = false) {
+    [[gnu::always_inline]] void make_ready(uint32_t slot, uint64_t cycle, bool fetch = false) {
         unready(slot);
         ready_[slot] = cycle;
         if (fetch) fetch_.set(slot);
@@ -70,14 +70,13 @@ public:
             wheel_[b].set(slot);
             filled_ |= 1ull << b;
         } else {
-            far_.push_back(Far{cycle, slot});
-            std::push_heap(far_.begin(), far_.end());
+            push_far(cycle, slot);
         }
     }
 
     // The clock reached `cycle` (never back): every slot ready by then is due. The common
     // case, at most a cycle's bucket and nothing from the time queue, stays inline.
-    void release(uint64_t cycle) {
+    [[gnu::always_inline]] void release(uint64_t cycle) {
         first_issued_ = false;
         if (cycle <= now_) return;
         uint64_t take = filled_;
@@ -149,8 +148,13 @@ private:
         }
     };
 
+    // Beyond the wheel: into the time queue.
+    [[gnu::noinline]] void push_far(uint64_t cycle, uint32_t slot) {
+        far_.push_back(Far{cycle, slot});
+        std::push_heap(far_.begin(), far_.end());
+    }
     // The buckets in `take` join the due sets.
-    void release_wheel(uint64_t take) {
+    [[gnu::noinline]] void release_wheel(uint64_t take) {
         filled_ &= ~take;
         do {
             const unsigned b = unsigned(__builtin_ctzll(take));
@@ -171,7 +175,7 @@ private:
         } while (take);
     }
     // The time queue's entries due by now_ join the due sets (stale ones are dropped).
-    void release_far() {
+    [[gnu::noinline]] void release_far() {
         while (!far_.empty() && far_.front().cycle <= now_) {
             const Far f = far_.front();
             std::pop_heap(far_.begin(), far_.end());
