@@ -250,7 +250,7 @@ private:
     void make_ready(uint32_t slot, const sc_core::sc_time& at);
     // The same, `cycles` after `now` (the cycle running): an ALU instruction's result, a warp's
     // launch; no time-to-cycle division on the issue path.
-    void make_ready_after(uint32_t slot, const sc_core::sc_time& now, uint32_t cycles);
+    [[gnu::always_inline]] inline void make_ready_after(uint32_t slot, const sc_core::sc_time& now, uint32_t cycles);
     void send_notice(SmNotice n);
     void send_status();
     // The first time this SM reaches stage `s` of the kernel in `kernel_slot` (a bit test:
