@@ -213,7 +213,7 @@ private:
     }
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
-    bool step(uint32_t slot, const sc_core::sc_time& now);
+    [[gnu::always_inline]] inline bool step(uint32_t slot, const sc_core::sc_time& now);
     // The instruction-buffer line holding the warp's pc, fetched and usable now; nullptr when
     // the warp waits for it (made ready again for then) or its fetch failed. The usual case, the
     // line there and the next one fetched ahead, is a look at the buffer.
