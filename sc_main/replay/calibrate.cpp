@@ -22,9 +22,9 @@ namespace gpuvp {
 
 const std::vector<CalibrationParam>& calibration_params() {
     static const std::vector<CalibrationParam> params{
-        {"host.api_overhead_ns", 0, 20000, "the runtime's work in a launch call before the packet is written"},
-        {"host.launch_tail_ns", 0, 20000, "the part of a launch call from its packets' writes to its return"},
-        {"host.store_ns", 0, 1000, "one store of the host CPU (kernel arguments, signal, packet)"},
+        {"host.api_overhead_ns", 0, 20000, "the runtime's work in a launch call before the packet is written", &Workload::api_overhead_ns},
+        {"host.launch_tail_ns", 0, 20000, "the part of a launch call from its packets' writes to its return", &Workload::launch_tail_ns},
+        {"host.store_ns", 0, 1000, "one store of the host CPU (kernel arguments, signal, packet)", &Workload::store_ns},
         {"platform.cp.wakeup_cycles", 0, 4000, "the CP's firmware waking to a doorbell"},
         {"platform.cp.decode_cycles", 0, 4000, "the CP decoding and checking a packet"},
         {"platform.cp.completion_cycles", 0, 4000, "a kernel's end to its completion signal's write"},
@@ -219,9 +219,7 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     const Scenario base = load_trace_scenario(traces[0], {}, overrides);
     std::vector<double> defaults;
     for (const CalibrationParam& p : params) {
-        if (p.key == "host.api_overhead_ns") defaults.push_back(base.workload.api_overhead_ns);
-        else if (p.key == "host.launch_tail_ns") defaults.push_back(base.workload.launch_tail_ns);
-        else if (p.key == "host.store_ns") defaults.push_back(base.workload.store_ns);
+        if (p.host) defaults.push_back(base.workload.*p.host);
         else defaults.push_back(std::stod(get_param(GpuConfig{base.platform, base.policy, {}}, p.key.substr(9))));  // "platform."
     }
 

@@ -20,6 +20,7 @@ struct CalibrationParam {
     std::string key;  // "host.api_overhead_ns", "platform.cp.wakeup_cycles", ...
     double lo = 0, hi = 0;
     std::string what;
+    double Workload::*host = nullptr;  // a `host.` key's field; a `platform.` key is read through get_param
 };
 const std::vector<CalibrationParam>& calibration_params();
 
