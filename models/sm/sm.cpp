@@ -170,6 +170,8 @@ sc_time StreamingMultiprocessor::cycle(const sc_time& now) {
         b.row = BlockRow{d.kernel_slot, d.priority, d.block_id, d.warps * d.regs_per_warp,
                          d.shared_bytes, d.warps, 0};
         block_used_[i] = true;
+        if (d.warps > 0)
+            open_rows_.insert(std::upper_bound(open_rows_.begin(), open_rows_.end(), uint32_t(i)), uint32_t(i));
         status_dirty_ = true;
         if (observer_) observer_->block_started(d.kernel_slot, d.block_id, id_, now);
         table_changed(b, now);
@@ -246,6 +248,7 @@ void StreamingMultiprocessor::start_warp(uint32_t bi, const sc_time& now) {
     w.at_barrier = false;
     w.block = bi;
     w.index = b.next_warp++;
+    if (b.next_warp == b.desc.warps) close_row(bi);
     --unstarted_warps_;
     needed_regs_ -= b.desc.regs_per_warp;
     w.pc = contexts_[b.desc.kernel_slot].regs.pc;
@@ -486,6 +489,7 @@ void StreamingMultiprocessor::fail(uint32_t slot, KernelError e, const sc_time& 
         // Warps of the block not started yet never will: count them as done (the next status
         // notice no longer counts their needs).
         const uint32_t never = b.desc.warps - b.next_warp;
+        if (never > 0) close_row(uint32_t(&b - blocks_.data()));
         b.next_warp = b.desc.warps;
         unstarted_warps_ -= never;
         needed_regs_ -= uint64_t(never) * b.desc.regs_per_warp;

@@ -206,10 +206,12 @@ private:
     void start_warps(const sc_core::sc_time& now);
     // The block whose next warp starts (warp_start_order.h).
     Block* pick_block(bool started_only = false) {
-        return choose_block(order_, blocks_.data(), blocks_.size(), [this](size_t i) {
-            const Block& b = blocks_[i];
-            return block_used_[i] && b.next_warp < b.desc.warps && b.error == KernelError::none;
-        }, started_only, cfg_.warp_slots, cfg_.registers);
+        return choose_block(order_, blocks_.data(), open_rows_.data(), open_rows_.size(), started_only, cfg_.warp_slots,
+                            cfg_.registers);
+    }
+    // The row no longer has warps to start (all started, or its kernel failed).
+    void close_row(uint32_t row) {
+        open_rows_.erase(std::find(open_rows_.begin(), open_rows_.end(), row));
     }
     void start_warp(uint32_t block_index, const sc_core::sc_time& now);
     // One step of a warp: fetch or execute one instruction. Returns true if it issued.
@@ -276,6 +278,9 @@ private:
     std::vector<KernelContext> contexts_;
     std::vector<Block> blocks_;          // rows; a finished row is reused
     std::vector<bool> block_used_;
+    // The rows whose blocks have warps to start and have not failed, ascending: what the logic
+    // controller chooses among (one or two, usually, of up to max_blocks rows).
+    std::vector<uint32_t> open_rows_;
     std::vector<Warp> warps_;            // one per hardware warp slot
     std::vector<uint32_t> idle_slots_;   // a stack, lowest slot on top
     IssueScheduler issue_;

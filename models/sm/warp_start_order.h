@@ -25,9 +25,10 @@ constexpr WarpStartOrder warp_start_order(DispatchPolicy d) {
 }
 constexpr const char* warp_start_order_name(WarpStartOrder o) { return o == WarpStartOrder::arrival ? "arrival" : "priority"; }
 
-// The block whose next warp starts, among the `n` blocks at `blocks` for which `open(i)` holds
-// (present, warps still to start, not failed); nullptr if none. With `started_only`, only
-// among blocks already partly started (some warps started, some not).
+// The block whose next warp starts, among the blocks `blocks[rows[0]]` ... `blocks[rows[n - 1]]`:
+// the open ones (present, warps still to start, not failed), in ascending row order; nullptr if
+// none. With `started_only`, only among blocks already partly started (some warps started, some
+// not). Ties in the order go to the first row.
 //
 // Deadlock avoidance (not in the seed, which starts a block's warps one by one without regard
 // to block barriers): a partly started block whose program has a barrier can hold its warp
@@ -43,14 +44,14 @@ constexpr const char* warp_start_order_name(WarpStartOrder o) { return o == Warp
 // `Block` has `desc.priority`, `desc.warps`, `desc.regs_per_warp`, `arrival` (its order of
 // arrival), `next_warp` (warps started) and `has_barrier`; `Order::before(a, b)` says whether a
 // goes first.
-template <class Order, class Block, class Open>
-Block* choose_block(Block* blocks, size_t n, Open open, bool started_only, uint64_t warp_slots, uint64_t registers) {
+template <class Order, class Block>
+Block* choose_block(Block* blocks, const uint32_t* rows, size_t n, bool started_only, uint64_t warp_slots,
+                    uint64_t registers) {
     Block* best = nullptr;          // any block with warps to start
     Block* best_partial = nullptr;  // a block already partly started
     uint64_t waiting_warps = 0, waiting_regs = 0;  // of the partly started blocks with a barrier
     for (size_t i = 0; i < n; ++i) {
-        if (!open(i)) continue;
-        Block& b = blocks[i];
+        Block& b = blocks[rows[i]];
         if (!best || Order::before(b, *best)) best = &b;
         if (b.next_warp > 0) {
             if (b.has_barrier) {
@@ -68,16 +69,16 @@ Block* choose_block(Block* blocks, size_t n, Open open, bool started_only, uint6
 }
 
 // The same with the order chosen at run time: one switch per choice, none per block.
-template <class Block, class Open>
-Block* choose_block(WarpStartOrder order, Block* blocks, size_t n, Open open, bool started_only, uint64_t warp_slots,
-                    uint64_t registers) {
+template <class Block>
+Block* choose_block(WarpStartOrder order, Block* blocks, const uint32_t* rows, size_t n, bool started_only,
+                    uint64_t warp_slots, uint64_t registers) {
     switch (order) {
     case WarpStartOrder::priority:
-        return choose_block<PriorityOrder>(blocks, n, open, started_only, warp_slots, registers);
+        return choose_block<PriorityOrder>(blocks, rows, n, started_only, warp_slots, registers);
     case WarpStartOrder::arrival:
         break;
     }
-    return choose_block<ArrivalOrder>(blocks, n, open, started_only, warp_slots, registers);
+    return choose_block<ArrivalOrder>(blocks, rows, n, started_only, warp_slots, registers);
 }
 
 }  // namespace gpuvp

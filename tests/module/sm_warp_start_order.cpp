@@ -18,8 +18,10 @@ struct FakeBlock {
 
 FakeBlock* choose(WarpStartOrder order, std::vector<FakeBlock>& b, bool started_only = false, uint64_t slots = 8,
                   uint64_t regs = 8192) {
-    return choose_block(order, b.data(), b.size(), [&](size_t i) { return b[i].next_warp < b[i].desc.warps; },
-                        started_only, slots, regs);
+    std::vector<uint32_t> open;  // the rows with warps still to start, as the SM keeps them
+    for (uint32_t i = 0; i < b.size(); ++i)
+        if (b[i].next_warp < b[i].desc.warps) open.push_back(i);
+    return choose_block(order, b.data(), open.data(), open.size(), started_only, slots, regs);
 }
 
 }  // namespace
