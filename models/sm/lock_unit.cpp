@@ -44,14 +44,17 @@ void LockUnit::block_arrived(uint32_t row, const std::array<uint8_t, 256>& cprs,
 
 void LockUnit::warp_started(uint32_t slot, uint32_t row, uint32_t index) {
     WarpLocks& l = warps_[slot];
+    if (l.touched) {
+        l.held.clear();
+        l.held_at.clear();
+        l.retake.clear();
+        l.hold_count = 0;
+        l.trying = l.took_locks = false;
+        l.failures = 0;
+        l.cs_born = false;
+        l.touched = false;
+    }
     l.cpr = rows_[row].cpr[index];
-    l.held.clear();
-    l.held_at.clear();
-    l.retake.clear();
-    l.hold_count = 0;
-    l.trying = l.took_locks = false;
-    l.failures = 0;
-    l.cs_born = false;
     rows_[row].slot_of[index] = int32_t(slot);
     auto& w = sm_.warps_[slot];
     w.lock_wait = LockWait::none;
@@ -107,6 +110,7 @@ void LockUnit::note_activity(uint32_t slot, const sc_time& now) {
 
 void LockUnit::execute_lock(uint32_t slot, uint16_t id, const sc_time& now) {
     const auto& w = sm_.warps_[slot];
+    warps_[slot].touched = true;
     if (uint64_t(id + 1) * kLockWordBytes > sm_.blocks_[w.block].desc.shared_bytes)  // not in the block's shared memory
         return sm_.fail(slot, KernelError::memory_fault, now, uint64_t(id) * kLockWordBytes);
     const WarpLocks& l = warps_[slot];
@@ -185,6 +189,7 @@ void LockUnit::acquire(uint32_t slot, uint16_t id, bool resume, const sc_time& n
 void LockUnit::execute_unlock(uint32_t slot, uint16_t id, const sc_time& now) {
     auto& w = sm_.warps_[slot];
     WarpLocks& l = warps_[slot];
+    l.touched = true;
     auto it = std::find(l.held.begin(), l.held.end(), id);
     if (it == l.held.end()) return sm_.fail(slot, KernelError::lock_misuse, now, w.pc);
     set_word(w.block, id, 0);
@@ -296,8 +301,8 @@ void LockUnit::warp_left(uint32_t slot, const sc_time& now) {
     WarpLocks& l = warps_[slot];
     RowLocks& r = rows_[w.block];
     // A warp that never took a lock (nearly every warp) has nothing to give back.
-    const bool touched_locks = !l.held.empty() || !l.retake.empty() || l.trying || l.took_locks || l.lock_active ||
-                               w.lock_wait != LockWait::none;
+    const bool touched_locks = l.touched && (!l.held.empty() || !l.retake.empty() || l.trying || l.took_locks ||
+                                             l.lock_active || w.lock_wait != LockWait::none);
     if (touched_locks) {
         drop_locks(slot, LockEventKind::exit_release, now);
         l.retake.clear();

@@ -140,6 +140,9 @@ private:
     };
     struct WarpLocks {
         uint8_t cpr = 0;                  // competitive priority register
+        // It executed a lock or unlock instruction since it last started: the rest may differ from
+        // a new warp's (a warp that never did, nearly every warp, costs its start and end nothing more).
+        bool touched = false;
         std::vector<uint16_t> held;       // locks held, in the order taken
         std::vector<uint16_t> retake;     // released at the hold limit: to take back before going on
         std::vector<uint64_t> held_at;    // the counter thread's count when each was taken
