@@ -15,7 +15,8 @@
 //     warps' age for gto, the slot for lrr), so that a pick is a find-first-set; to fetch, by slot;
 //   - the wheel, for the next 64 cycles: a bitmap of slots per cycle (the cycle modulo 64) and a
 //     bitmap of the cycles with any; at each cycle the passed cycles' slots join the due set;
-//   - beyond it, a time queue (a memory access's wait).
+//   - beyond it, a time queue (a memory access's wait, a long ALU instruction): a list in
+//     cycle order, which a wait as long as the one before it (the usual case) joins at its end.
 // Making a slot ready again takes it out of where it was, so the due set and the wheel hold
 // each slot at most once; the time queue's entries are checked against the slot's ready cycle
 // when they come due. A pure data structure: tests/unit/sm_scheduling.cpp runs it without a
@@ -87,7 +88,7 @@ public:
         }
         now_ = cycle;
         if (take) release_wheel(take);
-        if (!far_.empty() && far_.front().cycle <= cycle) release_far();
+        if (far_head_ < far_.size() && far_[far_head_].cycle <= cycle) release_far();
     }
 
     bool has_due() const { return due_.any() || fetch_due_.any(); }
@@ -130,11 +131,8 @@ public:
             const uint64_t rotated = from == 0 ? filled_ : (filled_ >> from) | (filled_ << (kWheel - from));
             at = now_ + 1 + unsigned(__builtin_ctzll(rotated));
         }
-        while (!far_.empty() && ready_[far_.front().slot] != far_.front().cycle) {  // stale entries
-            std::pop_heap(far_.begin(), far_.end());
-            far_.pop_back();
-        }
-        if (!far_.empty()) at = std::min(at, far_.front().cycle);
+        while (far_head_ < far_.size() && ready_[far_[far_head_].slot] != far_[far_head_].cycle) pop_far();  // stale
+        if (far_head_ < far_.size()) at = std::min(at, far_[far_head_].cycle);
         return at;
     }
 
@@ -143,15 +141,28 @@ private:
     struct Far {
         uint64_t cycle;
         uint32_t slot;
-        bool operator<(const Far& o) const {  // a max-heap's order: the earliest on top
-            return cycle > o.cycle || (cycle == o.cycle && slot > o.slot);
-        }
     };
 
-    // Beyond the wheel: into the time queue.
+    // Beyond the wheel: into the time queue, after the entries of its cycle and earlier (the
+    // order among one cycle's entries does not matter: they join a bitmap together).
     [[gnu::noinline]] void push_far(uint64_t cycle, uint32_t slot) {
-        far_.push_back(Far{cycle, slot});
-        std::push_heap(far_.begin(), far_.end());
+        if (far_head_ == far_.size() || cycle >= far_.back().cycle) {
+            far_.push_back(Far{cycle, slot});
+            return;
+        }
+        const auto at = std::upper_bound(far_.begin() + std::ptrdiff_t(far_head_), far_.end(), cycle,
+                                         [](uint64_t c, const Far& f) { return c < f.cycle; });
+        far_.insert(at, Far{cycle, slot});
+    }
+    // Takes the time queue's first entry off.
+    void pop_far() {
+        if (++far_head_ == far_.size()) {
+            far_.clear();
+            far_head_ = 0;
+        } else if (far_head_ >= 32 && 2 * far_head_ >= far_.size()) {  // reclaim the room before the head
+            far_.erase(far_.begin(), far_.begin() + std::ptrdiff_t(far_head_));
+            far_head_ = 0;
+        }
     }
     // The buckets in `take` join the due sets.
     [[gnu::noinline]] void release_wheel(uint64_t take) {
@@ -176,10 +187,9 @@ private:
     }
     // The time queue's entries due by now_ join the due sets (stale ones are dropped).
     [[gnu::noinline]] void release_far() {
-        while (!far_.empty() && far_.front().cycle <= now_) {
-            const Far f = far_.front();
-            std::pop_heap(far_.begin(), far_.end());
-            far_.pop_back();
+        while (far_head_ < far_.size() && far_[far_head_].cycle <= now_) {
+            const Far f = far_[far_head_];
+            pop_far();
             if (ready_[f.slot] == f.cycle) make_due(f.slot);  // (else stale)
         }
     }
@@ -215,7 +225,8 @@ private:
     SlotMask fetch_;               // the slots made ready to fetch
     std::array<SlotMask, kWheel> wheel_{};  // by slot, for cycle % kWheel
     uint64_t filled_ = 0;          // the wheel's buckets with any slot
-    std::vector<Far> far_;         // a heap
+    std::vector<Far> far_;         // the time queue: [far_head_, end) in cycle order
+    size_t far_head_ = 0;
     GtoIssue gto_;
     LrrIssue lrr_;
 };
