@@ -165,7 +165,7 @@ private:
         }
     }
     // The buckets in `take` join the due sets.
-    [[gnu::noinline]] void release_wheel(uint64_t take) {
+    [[gnu::always_inline]] void release_wheel(uint64_t take) {
         filled_ &= ~take;
         do {
             const unsigned b = unsigned(__builtin_ctzll(take));
