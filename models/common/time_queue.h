@@ -1,4 +1,4 @@
-// Values waiting for a simulated time, earliest first, and among equal times in the order they
+// Values waiting for a simulated time (an sc_time, or `Time`: a cycle count), earliest first, and among equal times in the order they
 // were added (or, with `ValueOrder`, in the order of the values). For schedulers with a few dozen values waiting at once (the warps of an SM, the
 // SMs of a GPU): one contiguous array kept in order, so adding is a binary search and a short
 // move (of the entries before it or after it, whichever are fewer), and taking the earliest
@@ -12,15 +12,15 @@
 
 namespace gpuvp {
 
-template <class T, bool ValueOrder = false>
+template <class T, bool ValueOrder = false, class Time = sc_core::sc_time>
 class TimeQueue {
 public:
     struct Entry {
-        sc_core::sc_time at;
+        Time at;
         T value;
     };
 
-    void push(const sc_core::sc_time& at, const T& value) {
+    void push(const Time& at, const T& value) {
         // After every entry not later (not after, with ValueOrder); the shorter side moves (into the free room
         // before the head, if there is some).
         const Entry added{at, value};

@@ -23,6 +23,7 @@
 // simulation.
 #pragma once
 #include <gpuvp/models/common/policies.h>
+#include <gpuvp/models/common/time_queue.h>
 #include <gpuvp/models/sm/gto_issue.h>
 #include <gpuvp/models/sm/lrr_issue.h>
 #include <gpuvp/models/sm/slot_mask.h>
@@ -88,7 +89,7 @@ public:
         }
         now_ = cycle;
         if (take) release_wheel(take);
-        if (far_head_ < far_.size() && far_[far_head_].cycle <= cycle) release_far();
+        if (!far_.empty() && far_.front().at <= cycle) release_far();
     }
 
     bool has_due() const { return due_.any() || fetch_due_.any(); }
@@ -131,39 +132,15 @@ public:
             const uint64_t rotated = from == 0 ? filled_ : (filled_ >> from) | (filled_ << (kWheel - from));
             at = now_ + 1 + unsigned(__builtin_ctzll(rotated));
         }
-        while (far_head_ < far_.size() && ready_[far_[far_head_].slot] != far_[far_head_].cycle) pop_far();  // stale
-        if (far_head_ < far_.size()) at = std::min(at, far_[far_head_].cycle);
+        while (!far_.empty() && ready_[far_.front().value] != far_.front().at) far_.pop();  // stale entries
+        if (!far_.empty()) at = std::min(at, far_.front().at);
         return at;
     }
 
 private:
     static constexpr uint64_t kWheel = 64;
-    struct Far {
-        uint64_t cycle;
-        uint32_t slot;
-    };
-
-    // Beyond the wheel: into the time queue, after the entries of its cycle and earlier (the
-    // order among one cycle's entries does not matter: they join a bitmap together).
-    [[gnu::noinline]] void push_far(uint64_t cycle, uint32_t slot) {
-        if (far_head_ == far_.size() || cycle >= far_.back().cycle) {
-            far_.push_back(Far{cycle, slot});
-            return;
-        }
-        const auto at = std::upper_bound(far_.begin() + std::ptrdiff_t(far_head_), far_.end(), cycle,
-                                         [](uint64_t c, const Far& f) { return c < f.cycle; });
-        far_.insert(at, Far{cycle, slot});
-    }
-    // Takes the time queue's first entry off.
-    void pop_far() {
-        if (++far_head_ == far_.size()) {
-            far_.clear();
-            far_head_ = 0;
-        } else if (far_head_ >= 32 && 2 * far_head_ >= far_.size()) {  // reclaim the room before the head
-            far_.erase(far_.begin(), far_.begin() + std::ptrdiff_t(far_head_));
-            far_head_ = 0;
-        }
-    }
+    // Beyond the wheel: into the time queue.
+    [[gnu::noinline]] void push_far(uint64_t cycle, uint32_t slot) { far_.push(cycle, slot); }
     // The buckets in `take` join the due sets.
     [[gnu::always_inline]] void release_wheel(uint64_t take) {
         filled_ &= ~take;
@@ -187,10 +164,10 @@ private:
     }
     // The time queue's entries due by now_ join the due sets (stale ones are dropped).
     [[gnu::noinline]] void release_far() {
-        while (far_head_ < far_.size() && far_[far_head_].cycle <= now_) {
-            const Far f = far_[far_head_];
-            pop_far();
-            if (ready_[f.slot] == f.cycle) make_due(f.slot);  // (else stale)
+        while (!far_.empty() && far_.front().at <= now_) {
+            const auto f = far_.front();
+            far_.pop();
+            if (ready_[f.value] == f.at) make_due(f.value);  // (else stale)
         }
     }
     unsigned index(uint32_t slot) const { return policy_ == IssuePolicy::gto ? gto_.rank(slot) : slot; }
@@ -225,8 +202,9 @@ private:
     SlotMask fetch_;               // the slots made ready to fetch
     std::array<SlotMask, kWheel> wheel_{};  // by slot, for cycle % kWheel
     uint64_t filled_ = 0;          // the wheel's buckets with any slot
-    std::vector<Far> far_;         // the time queue: [far_head_, end) in cycle order
-    size_t far_head_ = 0;
+    // The time queue: slots by ready cycle (the order among one cycle's slots does not matter:
+    // they join a bitmap together).
+    TimeQueue<uint32_t, false, uint64_t> far_;
     GtoIssue gto_;
     LrrIssue lrr_;
 };
