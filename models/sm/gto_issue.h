@@ -17,11 +17,12 @@ namespace gpuvp {
 struct GtoIssue {
     uint32_t greedy = SlotMask::kNone;
 
-    explicit GtoIssue(uint32_t slots) : at_(slots, kGone), left_rank_(slots, 0), placed_(slots, 0) {
+    explicit GtoIssue(uint32_t slots) : at_(slots, kGone), placed_(slots, 0) {
         order_.reserve(slots);
     }
 
     uint32_t rank(uint32_t slot) const { return uint32_t(at_[slot] - base_); }
+    bool resident(uint32_t slot) const { return at_[slot] != kGone; }
     // A warp placed in `slot` at `cycle` (not before any placed so far): returns its rank.
     uint32_t placed(uint32_t slot, uint64_t cycle) {
         size_t r = order_.size();
@@ -44,22 +45,13 @@ struct GtoIssue {
             for (size_t i = r; i < order_.size(); ++i) --at_[order_[i]];
         }
         at_[slot] = kGone;
-        left_rank_[slot] = r;
         if (greedy == slot) greedy = SlotMask::kNone;
         return r;
     }
     // The greedy warp if it is due, else the oldest due; taken out of `due`. kNone: none due.
-    // A greedy slot whose warp has left (its last instruction was the cycle's first issue)
-    // stands for the rank it left from, whichever warp holds that rank now, or for the warp
-    // placed in the slot since. That departs from greedy-then-oldest (the oldest due warp
-    // should go first then); it is how the results were made, and stays until a change of
-    // results mends it.
     uint32_t pick(SlotMask& due) const {
         uint32_t r = SlotMask::kNone;
-        if (greedy != SlotMask::kNone) {
-            const uint32_t g = at_[greedy] == kGone ? left_rank_[greedy] : rank(greedy);
-            if (due.test(g)) r = g;
-        }
+        if (greedy != SlotMask::kNone && due.test(rank(greedy))) r = rank(greedy);
         if (r == SlotMask::kNone) r = due.first();
         if (r == SlotMask::kNone) return r;
         due.clear(r);
@@ -70,8 +62,7 @@ private:
     std::vector<uint32_t> order_;   // the slots of the resident warps, oldest first
     // Per slot: its rank plus base_ (a warp's rank is at_[slot] - base_), so that the oldest
     // warp's leaving renumbers no other.
-    std::vector<uint64_t> at_;         // kGone: no warp in the slot
-    std::vector<uint32_t> left_rank_;  // per slot: the rank its last warp left from
+    std::vector<uint64_t> at_;  // kGone: no warp in the slot
     uint64_t base_ = 0;
     static constexpr uint64_t kGone = ~0ull;
     std::vector<uint64_t> placed_;  // per slot: the cycle its warp was placed

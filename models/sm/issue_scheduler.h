@@ -114,10 +114,11 @@ public:
         if (slot != kNone) ready_[slot] = kNever;
         return slot;
     }
-    // The warp picked from `slot` issued.
+    // The warp picked from `slot` issued (and may have left with that instruction: a warp that
+    // ended is no greedy warp, the oldest due goes first next).
     void issued(uint32_t slot) {
         if (policy_ == IssuePolicy::gto) {
-            if (!first_issued_) gto_.greedy = slot;
+            if (!first_issued_) gto_.greedy = gto_.resident(slot) ? slot : kNone;
         } else {
             lrr_.last = slot;
         }

@@ -58,9 +58,9 @@ struct NaiveIssue {
         if (best != SlotMask::kNone) ready[best] = kNever;
         return best;
     }
-    void issued(uint32_t s) {
+    void issued(uint32_t s) {  // (after the warp's leaving, if the instruction was its end)
         if (policy == IssuePolicy::gto) {
-            if (!first_issued) greedy = s;
+            if (!first_issued) greedy = placed[s] != kNever ? s : SlotMask::kNone;
         } else {
             last = s;
         }
@@ -84,7 +84,7 @@ void check_against_naive(IssuePolicy policy, uint32_t slots, uint32_t width, uin
     std::mt19937_64 random(seed);
     std::vector<bool> resident(slots, false);
     const uint64_t delays[] = {0, 1, 2, 4, 24, 63, 64, 65, 300, 700};
-    size_t picks = 0, greedy_picks = 0, far_made = 0, placed_same_cycle = 0;
+    size_t picks = 0, greedy_picks = 0, far_made = 0, placed_same_cycle = 0, ended = 0;
     for (int op = 0; op < 30000; ++op) {
         const unsigned kind = unsigned(random() % 16);
         const uint32_t s = uint32_t(random() % slots);
@@ -130,6 +130,17 @@ void check_against_naive(IssuePolicy policy, uint32_t slots, uint32_t width, uin
                     ref.ready[got] = ref.now + 20;
                     continue;
                 }
+                if (random() % 16 == 0) {  // its end: it leaves with the instruction it issued
+                    ++ended;
+                    resident[got] = false;
+                    q.left(got);
+                    ref.placed[got] = NaiveIssue::kNever;
+                    if (ref.greedy == got) ref.greedy = SlotMask::kNone;
+                    q.issued(got);
+                    ref.issued(got);
+                    ++issued;
+                    continue;
+                }
                 q.issued(got);
                 ref.issued(got);
                 ++issued;
@@ -148,6 +159,7 @@ void check_against_naive(IssuePolicy policy, uint32_t slots, uint32_t width, uin
     }
     CHECK(picks > 5000);
     CHECK(far_made > 100);
+    CHECK(ended > 100);
     if (policy == IssuePolicy::gto) {
         CHECK(greedy_picks > 500);
         CHECK(placed_same_cycle > 0);
@@ -203,6 +215,34 @@ TEST_CASE("gto: the greedy warp keeps issuing; when it waits the oldest takes ov
     CHECK(q.pick() == 1);
     CHECK(q.pick() == SlotMask::kNone);
     CHECK(q.empty());
+}
+
+TEST_CASE("gto: after the greedy warp's end the oldest ready warp issues, not the one that took its rank or slot", "[scheduling]") {
+    // Slots 1, 0 and 2 placed at cycles 0, 1 and 2 (ranks 0, 1, 2), all ready from 5.
+    IssueScheduler q(IssuePolicy::gto, 3);
+    q.placed(1, 0);
+    q.placed(0, 1);
+    q.placed(2, 2);
+    for (uint32_t s = 0; s < 3; ++s) q.make_ready(s, 5);
+    q.release(5);
+    CHECK(q.pick() == 1);  // the oldest
+    q.issued(1);
+    q.make_ready(1, 8);    // a 3-cycle instruction
+    q.release(6);
+    CHECK(q.pick() == 0);  // slot 1 not ready at 6: the oldest ready, now greedy
+    q.issued(0);
+    q.make_ready(0, 7);
+    q.release(7);
+    CHECK(q.pick() == 0);  // greedy
+    q.left(0);             // that instruction was its end
+    q.issued(0);
+    q.placed(0, 7);        // a new warp in its slot, the youngest
+    q.make_ready(0, 8);
+    q.release(8);          // no greedy warp: the oldest (slot 1), not the new warp in slot 0
+    CHECK(q.pick() == 1);
+    CHECK(q.pick() == 2);
+    CHECK(q.pick() == 0);
+    CHECK(q.pick() == SlotMask::kNone);
 }
 
 TEST_CASE("lrr: the next ready slot after the last that issued, wrapping", "[scheduling]") {
