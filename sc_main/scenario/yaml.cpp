@@ -1,12 +1,17 @@
 #include "sc_main/scenario/yaml.h"
 
-#include <yaml.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <limits>
-#include <memory>
+#include <istream>
+#include <streambuf>
 #include <sstream>
 #include <unordered_map>
 
@@ -77,40 +82,70 @@ bool Node::remove(std::string_view k) {
     return false;
 }
 
-// ---- Reading: libyaml's events into nodes
+// ---- Reading: yaml-cpp's events into nodes
 
-class Builder {
+// The text as an input stream, without a copy.
+class TextBuffer : public std::streambuf {
 public:
-    explicit Builder(Limits& limits) : limits_(limits) {}
+    explicit TextBuffer(std::string_view text) {
+        char* at = const_cast<char*>(text.data());
+        setg(at, at, at + text.size());
+    }
+};
 
-    Node run(std::string_view text) {
-        yaml_parser_t p;
-        if (!yaml_parser_initialize(&p)) throw Error(0, "out of memory", true);
-        std::unique_ptr<yaml_parser_t, void (*)(yaml_parser_t*)> own(&p, yaml_parser_delete);
-        yaml_parser_set_input_string(&p, reinterpret_cast<const unsigned char*>(text.data()), text.size());
-        for (;;) {
-            yaml_event_t e;
-            if (!yaml_parser_parse(&p, &e)) {
-                const yaml_mark_t& at = p.problem ? p.problem_mark : p.context_mark;
-                std::string what = p.problem ? p.problem : "unknown error";
-                if (p.context) {  // "while parsing a flow sequence", and where that began
-                    what += std::string(" ") + p.context;
-                    if (p.problem && p.context_mark.line != p.problem_mark.line)
-                        what += " that begins at line " + std::to_string(p.context_mark.line + 1);
-                }
-                throw Error(int(at.line) + 1, what, true);
-            }
-            std::unique_ptr<yaml_event_t, void (*)(yaml_event_t*)> event(&e, yaml_event_delete);
-            if (e.type == YAML_DOCUMENT_END_EVENT || e.type == YAML_STREAM_END_EVENT) break;  // the first document only
-            event_(e);
+class Builder : public YAML::EventHandler {
+public:
+    Builder(std::string_view text, Limits& limits)
+        : text_(text), limits_(limits), bom_(text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0),
+          utf8_(text.find('\0') == std::string_view::npos) {}
+
+    Node run() {
+        TextBuffer buffer(text_);
+        std::istream in(&buffer);
+        try {
+            YAML::Parser parser(in);
+            parser.HandleNextDocument(*this);  // the first document only
+        } catch (const YAML::DeepRecursion& e) {
+            throw Error(line_of(e.mark), "the document nests more than " + std::to_string(e.depth()) + " levels deep", true);
+        } catch (const YAML::ParserException& e) {
+            throw Error(line_of(e.mark), message(e), true);
         }
         return done_ ? std::move(root_) : Node::null();
+    }
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& at, YAML::anchor_t anchor) override { scalar(Node::null(line_of(at)), anchor); }
+    void OnScalar(const YAML::Mark& at, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
+        // Tag "?": plain, untagged; "!": quoted (or tagged "!"); else an explicit tag.
+        const bool text = tag == "!" || (tag.size() >= 4 && tag.compare(tag.size() - 4, 4, ":str") == 0);
+        if (tag == "!") closed_quote(at);
+        scalar(Node::scalar(value, line_of(at), text), anchor);
+    }
+    void OnSequenceStart(const YAML::Mark& at, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value style) override {
+        open_.push_back({put(Node::sequence(style == YAML::EmitterStyle::Flow, line_of(at)), 1), anchor});
+    }
+    void OnMapStart(const YAML::Mark& at, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value style) override {
+        open_.push_back({put(Node::map(style == YAML::EmitterStyle::Flow, line_of(at)), 1), anchor});
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapEnd() override { close(); }
+    void OnAlias(const YAML::Mark& at, YAML::anchor_t anchor) override {
+        for (const Open& o : open_)
+            if (o.anchor == anchor)  // inside its own anchor's value: it would nest for ever
+                throw Error(0, "aliases nest the document more than " + std::to_string(limits_.depth) +
+                                   " levels deep (an alias inside its own anchor's value nests it for ever)");
+        const Anchor& a = anchors_.at(anchor);  // (yaml-cpp refuses an alias to no anchor)
+        if (open_.size() + a.depth > limits_.depth)
+            throw Error(0, "aliases nest the document more than " + std::to_string(limits_.depth) + " levels deep");
+        count(a.nodes - 1);
+        put(Node(a.node), a.depth);
     }
 
 private:
     struct Open {
         Node* node;
-        std::string anchor;
+        YAML::anchor_t anchor;
     };
     struct Anchor {
         Node node;
@@ -118,62 +153,62 @@ private:
         unsigned depth = 0;
     };
 
-    static std::string str(const yaml_char_t* s) { return s ? reinterpret_cast<const char*>(s) : ""; }
+    static int line_of(const YAML::Mark& at) { return at.is_null() ? 0 : at.line + 1; }
 
-    void event_(const yaml_event_t& e) {
-        const int line = int(e.start_mark.line) + 1;
-        switch (e.type) {
-        case YAML_SCALAR_EVENT: {
-            const auto& s = e.data.scalar;
-            const std::string tag = str(s.tag);
-            std::string value(reinterpret_cast<const char*>(s.value), s.length);
-            const bool plain = s.style == YAML_PLAIN_SCALAR_STYLE || s.style == YAML_ANY_SCALAR_STYLE;
-            Node n = plain && tag.empty() && null_word(value)
-                         ? Node::null(line)
-                         : Node::scalar(std::move(value), line,
-                                        !plain || tag == "!" || (tag.size() >= 4 && tag.compare(tag.size() - 4, 4, ":str") == 0));
-            if (s.anchor) remember(str(s.anchor), n, 1, 1);
-            put(std::move(n), 1);
-            break;
-        }
-        case YAML_SEQUENCE_START_EVENT:
-            open(Node::sequence(e.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE, line), str(e.data.sequence_start.anchor));
-            break;
-        case YAML_MAPPING_START_EVENT:
-            open(Node::map(e.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE, line), str(e.data.mapping_start.anchor));
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: {
-            const Open o = std::move(open_.back());
-            open_.pop_back();
-            if (!o.anchor.empty()) {
-                uint64_t nodes = 0;
-                unsigned depth = 0;
-                measure(*o.node, nodes, depth);
-                remember(o.anchor, *o.node, nodes, depth);
+    // yaml-cpp 0.7 takes a quoted scalar that a line break and the end of the text cut short as
+    // if it were closed there: refused here, as the YAML spec has it.
+    // (yaml-cpp's positions count UTF-8 bytes after a byte-order mark; a UTF-16 or UTF-32 text,
+    // which it converts, is not looked at.)
+    void closed_quote(const YAML::Mark& at) const {
+        if (at.pos < 0 || !utf8_) return;
+        const size_t from = size_t(at.pos) + bom_;
+        if (from >= text_.size()) return;
+        const char quote = text_[from];
+        if (quote != '"' && quote != '\'') return;  // (a plain scalar tagged "!")
+        for (size_t i = from + 1; i < text_.size(); ++i) {
+            if (text_[i] == quote) {
+                if (quote == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') ++i;  // '' in '...'
+                else return;
+            } else if (quote == '"' && text_[i] == '\\') {
+                ++i;  // an escape
             }
-            break;
         }
-        case YAML_ALIAS_EVENT: {
-            const std::string name = str(e.data.alias.anchor);
-            for (const Open& o : open_)
-                if (o.anchor == name)  // inside its own anchor's value: it would nest for ever
-                    throw Error(0, "aliases nest the document more than " + std::to_string(limits_.depth) +
-                                       " levels deep (an alias inside its own anchor's value nests it for ever)");
-            auto it = anchors_.find(name);
-            if (it == anchors_.end()) throw Error(line, "unknown anchor '" + name + "' (an alias names an anchor written before it)", true);
-            if (open_.size() + it->second.depth > limits_.depth)
-                throw Error(0, "aliases nest the document more than " + std::to_string(limits_.depth) + " levels deep");
-            count(it->second.nodes - 1);
-            put(Node(it->second.node), it->second.depth);
-            break;
-        }
-        default: break;  // stream and document starts
-        }
+        throw Error(int(std::count(text_.begin(), text_.end(), '\n')) + 1,
+                    "found the end of the text in a quoted scalar that begins at line " + std::to_string(line_of(at)), true);
     }
 
-    void remember(const std::string& name, const Node& n, uint64_t nodes, unsigned depth) {
-        anchors_[name] = Anchor{n, nodes, depth};  // a later anchor of the same name replaces it
+    // yaml-cpp's message, with what its message leaves out: the name of an unknown alias, the
+    // line where an unclosed list or map begins.
+    std::string message(const YAML::ParserException& e) const {
+        const std::string& m = e.msg;
+        if ((m == YAML::ErrorMsg::END_OF_SEQ_FLOW || m == YAML::ErrorMsg::END_OF_SEQ || m == YAML::ErrorMsg::END_OF_MAP_FLOW ||
+             m == YAML::ErrorMsg::END_OF_MAP) &&
+            !open_.empty())
+            return m + " (the " + (open_.back().node->is_map() ? "map" : "list") + " that begins at line " +
+                   std::to_string(open_.back().node->line()) + ")";
+        if (e.msg == YAML::ErrorMsg::UNKNOWN_ANCHOR && e.mark.pos >= 0 && size_t(e.mark.pos) < text_.size()) {
+            std::string_view name = text_.substr(size_t(e.mark.pos));
+            if (!name.empty() && name[0] == '*') name.remove_prefix(1);
+            name = name.substr(0, name.find_first_of(" \t\r\n,[]{}"));
+            return "unknown anchor '" + std::string(name) + "' (an alias names an anchor written before it)";
+        }
+        return e.msg;
+    }
+
+    void scalar(Node n, YAML::anchor_t anchor) {
+        if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchor{n, 1, 1};
+        put(std::move(n), 1);
+    }
+
+    void close() {
+        const Open o = open_.back();
+        open_.pop_back();
+        if (o.anchor != YAML::NullAnchor) {
+            uint64_t nodes = 0;
+            unsigned depth = 0;
+            measure(*o.node, nodes, depth);
+            anchors_[o.anchor] = Anchor{*o.node, nodes, depth};
+        }
     }
 
     void count(uint64_t more) {
@@ -197,16 +232,18 @@ private:
         parent.items_.push_back(std::move(n));
         return &parent.items_.back();
     }
-    void open(Node n, std::string anchor) { open_.push_back({put(std::move(n), 1), std::move(anchor)}); }
 
+    std::string_view text_;
     Limits& limits_;
+    size_t bom_;  // the UTF-8 byte-order mark's length, 0 or 3
+    bool utf8_;   // no NUL: not UTF-16 or UTF-32
     Node root_;
     bool done_ = false;
     std::vector<Open> open_;  // the lists and maps being read, outermost first
-    std::unordered_map<std::string, Anchor> anchors_;
+    std::unordered_map<YAML::anchor_t, Anchor> anchors_;
 };
 
-Node parse(std::string_view text, Limits& limits) { return Builder(limits).run(text); }
+Node parse(std::string_view text, Limits& limits) { return Builder(text, limits).run(); }
 
 bool read_bool(const std::string& s, bool& out) {
     // Any case of one form only: all lower, all upper, or a capital then lower (yes, YES, Yes).

@@ -1,4 +1,5 @@
-// The scenario loader's YAML: a document as a tree of values, read with libyaml and written in
+// The scenario loader's YAML: a document as a tree of values, read with yaml-cpp's event parser
+// (YAML::Parser with an EventHandler: gpuvp keeps its own document, lines and limits) and written in
 // the style of a scenario file. Nodes are values (a copy is a deep copy, with its lines); a
 // map keeps its keys in the order written, duplicates included, so that the reader can name
 // them. Only this folder (sc_main/scenario/) reads or writes YAML.

@@ -45,9 +45,9 @@ def check(f):
             breaches.append(f"{where}: an installed header is included as <gpuvp/{target}>")
         elif parts[0] in installed and quote == '"':
             breaches.append(f"{where}: the installed parts include nothing of the application or the tests")
-        elif parts[0] in installed and (first in ("nlohmann",) or target == "yaml.h"):
+        elif parts[0] in installed and first in ("nlohmann", "yaml-cpp"):
             breaches.append(f"{where}: the installed parts know no file format")
-        if (target == "yaml.h" or target == "sc_main/scenario/yaml.h") and parts[:2] != ("sc_main", "scenario") \
+        if (first == "yaml-cpp" or target == "sc_main/scenario/yaml.h") and parts[:2] != ("sc_main", "scenario") \
                 and parts[0] not in ("tests", "fuzz"):
             breaches.append(f"{where}: only the scenario loader (sc_main/scenario/) reads YAML")
 
