@@ -208,6 +208,35 @@ CLI::Option* add_platform(CLI::App& cmd, std::string& file, std::shared_ptr<std:
         ->check(existing(false, root));
 }
 
+// The GPU a command runs: --platform FILE, or --preset NAME (a platform file saying only
+// `preset: NAME`).
+struct GpuArgs {
+    std::string platform, preset;
+
+    std::optional<gpuvp::PlatformSource> source() const {
+        if (!preset.empty()) return gpuvp::PlatformSource{"--preset " + preset, "preset: " + preset + "\n"};
+        if (!platform.empty()) return gpuvp::read_platform_file(platform);
+        return std::nullopt;
+    }
+};
+
+void add_gpu(CLI::App& cmd, GpuArgs& gpu) {
+    CLI::Option* platform = add_platform(cmd, gpu.platform);
+    std::string names;
+    for (const std::string& n : gpuvp::preset_names()) names += (names.empty() ? "" : ", ") + n;
+    cmd.add_option("--preset", gpu.preset,
+                   "the platform preset of a real GPU (docs/presets.md), as --platform with a file\n"
+                   "saying only 'preset: NAME': " +
+                       names + ".\nDefault: the scenario's, or the trace's GPU")
+        ->type_name("NAME")
+        ->excludes(platform)
+        ->check(CLI::Validator(
+            [names](const std::string& v) {
+                return gpuvp::find_preset(v) ? std::string() : "unknown preset '" + v + "' (one of " + names + ")";
+            },
+            ""));
+}
+
 const char* kSetHelp = "override a key of the scenario before it is checked: KEY is its dotted path\n"
                        "(policy.dispatch, kernels.k.grid, kernels[0].submit_ns), VALUE is YAML.\n"
                        "Repeatable, applied in order. Default: none";
@@ -311,10 +340,9 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
 
 // A trace when the file's content is one (Kineto JSON, rocprofv3 CSV; .gz read directly),
 // else a scenario. Throws ScenarioError or TraceError.
-gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const std::string& platform_file,
+gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const GpuArgs& gpu,
                            const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr) {
-    std::optional<gpuvp::PlatformSource> platform;
-    if (!platform_file.empty()) platform = gpuvp::read_platform_file(platform_file);
+    const std::optional<gpuvp::PlatformSource> platform = gpu.source();
     const std::string text = gpuvp::read_trace_text(file);
     const gpuvp::TraceFormat format = gpuvp::trace_format(text);
     if (trace) *trace = format != gpuvp::TraceFormat::none;
@@ -369,6 +397,7 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
 
 // On stderr, what the import could not replay as the trace has it.
 void import_warnings(const std::string& file, const gpuvp::TraceImportSummary& s) {
+    if (s.default_platform) std::cerr << "warning: " << file << ": " << gpuvp::kUnnamedGpu << "\n";
     if (s.unmatched_waits)
         std::cerr << "warning: " << file << ": " << s.unmatched_waits
                   << (s.unmatched_waits == 1 ? " wait call" : " wait calls")
@@ -384,7 +413,8 @@ void import_warnings(const std::string& file, const gpuvp::TraceImportSummary& s
 // --- gpuvp run ------------------------------------------------------------------------------
 
 struct RunArgs {
-    std::string file, out_dir, vcd_file, log, platform;
+    std::string file, out_dir, vcd_file, log;
+    GpuArgs gpu;
     std::vector<std::string> sets;
     bool no_trace = false, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
@@ -404,7 +434,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
     gpuvp::TraceImportSummary imported;
     bool trace = false;
     try {
-        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.platform, a.trace, &imported, &trace);
+        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.gpu, a.trace, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {
@@ -473,7 +503,7 @@ Action setup_run(CLI::App& cmd) {
                    "write results.json, report.html and (unless --no-trace) trace.json into DIR,\n"
                    "created if missing; with variants also variants/NAME/. Default: no files")
         ->type_name("DIR");
-    add_platform(cmd, a->platform);
+    add_gpu(cmd, a->gpu);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
     cmd.add_flag("--no-trace", a->no_trace,
                  "write no trace.json and record no register-table updates.\nDefault: traced when --out is given");
@@ -509,7 +539,8 @@ Action setup_run(CLI::App& cmd) {
 // --- gpuvp validate -------------------------------------------------------------------------
 
 struct ValidateArgs {
-    std::string file, platform;
+    std::string file;
+    GpuArgs gpu;
     std::vector<std::string> sets;
     TraceArgs trace;
 };
@@ -521,7 +552,7 @@ int validate_main(const ValidateArgs& a) {
     TraceArgs checked = a.trace;
     checked.no_solve = true;  // a check of the input: the bodies' solve simulates
     try {
-        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.platform, checked, &imported, &trace);
+        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.gpu, checked, &imported, &trace);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {
@@ -546,7 +577,7 @@ int validate_main(const ValidateArgs& a) {
 Action setup_validate(CLI::App& cmd) {
     auto a = std::make_shared<ValidateArgs>();
     add_scenario(cmd, a->file);
-    add_platform(cmd, a->platform);
+    add_gpu(cmd, a->gpu);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
     add_trace_options(cmd, a->trace);
     return [a] { return validate_main(*a); };
@@ -557,6 +588,7 @@ Action setup_validate(CLI::App& cmd) {
 struct CalibrateArgs {
     std::vector<std::string> files;
     std::string out;
+    GpuArgs gpu;
     std::vector<std::string> sets;
     unsigned evaluations = gpuvp::CalibrationOptions{}.evaluations;
     uint64_t seed = 1;
@@ -571,6 +603,11 @@ int calibrate_main(const CalibrateArgs& a) {
         return failed(e.what());
     }
     gpuvp::CalibrationOptions options;
+    try {
+        options.platform = a.gpu.source();
+    } catch (const gpuvp::ScenarioError& e) {
+        return failed(e.what());
+    }
     options.evaluations = a.evaluations;
     options.seed = a.seed;
     options.jobs = a.jobs;
@@ -607,6 +644,7 @@ Action setup_calibrate(CLI::App& cmd) {
         ->check(existing(false));
     cmd.add_option("-o,--output", a->out, "write the fitted values as a platform file for --platform. Default: none")
         ->type_name("FILE");
+    add_gpu(cmd, a->gpu);
     add_set(cmd, a->sets, "KEY=VALUE", kSetHelp);
     cmd.add_option("--evaluations", a->evaluations, "simulations at most. Default: " + std::to_string(a->evaluations))
         ->type_name("N")
@@ -620,6 +658,7 @@ Action setup_calibrate(CLI::App& cmd) {
 
 struct ImportArgs {
     std::string file, out;
+    GpuArgs gpu;
     TraceArgs trace;
     bool open_loop = false;
     std::string name;
@@ -634,6 +673,7 @@ int import_main(const ImportArgs& a) {
         if (format == gpuvp::TraceFormat::none)
             return failed(a.file + ": not a profiler trace (a Kineto JSON with traceEvents, or a rocprofv3 kernel_trace.csv)");
         gpuvp::TraceImportOptions options = import_options(a.trace);
+        options.platform = a.gpu.source();
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
         yaml = gpuvp::trace_scenario_yaml(parse_trace(text, format, a.file), options, &summary);
@@ -657,6 +697,7 @@ Action setup_import(CLI::App& cmd) {
         ->type_name("FILE")
         ->check(existing(false));
     cmd.add_option("-o,--output", a->out, "the scenario file to write (YAML)")->required()->type_name("SCENARIO.yaml");
+    add_gpu(cmd, a->gpu);
     add_trace_options(cmd, a->trace);
     cmd.add_flag("--open-loop", a->open_loop,
                  "write host.replay: open (each launch at its measured time, whatever the GPU does).\n"

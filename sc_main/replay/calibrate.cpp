@@ -179,14 +179,22 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     fs::create_directories(dir);
     unsigned run = 0;
 
+    // A trace's import on the fitted values (as a platform file: the kernels' bodies are computed
+    // on the fitted platform), over the GPU --platform or --preset names.
+    auto fitted = [&](const std::string& text) {
+        const PlatformSource values{"(calibration)", text};
+        return options.platform ? layer_platforms(*options.platform, values) : values;
+    };
+    TraceImportOptions as_given;  // the defaults, on that GPU
+    as_given.platform = options.platform;
+
     // One simulation per set of values (a process each), `jobs` at a time: each trace's
     // simulated side.
     auto simulate = [&](size_t trace, const std::vector<std::vector<double>>& sets) {
         std::vector<Scenario> scenarios;
         for (const auto& values : sets) {
-            // As a platform file: the kernels' bodies are computed on the fitted platform.
             TraceImportOptions import;
-            import.platform = PlatformSource{"(calibration)", platform_text(params, values)};
+            import.platform = fitted(platform_text(params, values));
             Scenario s = load_trace_scenario(traces[trace], import, overrides);
             fold_to_one_wave(s);
             scenarios.push_back(std::move(s));
@@ -216,7 +224,7 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     };
 
     // The defaults: the values the first trace's scenario has before the fit.
-    const Scenario base = load_trace_scenario(traces[0], {}, overrides);
+    const Scenario base = load_trace_scenario(traces[0], as_given, overrides);
     std::vector<double> defaults;
     for (const CalibrationParam& p : params) {
         if (p.host) defaults.push_back(base.workload.*p.host);
@@ -278,16 +286,17 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     // The GLC's cost of a placement: the default unless the traces' durations bound it lower.
     result.decision_cycles = base.platform.glc.decision_cycles;
     for (size_t t = 0; t < traces.size(); ++t) {
-        const DispatchBound b = dispatch_bound(t == 0 ? base : load_trace_scenario(traces[t], {}, overrides), traces[t].file);
+        const DispatchBound b = dispatch_bound(t == 0 ? base : load_trace_scenario(traces[t], as_given, overrides), traces[t].file);
         if (b.cycles && (!result.bound.cycles || *b.cycles < *result.bound.cycles)) result.bound = b;
     }
     if (result.bound.cycles && *result.bound.cycles < result.decision_cycles) {
         result.decision_cycles = std::max(0.0, std::floor(*result.bound.cycles));
         result.values.emplace_back("platform.glc.decision_cycles", result.decision_cycles);
     }
+    result.platform_text = fitted(platform_text(result.values)).text;
     for (const ProfilerTrace& t : traces) {  // dispatch-bound at the fitted cost (the formula's floor)
         TraceImportOptions import;
-        import.platform = PlatformSource{"(calibration)", platform_text(result.values)};
+        import.platform = fitted(platform_text(result.values));
         TraceImportSummary sum;
         load_trace_scenario(t, import, overrides, &sum);
         result.kernels += sum.kernels;
@@ -318,7 +327,7 @@ std::string calibration_yaml(const CalibrationResult& r, const std::vector<std::
     for (const std::string& f : trace_files) y << " " << f;
     y << "\n# fitted on the even launches of the first trace, " << r.evaluations << " evaluations; objective "
       << value_text(r.error_before) << " ns before, " << value_text(r.error_after) << " ns after (docs/replay.md)\n";
-    y << platform_text(r.values);
+    y << r.platform_text;
     return y.str();
 }
 

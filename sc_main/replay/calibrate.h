@@ -29,6 +29,9 @@ struct CalibrationOptions {
     uint64_t seed = 1;
     unsigned jobs = 1;          // simulations at once (a process each)
     std::string work_dir;       // their results go here
+    // --platform or --preset: the GPU the traces ran on, under the fitted values (unset: each
+    // trace's own, or the default platform where a trace does not name its GPU).
+    std::optional<PlatformSource> platform;
     // Called after each evaluation: how many so far, the best error so far (ns).
     std::function<void(unsigned, double)> progress;
 };
@@ -74,6 +77,7 @@ struct CalibrationResult {
     DispatchBound bound;
     double decision_cycles = 0;
     uint64_t kernels = 0, dispatch_bound_kernels = 0;
+    std::string platform_text;  // the platform file of the fitted values (over CalibrationOptions::platform)
 };
 
 // `traces`: each read as a scenario with `overrides` (the first is fitted on). Throws

@@ -18,4 +18,8 @@ yaml::Limits scenario_limits(uint64_t text_bytes, const Overrides& overrides, co
 Scenario read_document(yaml::Node root, const std::string& file, const Overrides& overrides,
                        const std::optional<PlatformSource>& platform, yaml::Limits& limits);
 
+// The platform file laid over the document's platform (and host) maps as read_document lays it,
+// for a document that is written out (`gpuvp import --platform`, `--preset`).
+void lay_platform(yaml::Node& doc, const PlatformSource& platform, yaml::Limits& limits);
+
 }  // namespace gpuvp

@@ -1602,6 +1602,24 @@ std::vector<std::string> apply_platform_file(Node& doc, const Node& root, const 
 
 }  // namespace
 
+void lay_platform(Node& doc, const PlatformSource& platform, yaml::Limits& limits) {
+    Node root;
+    try {
+        root = yaml::parse(platform.text, limits);
+    } catch (const yaml::Error& e) {
+        throw yaml_error(platform.file, e);
+    }
+    apply_platform_file(doc, root, platform.file);
+}
+
+PlatformSource layer_platforms(const PlatformSource& under, const PlatformSource& over) {
+    yaml::Limits limits = scenario_limits(over.text.size(), {}, under);
+    Node doc = Node::map();
+    lay_platform(doc, under, limits);
+    lay_platform(doc, over, limits);
+    return {under.file + " under " + over.file, yaml::write(doc)};
+}
+
 Overrides overrides_of(const std::vector<std::string>& sets) {
     Overrides o;
     for (const std::string& s : sets) {

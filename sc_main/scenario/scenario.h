@@ -98,6 +98,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
                         const std::optional<PlatformSource>& platform = std::nullopt);
 // A platform file's text (for parse_scenario); a ScenarioError naming it if it cannot be read.
 PlatformSource read_platform_file(const std::string& path);
+// One platform file of two: `over`'s keys (and preset) laid over `under`'s, as each is laid
+// over a scenario (what `gpuvp calibrate` fits, over the GPU --platform or --preset names).
+// Throws ScenarioError naming the file in error.
+PlatformSource layer_platforms(const PlatformSource& under, const PlatformSource& over);
 
 // The metrics an `expect` entry may name: of one kernel (with `kernel:`), or of the whole run.
 const std::vector<std::string>& kernel_metrics();

@@ -126,11 +126,12 @@ public:
     // The work: kernels, copies and the host's calls, on the traced platform (`base`: the
     // document read without its work).
     void work(Node& doc, const Scenario& base, TraceImportSummary& sum);
+    bool default_platform_ = false;  // TraceImportSummary::default_platform: an unfit kernel's error says so
 
 private:
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
         throw TraceError(t_.file, t_.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
-                         op.offset, why);
+                         op.offset, default_platform_ ? why + "; " + kUnnamedGpu : why);
     }
     const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
     // The device's event waits and syncs that do not name their record call: joined to one, or
@@ -681,18 +682,25 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
 }
 
 // The document of the whole trace, and the platform its cycles were computed on.
-Node document(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary& sum) {
+Node document(const ProfilerTrace& trace, const TraceImportOptions& options, const Overrides& overrides,
+              TraceImportSummary& sum) {
     const auto began = std::chrono::steady_clock::now();
     Importer im(trace, options);
     Node doc = im.header(sum);
     // The traced GPU: the trace's own platform, or the platform file in its place (--platform: a
     // preset, or what `gpuvp calibrate` fitted). The cycles are its; --set makes a what-if of them.
-    yaml::Limits limits = scenario_limits(0, {}, options.platform);
-    const Scenario base = read_document(doc, trace.file, {}, options.platform, limits);
+    // A trace that does not name its GPU has no platform of its own: --set of platform.* names it.
+    Overrides gpu;
+    if (sum.gpu.empty())
+        for (const auto& kv : overrides)
+            if (kv.first.rfind("platform.", 0) == 0) gpu.push_back(kv);
+    sum.default_platform = im.default_platform_ = sum.gpu.empty() && !options.platform && gpu.empty();
+    yaml::Limits limits = scenario_limits(0, gpu, options.platform);
+    const Scenario base = read_document(doc, trace.file, gpu, options.platform, limits);
     im.work(doc, base, sum);
     if (options.refine) {  // the overlapped kernels' bodies, against replays of the whole document
-        yaml::Limits again = scenario_limits(0, {}, options.platform);
-        const Scenario replay = read_document(doc, trace.file, {}, options.platform, again);
+        yaml::Limits again = scenario_limits(0, gpu, options.platform);
+        const Scenario replay = read_document(doc, trace.file, gpu, options.platform, again);
         const std::vector<uint64_t> cycles = options.refine(replay, sum.refine);
         sum.refined = true;
         Node* kernels = doc.find("kernels");
@@ -737,7 +745,11 @@ std::vector<ProgramStep> duration_program(uint64_t cycles) {
 
 std::string trace_scenario_yaml(const ProfilerTrace& trace, const TraceImportOptions& options, TraceImportSummary* summary) {
     TraceImportSummary sum;
-    const Node doc = document(trace, options, sum);
+    Node doc = document(trace, options, {}, sum);
+    if (options.platform) {  // the GPU it was imported for, in the file
+        yaml::Limits limits = scenario_limits(0, {}, options.platform);
+        lay_platform(doc, *options.platform, limits);
+    }
     if (summary) *summary = sum;
     return yaml::write(doc, "gpuvp import of " + trace.file + " (docs/replay.md)");
 }
@@ -745,7 +757,7 @@ std::string trace_scenario_yaml(const ProfilerTrace& trace, const TraceImportOpt
 Scenario load_trace_scenario(const ProfilerTrace& trace, const TraceImportOptions& options, const Overrides& overrides,
                              TraceImportSummary* summary) {
     TraceImportSummary sum;
-    Node doc = document(trace, options, sum);
+    Node doc = document(trace, options, overrides, sum);
     if (summary) *summary = sum;
     // Read in place: the document has no variants, so nothing needs it again.
     yaml::Limits limits = scenario_limits(0, overrides, options.platform);

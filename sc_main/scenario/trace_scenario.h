@@ -69,11 +69,20 @@ struct TraceImportOptions {
     bool infer_waits = true;
 };
 
+// What an import on the default platform says (TraceImportSummary::default_platform): in a
+// warning, and in an error that platform causes.
+inline constexpr const char* kUnnamedGpu =
+    "the trace does not name its GPU, so it was imported on the default platform (docs/presets.md): "
+    "name it with --preset NAME (gpuvp presets) or --platform FILE";
+
 // What an import made, for the user.
 struct TraceImportSummary {
     int64_t device = 0;
-    std::string gpu;     // the device's name in the trace
+    std::string gpu;     // the device's name in the trace ("": the trace does not name its GPU)
     std::string preset;  // the platform preset it matched ("" if none)
+    // The trace does not name its GPU and nothing else did (--platform, --preset or a --set of
+    // platform.*): imported on the default platform.
+    bool default_platform = false;
     uint64_t kernels = 0, copies = 0, calls = 0, streams = 0, host_threads = 0;
     uint64_t skipped_unfit = 0;     // with skip_unfit
     uint64_t shapes_defaulted = 0;  // kernels without grid or block in the trace

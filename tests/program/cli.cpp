@@ -597,7 +597,7 @@ TEST_CASE("gpuvp presets prints every preset with its values and sources", "[cli
     CHECK(cli("presets extra").exit_code == 2);
 }
 
-TEST_CASE("gpuvp run --platform FILE runs the scenario on that platform, --set over it; its errors name it",
+TEST_CASE("gpuvp run --platform FILE runs the scenario on that platform, --set over it, its errors name it",
           "[cli][presets][platform-file]") {
     const std::string dir = gpuvp::test::temp_dir();
     const std::string gpu = dir + "/gpu.yaml", out = dir + "/out";

@@ -68,7 +68,7 @@ TEST_CASE("replay: run TRACE takes --set and --platform, and validate TRACE coun
     CHECK_THAT(v.output, Contains("host calls on 2 threads"));
 }
 
-TEST_CASE("replay: event waits and syncs joined by the importer are counted; those it cannot join are a warning",
+TEST_CASE("replay: event waits and syncs joined by the importer are counted, those it cannot join are a warning",
           "[replay][cli][trace-import]") {
     const std::string dir = temp_dir();
     const Result joined = gpuvp_cli("import " + trace("h200-two-streams.json.gz") + " -o " + dir + "/two.yaml");
@@ -136,4 +136,63 @@ TEST_CASE("replay: calibrate writes a platform file that run TRACE takes", "[rep
     const Result r = gpuvp_cli("run " + trace("a100-event-sync-3-streams.json.gz") + " --quiet --platform " + dir + "/cal.yaml");
     INFO(r.output);
     CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("replay: a trace that does not name its GPU: a warning naming the fix, --preset or --set platform.preset "
+          "names it, in every command that reads a trace", "[replay][cli]") {
+    const std::string dir = temp_dir();
+    const std::string file = dir + "/old.json";  // an older profiler's trace: no deviceProperties
+    auto write = [&](uint32_t shared) {
+        std::ofstream(file) << R"({"traceEvents": [
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": 9, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3, "dur": 5,
+       "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1], "block": [64, 1, 1],
+                "shared memory": )" << shared
+                            << R"(}}]})";
+    };
+    const std::string unnamed = "warning: " + file + ": the trace does not name its GPU, so it was imported on the default "
+                                "platform (docs/presets.md): name it with --preset NAME (gpuvp presets) or --platform FILE";
+    write(1024);
+    for (const std::string& command : {"import " + file + " -o " + dir + "/a.yaml", "validate " + file,
+                                       "run " + file + " --quiet --no-trace --out " + dir + "/a"}) {
+        const Result r = gpuvp_cli(command);
+        INFO(command << "\n" << r.output);
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.output, Contains(unnamed));
+    }
+    // 160 KiB of shared memory a block: an A100's SM holds it, the default platform's does not.
+    write(163840);
+    const Result fails = gpuvp_cli("import " + file + " -o " + dir + "/b.yaml");
+    INFO(fails.output);
+    CHECK(fails.exit_code == 2);
+    CHECK_THAT(fails.output, Contains("163840 bytes of shared memory per block (an SM has 65536)"));
+    CHECK_THAT(fails.output, Contains("the trace does not name its GPU, so it was imported on the default platform"));
+    for (const std::string& command :
+         {"import " + file + " -o " + dir + "/b.yaml --preset a100", "validate " + file + " --preset a100",
+          "run " + file + " --quiet --no-trace --out " + dir + "/b --preset a100",
+          "run " + file + " --quiet --no-trace --out " + dir + "/c --set platform.preset=a100"}) {
+        const Result r = gpuvp_cli(command);
+        INFO(command << "\n" << r.output);
+        CHECK(r.exit_code == 0);
+        CHECK(r.output.find("warning") == std::string::npos);
+    }
+    CHECK_THAT(slurp(dir + "/b.yaml"), Contains("preset: a100"));
+    CHECK(nlohmann::json::parse(slurp(dir + "/b/results.json"))["platform"]["preset"] == "a100");
+    CHECK(nlohmann::json::parse(slurp(dir + "/c/results.json"))["platform"]["preset"] == "a100");
+    // calibrate: the fitted values over the GPU --preset names, in the file it writes.
+    const Result cal = gpuvp_cli("calibrate " + trace("a100-event-sync-3-streams.json.gz") + " --preset a100 --evaluations 2 -o " +
+                                 dir + "/cal.yaml");
+    INFO(cal.output);
+    CHECK(cal.exit_code == 0);
+    const std::string fitted = slurp(dir + "/cal.yaml");
+    CHECK_THAT(fitted, Contains("preset: a100"));
+    CHECK_THAT(fitted, Contains("api_overhead_ns"));
+    // --preset is checked, and names the GPU as --platform does: not both.
+    const Result typo = gpuvp_cli("import " + file + " -o " + dir + "/d.yaml --preset a10");
+    CHECK(typo.exit_code == 2);
+    CHECK_THAT(typo.output, Contains("unknown preset 'a10' (one of a100,"));
+    std::ofstream(dir + "/p.yaml") << "preset: a100\n";
+    const Result both = gpuvp_cli("validate " + file + " --preset a100 --platform " + dir + "/p.yaml");
+    CHECK(both.exit_code == 2);
+    CHECK_THAT(both.output, Contains("excludes"));
 }

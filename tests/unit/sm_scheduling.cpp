@@ -184,7 +184,7 @@ TEST_CASE("lrr issues the next ready slot after the one that issued last, as a f
         }
 }
 
-TEST_CASE("gto: the greedy warp keeps issuing; when it waits the oldest takes over, ties by slot", "[scheduling]") {
+TEST_CASE("gto: the greedy warp keeps issuing, and when it waits the oldest takes over, ties by slot", "[scheduling]") {
     // Four warps: slots 2 and 0 placed at cycle 0 (0 is older by its slot), slot 3 at 1, slot 1
     // at 2. All ready from cycle 5.
     IssueScheduler q(IssuePolicy::gto, 4);

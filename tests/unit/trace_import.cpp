@@ -467,7 +467,7 @@ TEST_CASE("host calls' kinds by function name", "[trace-import]") {
     }
 }
 
-TEST_CASE("gzip: the same trace as the plain text; broken and cut streams are errors at a byte", "[trace-import]") {
+TEST_CASE("gzip: the same trace as the plain text, broken and cut streams are errors at a byte", "[trace-import]") {
     const std::string gz_path = kTraces + "a100-alexnet-step.json.gz";
     const std::string gz = slurp(gz_path);
     const std::string text = read_trace_text(gz_path);

@@ -196,18 +196,19 @@ TEST_CASE("trace import: the YAML written loads as the same scenario, and takes 
     CHECK(read.platform.sms == direct.platform.sms);
 }
 
-TEST_CASE("trace import: repeated kernels get their launch index; long bodies loop", "[trace-scenario]") {
+TEST_CASE("trace import: repeated kernels get their launch index, long bodies loop", "[trace-scenario]") {
     ProfilerTrace t = two_streams();
     t.ops.push_back(kernel("void at::native::(anonymous namespace)::elementwise_kernel<128, 2>(int, float*)", 7, 20,
                            50'000, 150'000, {216, 1, 1}));
     t.calls.push_back(call(TraceHostCall::Kind::launch, "cudaLaunchKernel", 20, 44'000, 45'000));
     const Scenario s = load_trace_scenario(t, {}, {}, nullptr);
     const KernelSpec& k = find(s, "elementwise_kernel#1");
-    // 100 µs at 1.41 GHz: 141000 cycles, less 216 placements of 12: 138408 = 2 x 65535 + 7338.
+    // 100 µs at 1.41 GHz: 141000 cycles, less the GLC's placements: 216 blocks, 16 a placement
+    // (an SM's 64 warp slots, 4 warps a block), 14 decisions of 12 cycles: 140832 = 2 x 65535 + 9762.
     REQUIRE(k.program.size() >= 3);
     CHECK(k.program[1].insn.a == 65535);
     CHECK(k.program[1].repeat == 2);
-    CHECK(k.program[2].insn.a == 7338);
+    CHECK(k.program[2].insn.a == 9762);
 }
 
 TEST_CASE("trace import: what the platform cannot hold is an error naming it, or skipped and counted", "[trace-scenario]") {
@@ -245,6 +246,39 @@ TEST_CASE("trace import: what the platform cannot hold is an error naming it, or
     TraceImportOptions other;
     other.device = 3;
     CHECK_THROWS_WITH(load_trace_scenario(two_streams(), other, {}, nullptr), Contains("no kernels on device 3"));
+}
+
+TEST_CASE("trace import: a trace that does not name its GPU is imported on the default platform and says so: "
+          "--platform or a --set of platform.* names it", "[trace-scenario]") {
+    ProfilerTrace t = two_streams();
+    t.devices.clear();  // no deviceProperties (an older profiler's trace)
+    t.ops[0].shared_bytes = 163840;  // fits an A100's SM (167936), not the default's (65536)
+    CHECK_THROWS_WITH(load_trace_scenario(t, {}, {}, nullptr),
+                      Contains("163840 bytes of shared memory per block (an SM has 65536) (--skip-unfit leaves such "
+                               "kernels out); " + std::string(kUnnamedGpu)));
+    TraceImportSummary sum;
+    const Scenario set = load_trace_scenario(t, {}, {{"platform.preset", "a100"}}, &sum);  // --set platform.preset=a100
+    CHECK(set.preset == "a100");
+    CHECK(set.platform.sm.shared_memory == 167936);
+    CHECK_FALSE(sum.default_platform);
+    TraceImportOptions preset;  // what --preset a100 gives
+    preset.platform = PlatformSource{"--preset a100", "preset: a100\n"};
+    CHECK(load_trace_scenario(t, preset, {}, &sum).platform.sm.shared_memory == 167936);
+    CHECK_FALSE(sum.default_platform);
+    // The file `gpuvp import --preset a100` writes names the GPU, and loads as the same platform.
+    const std::string yaml = trace_scenario_yaml(t, preset, &sum);
+    CHECK_THAT(yaml, Contains("preset: a100"));
+    CHECK(parse_scenario(yaml, "t.yaml").platform.sm.shared_memory == 167936);
+    // What fits the default platform is imported on it, and the summary says so (the warning).
+    ProfilerTrace fits = two_streams();
+    fits.devices.clear();
+    load_trace_scenario(fits, {}, {}, &sum);
+    CHECK(sum.default_platform);
+    CHECK(sum.gpu.empty());
+    // On a trace that names its GPU, --set platform.* is a what-if over that GPU (the cycles are its).
+    const Scenario what_if = load_trace_scenario(two_streams(), {}, {{"platform.preset", "v100"}}, &sum);
+    CHECK_FALSE(sum.default_platform);
+    CHECK(what_if.preset == "v100");
 }
 
 TEST_CASE("trace import: work without a launch call in the trace is launched at its time by a thread of its own", "[trace-scenario]") {

@@ -48,7 +48,7 @@ TEST_CASE("yaml: a document's maps, lists and scalars, with their lines and styl
     CHECK_FALSE(doc["name"]["x"]);  // (a scalar has no keys)
 }
 
-TEST_CASE("yaml: quoted and !!str scalars are text; plain ~, null and nothing are null", "[yaml]") {
+TEST_CASE("yaml: quoted and !!str scalars are text, plain ~, null and nothing are null", "[yaml]") {
     const Node doc = yaml::parse("a: 4\nb: \"4\"\nc: '4'\nd: !!str 4\ne: ~\nf: null\ng:\nh: NULL\ni: 'null'\nj: nul\n");
     CHECK(doc["a"].is_scalar());
     CHECK_FALSE(doc["a"].is_text());
