@@ -137,6 +137,7 @@ std::vector<GpuParam> make_params() {
         integer("cp.fence_release_agent_cycles", GPUVP_AT(platform.cp.fence_release_agent_cycles), 0, kCycles, cyc),
         integer("cp.fence_release_system_cycles", GPUVP_AT(platform.cp.fence_release_system_cycles), 0, kCycles, cyc),
         integer("cp.irq_cycles", GPUVP_AT(platform.cp.irq_cycles), 0, kCycles, cyc),
+        integer("cp.signal_poll_ns", GPUVP_AT(platform.cp.signal_poll_ns), 1, 1000000000, ns),
         // wlm, glc
         integer("wlm.setup_cycles", GPUVP_AT(platform.wlm.setup_cycles), 0, kCycles, cyc),
         integer("glc.decision_cycles", GPUVP_AT(platform.glc.decision_cycles), 0, kCycles, cyc),

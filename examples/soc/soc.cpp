@@ -10,7 +10,10 @@
 // memory through the BAR, prepares the kernel arguments, a completion signal and a ring in
 // host memory, creates queue 0 through the command processor's registers, writes one AQL
 // kernel dispatch packet (ROCm's hsa_kernel_dispatch_packet_t) with its header last, rings
-// the doorbell and sleeps until the interrupt. Exit code 0 when the kernel completed.
+// the doorbell and sleeps until the interrupt. Then it queues a barrier-AND packet on a signal it
+// sets later with a plain store through DMI: its HostMemory knows nothing of gpuvp's write
+// notification, so the CP polls the signal and releases the barrier within cp.signal_poll_ns of
+// the store. Exit code 0 when the kernel completed and the barrier was released.
 //
 // `soc_example --check-protocol` puts gpuvp's TLM-2.0 base-protocol checker on each of the
 // SoC's bindings and on every connection inside the GPU, prints what they saw and exits 1 on
@@ -57,6 +60,8 @@ constexpr uint64_t kRing = kHostBase + 0x1'0000;     // 64-byte aligned, kRingPa
 constexpr uint64_t kReadIndex = kHostBase + 0x2'0000;  // the CP writes its read index here
 constexpr uint64_t kKernarg = kHostBase + 0x2'0040;  // the kernel's arguments
 constexpr uint64_t kSignal = kHostBase + 0x2'0080;   // completion signal: an int64, 8-aligned
+constexpr uint64_t kDep = kHostBase + 0x2'00c0;      // the barrier's dependency signal
+constexpr uint64_t kBarrierSignal = kHostBase + 0x2'0100;  // the barrier's completion signal
 constexpr uint64_t kKernelObject = map::kDeviceBase + 0x1'0000;  // device memory, 64-byte aligned
 constexpr uint64_t kBuffer = map::kDeviceBase + 0x10'0000;       // the kernel's global buffer
 constexpr uint32_t kPacketBytes = sizeof(hsa_kernel_dispatch_packet_t);  // 64: one ring slot
@@ -301,23 +306,56 @@ private:
         check(read<uint64_t>(kReadIndex) == index + 1, "the CP's read index is not past the packet");
 
         std::printf("kernel done at %.1f ns, signal %lld\n", done.to_seconds() * 1e9, (long long)signal);
+
+        // 7. A barrier-AND packet on a signal the CPU sets later with a plain store (through its
+        //    DMI pointer), and no doorbell after it. This HostMemory does not implement gpuvp's
+        //    write notification (it ignores the WriteWatch extension), so the CP looks at the
+        //    signal again itself (docs/models/cp.md, "Polling"): the barrier is released within
+        //    cp.signal_poll_ns (1000 ns by default) of the store, plus a read and its processing.
+        write<int64_t>(kDep, 1);
+        write<int64_t>(kBarrierSignal, 1);
+        hsa_barrier_and_packet_t b{};
+        b.dep_signal[0].handle = kDep;
+        b.completion_signal.handle = kBarrierSignal;
+        const uint64_t next = index + 1;
+        const uint64_t next_slot = kRing + (next % kRingPackets) * kPacketBytes;
+        write_bytes(next_slot + 2, reinterpret_cast<const unsigned char*>(&b) + 2, kPacketBytes - 2);
+        write<uint16_t>(next_slot, aql_header(HSA_PACKET_TYPE_BARRIER_AND, HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_NONE));
+        write<uint64_t>(kGpuBase + map::kDoorbells + 8 * kQueue, next);
+        wait(sc_time(5, sc_core::SC_US));  // the CP has read the signal (1) and waits on it
+        check(!irq.read() && read<int64_t>(kBarrierSignal) == 1, "the barrier was released before its signal was set");
+        const int64_t zero = 0;
+        store(kDep, &zero, sizeof zero);
+        const sc_time stored = sc_core::sc_time_stamp();
+        if (!irq.read()) wait(sc_time(1, sc_core::SC_MS), irq.posedge_event());
+        check(irq.read(), "the barrier was not released within 1 ms of its signal's store");
+        const sc_time released = sc_core::sc_time_stamp() - stored;
+        write<uint64_t>(kGpuBase + map::kIntStatus, read<uint64_t>(kGpuBase + map::kIntStatus));
+        check(read<int64_t>(kBarrierSignal) == 0, "the barrier's completion signal is not 0");
+        check(released < sc_time(3000, SC_NS), "the barrier was released more than 3 us after its signal's store");
+        std::printf("barrier released %.1f ns after its signal's store\n", released.to_seconds() * 1e9);
     }
 
-    // Ring slots, header INVALID. A plain store to host memory: through a DMI pointer when
-    // the interconnect grants one, else over the bus.
+    // Ring slots, header INVALID.
     void init_ring() {
         std::vector<unsigned char> ring(kRingPackets * kPacketBytes, 0);
         for (uint32_t s = 0; s < kRingPackets; ++s) ring[s * kPacketBytes] = HSA_PACKET_TYPE_INVALID;
+        store(kRing, ring.data(), ring.size());
+    }
+
+    // A plain store to host memory: through a DMI pointer when the interconnect grants one over
+    // the bytes, else over the bus.
+    void store(uint64_t address, const void* data, size_t length) {
         tlm::tlm_generic_payload gp;
         tlm::tlm_dmi dmi;
-        gp.set_address(kRing);
+        gp.set_address(address);
         gp.set_command(tlm::TLM_WRITE_COMMAND);
-        if (bus->get_direct_mem_ptr(gp, dmi) && dmi.is_write_allowed() && dmi.get_start_address() <= kRing &&
-            kRing + ring.size() - 1 <= dmi.get_end_address()) {
-            std::memcpy(dmi.get_dmi_ptr() + (kRing - dmi.get_start_address()), ring.data(), ring.size());
+        if (bus->get_direct_mem_ptr(gp, dmi) && dmi.is_write_allowed() && dmi.get_start_address() <= address &&
+            address + length - 1 <= dmi.get_end_address()) {
+            std::memcpy(dmi.get_dmi_ptr() + (address - dmi.get_start_address()), data, length);
             wait(dmi.get_write_latency());
         } else {
-            write_bytes(kRing, ring.data(), ring.size());
+            write_bytes(address, static_cast<const unsigned char*>(data), length);
         }
     }
 

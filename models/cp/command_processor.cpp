@@ -118,6 +118,8 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
             q.control = uint32_t(v) & 1;
             if (bool(q.control) != was_enabled) {  // what the packet processor held of the queue is dropped
                 ++q.epoch;
+                q.polling = false;
+                q.poll_every = sc_core::SC_ZERO_TIME;
                 pending_[(a - map::kQueueRegs) / map::kQueueStride].reset();
             }
             if (q.control && !was_enabled) {  // enabling checks the ring and starts it empty
@@ -176,14 +178,40 @@ void CommandProcessor::ring_doorbell(uint32_t qi, uint64_t value, const sc_time&
 
 void CommandProcessor::notice_write(uint64_t address) {
     for (uint32_t qi = 0; qi < queues_.size(); ++qi) {
+        const Queue& q = queues_[qi];
+        const auto& p = pending_[qi];
+        bool waited_on = q.not_ready && !p && slot_address(q, q.read_index) == address;
+        if (p && p->wait == Wait::signals) {
+            const auto b = from_bytes<hsa_barrier_and_packet_t>(p->bytes.data());
+            waited_on = std::any_of(std::begin(b.dep_signal), std::end(b.dep_signal),
+                                    [&](const hsa_signal_t& d) { return d.handle && d.handle == address; });
+        }
+        if (waited_on) look_again(qi);
+    }
+}
+
+void CommandProcessor::look_again(uint32_t qi) {
+    auto& p = pending_[qi];
+    if (!p) queues_[qi].not_ready = false;
+    else if (p->wait == Wait::signals) p->wait = Wait::none;
+}
+
+void CommandProcessor::poll_later(uint32_t qi) {
+    Queue& q = queues_[qi];
+    const sc_time longest(double(cfg_.signal_poll_ns), sc_core::SC_NS);
+    q.poll_every = q.poll_every == sc_core::SC_ZERO_TIME ? longest / 16 : std::min(2 * q.poll_every, longest);
+    q.poll_at = sc_core::sc_time_stamp() + q.poll_every;
+    q.polling = true;
+}
+
+void CommandProcessor::poll_due(const sc_time& now) {
+    for (uint32_t qi = 0; qi < queues_.size(); ++qi) {
         Queue& q = queues_[qi];
-        if (q.not_ready && !pending_[qi] && slot_address(q, q.read_index) == address) q.not_ready = false;
-        auto& p = pending_[qi];
-        if (!p || p->wait != Wait::signals) continue;
-        const auto b = from_bytes<hsa_barrier_and_packet_t>(p->bytes.data());
-        if (std::any_of(std::begin(b.dep_signal), std::end(b.dep_signal),
-                        [&](const hsa_signal_t& d) { return d.handle && d.handle == address; }))
-            p->wait = Wait::none;
+        if (!q.polling || q.poll_at > now) continue;
+        q.polling = false;
+        ++q.polls;
+        look_again(qi);
+        idle_ = false;  // its own timer: the firmware is awake (no wake-up, as for a doorbell)
     }
 }
 
@@ -239,6 +267,7 @@ void CommandProcessor::run() {
             ring_doorbell(d.queue, d.value, d.at);
         }
         while (write_notices_.due(now)) notice_write(write_notices_.pop());
+        poll_due(now);
         if (done_.due(now)) {
             const KernelDone d = done_.pop();
             complete(slots_, d.kernel_slot, KernelError(d.error), d.fault_address, Work::kernel);
@@ -270,6 +299,8 @@ void CommandProcessor::run() {
         if (!copies_done_.empty()) next = std::min(next, copies_done_.next());
         if (!doorbells_.empty()) next = std::min(next, doorbells_.next());
         if (!write_notices_.empty()) next = std::min(next, write_notices_.next());
+        for (const Queue& q : queues_)
+            if (q.polling) next = std::min(next, q.poll_at);
         if (next != sc_core::sc_max_time()) wait(next - now, work_event_);
         else wait(work_event_);
     }
@@ -341,12 +372,15 @@ bool CommandProcessor::fetch(uint32_t qi) {
         // written after this read sends a write notification; one written since the first
         // read is seen now.
         sc_time w = sc_core::SC_ZERO_TIME;
-        status = watched_transport(mem, payloads_, tlm::TLM_READ_COMMAND, address, &header, 2, w);
+        bool armed = false;
+        status = watched_transport(mem, payloads_, tlm::TLM_READ_COMMAND, address, &header, 2, w, &armed);
         wait(w);
         if (!current(qi, epoch)) return false;
         q.not_ready = status != tlm::TLM_OK_RESPONSE || decode_header(header).type == HSA_PACKET_TYPE_INVALID;
+        if (q.not_ready && status == tlm::TLM_OK_RESPONSE && !armed) poll_later(qi);  // no notice will come
         return false;  // written meanwhile: the queue is served again and reads the whole packet
     }
+    q.poll_every = sc_core::SC_ZERO_TIME;  // what it waited for came
     wait(clock_.cycles(cfg_.decode_cycles));
     if (!current(qi, epoch)) return false;
     PacketCheck c;
@@ -488,15 +522,17 @@ void CommandProcessor::barrier(uint32_t qi) {
     const uint64_t epoch = queues_[qi].epoch;  // after each wait: was the queue disabled meanwhile?
     const auto b = from_bytes<hsa_barrier_and_packet_t>(p.bytes.data());
     const bool is_and = p.header.type == HSA_PACKET_TYPE_BARRIER_AND;
-    bool any_zero = false, all_zero = true, any_signal = false;
+    bool any_zero = false, all_zero = true, any_signal = false, all_armed = true;
     sc_time d = sc_core::SC_ZERO_TIME;
     for (unsigned i = 0; i < 5; ++i) {
         uint64_t a = b.dep_signal[i].handle;
         if (!a) continue;
         any_signal = true;
         int64_t v = 0;
-        // Each read arms a watch on the signal: a write to it by another agent is noticed.
-        if (watched_transport(mem, payloads_, tlm::TLM_READ_COMMAND, a, &v, 8, d) != tlm::TLM_OK_RESPONSE) {
+        // Each read arms a watch on the signal: a write to it by another agent is noticed, if
+        // the memory acknowledges the watch (else the CP polls).
+        bool armed = false;
+        if (watched_transport(mem, payloads_, tlm::TLM_READ_COMMAND, a, &v, 8, d, &armed) != tlm::TLM_OK_RESPONSE) {
             wait(d);
             if (!current(qi, epoch)) return;
             pending_[qi].reset();
@@ -515,16 +551,19 @@ void CommandProcessor::barrier(uint32_t qi) {
         }
         any_zero |= v == 0;
         all_zero &= v == 0;
+        all_armed &= armed;
     }
     wait(d + clock_.cycles(cfg_.barrier_cycles));
     if (!current(qi, epoch)) return;
     const bool satisfied = is_and ? all_zero : (any_zero || !any_signal);
     if (!satisfied) {
         // Looked at again after a doorbell, a kernel's completion or a write notification of
-        // one of its signals.
+        // one of its signals; or, if a watch was not acknowledged, when it polls.
         pending_[qi]->wait = Wait::signals;
+        if (!all_armed) poll_later(qi);
         return;
     }
+    queues_[qi].poll_every = sc_core::SC_ZERO_TIME;
     wait(fence_cost(p.header.release_scope, false));
     if (!current(qi, epoch)) return;
     const sc_time start = p.decoded;
@@ -653,9 +692,14 @@ std::string CommandProcessor::waiting_for(uint32_t qi) const {
     if (q.status != QueueError::none)
         return std::string("stopped by ") + queue_error_name(q.status) + " at packet " + std::to_string(q.error_packet);
     const auto& p = pending_[qi];
+    // A wait no notice ends: the memory did not acknowledge the watch.
+    const std::string polled = q.polling ? " (polled: its watch was not acknowledged; " + std::to_string(q.polls) +
+                                               (q.polls == 1 ? " look" : " looks") + " again so far)"
+                                         : "";
     if (!p) {
         if (q.not_ready)
-            return "packet " + std::to_string(q.read_index) + ": its header is still INVALID: waits for it to be written";
+            return "packet " + std::to_string(q.read_index) + ": its header is still INVALID: waits for it to be written" +
+                   polled;
         return "";
     }
     const std::string packet = "packet " + std::to_string(p->index) + ": ";
@@ -670,7 +714,7 @@ std::string CommandProcessor::waiting_for(uint32_t qi) const {
                         " waits on signals";
         for (const auto& d : b.dep_signal)
             if (d.handle) s += " " + hex(d.handle);
-        return s;
+        return s + polled;
     }
     case Wait::none: return packet + "ready";
     }

@@ -61,6 +61,12 @@ public:
         // Changes each time the queue is enabled or disabled: work the packet processor began
         // for the queue before that is no longer the queue's (docs/models/cp.md).
         uint64_t epoch = 0;
+        // Polling: its next header or a barrier's signal was read with a watch that came back
+        // unacknowledged, so the packet processor looks again at `poll_at` itself; `poll_every`:
+        // the interval that set it (zero: not polling since the last change).
+        bool polling = false;
+        sc_core::sc_time poll_at, poll_every;
+        uint64_t polls = 0;  // looks again after an unacknowledged watch
     };
     const Queue& queue(uint32_t q) const { return queues_.at(q); }
     // What the queue's packet processor waits for now, in words ("" when it waits for nothing).
@@ -108,6 +114,11 @@ private:
     void ring_doorbell(uint32_t q, uint64_t value, const sc_core::sc_time& at);
     // A watched header or signal at `address` was written (a write notification has arrived).
     void notice_write(uint64_t address);
+    // What queue q waits on (its next header, a barrier's signals) is looked at again.
+    void look_again(uint32_t q);
+    // Queue q's watch was not acknowledged: it looks again itself, later each time (Polling).
+    void poll_later(uint32_t q);
+    void poll_due(const sc_core::sc_time& now);
     uint64_t slot_address(const Queue& q, uint64_t index) const { return q.ring_base + (index % q.ring_size) * kPacketBytes; }
 
     void run();

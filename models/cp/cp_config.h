@@ -16,6 +16,10 @@ struct CpConfig {
     uint32_t fence_release_agent_cycles = 150;   // write back to agent scope
     uint32_t fence_release_system_cycles = 750;  // write back to system scope
     uint32_t irq_cycles = 30;             // signal written -> irq raised
+    // The longest interval between two looks at a packet header or a barrier's signal whose
+    // watch no memory acknowledged (docs/models/cp.md, "Polling"): the first look again comes
+    // after a sixteenth of it, each next one after twice the last while nothing changed.
+    uint64_t signal_poll_ns = 1000;
 };
 
 }  // namespace gpuvp

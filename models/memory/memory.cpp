@@ -24,13 +24,19 @@ void Memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) 
     unsigned char* p = data_.get() + a;
     // Only a memory that notifies looks for the watcher's mark (device memory, on every warp's
     // access path, does not).
-    const bool watcher = notify_address_ && gp.get_extension<WriteWatch>() != nullptr;
+    WriteWatch* const watch = notify_address_ ? gp.get_extension<WriteWatch>() : nullptr;
+    const bool watcher = watch != nullptr;
     if (gp.is_read()) {
         std::memcpy(gp.get_data_ptr(), p, gp.get_data_length());
         ++reads_;
-        if (watcher &&
-            std::none_of(watched_.begin(), watched_.end(), [&](const Range& r) { return r.begin == a && r.end == end; }))
-            watched_.push_back({a, end});
+        if (watcher) {
+            if (std::none_of(watched_.begin(), watched_.end(), [&](const Range& r) { return r.begin == a && r.end == end; }))
+                watched_.push_back({a, end});
+            // A writer through a DMI pointer would not be seen: the grants over these bytes end
+            // (a new one leaves watched bytes out), and the watch is acknowledged.
+            if (dmi_granted_) socket->invalidate_direct_mem_ptr(a, end - 1);
+            watch->armed = true;
+        }
     } else {
         std::memcpy(p, gp.get_data_ptr(), gp.get_data_length());
         ++writes_;
@@ -51,8 +57,12 @@ void Memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) 
             transport(notify, notice, tlm::TLM_WRITE_COMMAND, *notify_address_, &address, 8, d);
         }
     }
-    gp.set_dmi_allowed(true);
+    gp.set_dmi_allowed(watched_.empty() || !watched(a, end));
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+bool Memory::watched(uint64_t begin, uint64_t end) const {
+    return std::any_of(watched_.begin(), watched_.end(), [&](const Range& r) { return r.begin < end && begin < r.end; });
 }
 
 unsigned Memory::transport_dbg(tlm::tlm_generic_payload& gp) {
@@ -64,13 +74,28 @@ unsigned Memory::transport_dbg(tlm::tlm_generic_payload& gp) {
     return n;
 }
 
+// The whole memory, but for watched bytes: no DMI over them (a write there must be seen), and a
+// grant stops short of them.
 bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) {
-    dmi.set_dmi_ptr(data_.get());
-    dmi.set_start_address(0);
-    dmi.set_end_address(size_ - 1);
+    const uint64_t a = gp.get_address();
+    uint64_t lo = 0, hi = size_ - 1;
+    for (const Range& r : watched_) {
+        if (a >= r.begin && a < r.end) {  // refused, over the watched range
+            dmi.set_start_address(r.begin);
+            dmi.set_end_address(r.end - 1);
+            return false;
+        }
+        if (r.end <= a) lo = std::max(lo, r.end);
+        else hi = std::min(hi, r.begin - 1);
+    }
+    if (a >= size_) return false;
+    dmi.set_dmi_ptr(data_.get() + lo);
+    dmi.set_start_address(lo);
+    dmi.set_end_address(hi);
     dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_READ_WRITE);
     dmi.set_read_latency(latency_);
     dmi.set_write_latency(latency_);
+    dmi_granted_ = true;
     return true;
 }
 

@@ -24,7 +24,9 @@ public:
     // Turns watching on: a read carrying a WriteWatch arms a watch on its bytes, and the next
     // timed write to them not carrying one sends the watched range's address (8 bytes) to
     // `address` through `notify`, as a posted write issued when the write is done at this
-    // memory (the write's delay plus `latency`).
+    // memory (the write's delay plus `latency`). The read's WriteWatch is marked armed, DMI
+    // grants over the watched bytes are taken back (invalidate_direct_mem_ptr), and no new one
+    // covers them while the watch is armed.
     void notify_writes_to(uint64_t address) { notify_address_ = address; }
     size_t watched() const { return watched_.size(); }  // armed watches
 
@@ -38,6 +40,7 @@ private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+    bool watched(uint64_t begin, uint64_t end) const;  // any of [begin, end) under a watch
 
     struct Free { void operator()(unsigned char* p) const { std::free(p); } };
     uint64_t size_;
@@ -49,6 +52,7 @@ private:
         uint64_t begin, end;
     };
     std::vector<Range> watched_;
+    bool dmi_granted_ = false;  // a DMI pointer was given out: arming a watch takes it back
 };
 
 }  // namespace gpuvp

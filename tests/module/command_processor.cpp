@@ -1,6 +1,7 @@
 // The CP as a module (models/cp/command_processor.h): a stimulus sets up a queue and rings its
 // doorbell through mmio as the host does; a stand-in memory holds the ring, the read-index word
-// and the completion signal (100 ns per access); stand-ins for the WLM (records the launch) and
+// and the completion signal (100 ns per access; it acknowledges the CP's watches, whose notices
+// the stimulus sends, unless `acknowledge` is false); stand-ins for the WLM (records the launch) and
 // the GLC (sends KernelDone when told). 1 GHz, bus 2 cycles, the CP's default cycle counts:
 // wakeup 600, decode 900, system-scope fences 450 (acquire) and 750 (release), completion 300,
 // irq 30.
@@ -9,6 +10,7 @@
 #include <gpuvp/models/common/messages.h>
 #include <gpuvp/models/common/timing.h>
 #include <gpuvp/models/common/tlm_util.h>
+#include <gpuvp/models/common/write_watch.h>
 #include <gpuvp/models/cp/command_processor.h>
 
 #include <catch2/catch.hpp>
@@ -39,12 +41,14 @@ struct Memory : sc_core::sc_module {
     tlm_utils::simple_target_socket<Memory> socket{"socket"};
     std::vector<unsigned char> bytes = std::vector<unsigned char>(1 << 20);
     std::vector<Access> accesses;
+    bool acknowledge = true;  // sets a read's WriteWatch armed
     explicit Memory(sc_core::sc_module_name n) : sc_module(n) {
         socket.register_b_transport(this, &Memory::b_transport);
         socket.register_transport_dbg(this, &Memory::dbg);
     }
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
         accesses.push_back({at(sc_core::sc_time_stamp() + delay), gp.get_address(), gp.is_write(), gp.get_data_length()});
+        if (WriteWatch* w = gp.get_extension<WriteWatch>(); w && acknowledge && gp.is_read()) w->armed = true;
         dbg(gp);
         delay += ns(100);
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -351,4 +355,63 @@ TEST_CASE("cp module: a barrier-AND notices a signal the host sets through its w
     CHECK(signal_reads == std::vector<double>{1602, 3602});
     CHECK(b.cp.queue(0).read_index == 1);
     CHECK(b.header(0) == HSA_PACKET_TYPE_INVALID);
+}
+
+// A memory that does not acknowledge the watch sends no notice: the CP polls. A barrier-AND on
+// a signal the host sets with a plain store is released at the first look after the store.
+TEST_CASE("cp module: without an acknowledged watch a barrier's signal is polled, a 16th of cp.signal_poll_ns "
+          "first, twice as long each time, and released at the first look after the store",
+          "[module][cp][timing][aql]") {
+    CpBench b;
+    b.memory.acknowledge = false;
+    b.barrier_packet();
+    b.set(kDep, 1);
+    b.stim.script = [&](Stimulus& s) {
+        s.write<uint64_t>(map::kDoorbells, 0);
+        sc_core::wait(ns(3000));
+        b.set(kDep, 0);  // a plain store: no notice
+    };
+    sc_core::sc_start(ns(10000));
+    // 1602 the signal read, + 100 + barrier 300: 2002, unsatisfied. Looks again after 62.5, 125,
+    // 250 ns (no wake-up: the firmware's own timer): reads at 2064.5, 2589.5 (2064.5 + 400 +
+    // 125), 3239.5 (2989.5 + 250), which sees the store of 3000; + 100 + 300: done at 3639.5.
+    std::vector<double> signal_reads;
+    for (const auto& a : b.memory.accesses)
+        if (!a.write && a.address == kDep) signal_reads.push_back(a.t);
+    CHECK(signal_reads == std::vector<double>{1602, 2064.5, 2589.5, 3239.5});
+    CHECK(signal_reads.back() - 3000 < 1000);  // within cp.signal_poll_ns of the store
+    CHECK(b.log.barriers == std::vector<std::pair<uint64_t, double>>{{0, 3639.5}});
+    CHECK(b.cp.queue(0).read_index == 1);
+    CHECK(b.cp.queue(0).polls == 3);
+    CHECK_FALSE(b.cp.queue(0).polling);
+}
+
+// The same for a header still INVALID after its doorbell: each look reads the packet and the
+// header again, up to cp.signal_poll_ns apart; the header stored at 3000 is seen at the next.
+TEST_CASE("cp module: without an acknowledged watch an INVALID header is polled until it is written", "[module][cp][timing][aql]") {
+    CpBench b;
+    b.memory.acknowledge = false;
+    b.invalid(0);
+    std::string waiting;
+    b.stim.script = [&](Stimulus& s) {
+        s.write<uint64_t>(map::kDoorbells, 0);
+        sc_core::wait(ns(2600));  // after the fourth look's reads
+        waiting = b.cp.waiting_for(0);
+        sc_core::wait(ns(400));
+        b.packet();  // a plain store at 3000
+    };
+    sc_core::sc_start(ns(10000));
+    // 602 the packet read, 702 the header's second look, 802 INVALID: looks again at 864.5,
+    // 1189.5, 1639.5, 2339.5 and 3539.5 (each look two reads, then 62.5, 125, 250, 500, 1000 ns);
+    // the last sees the packet: fetched at 3639.5, decode 900 and acquire 450: at the WLM 4991.5.
+    std::vector<double> header_reads;
+    for (const auto& a : b.memory.accesses)
+        if (!a.write && a.address == kRing) header_reads.push_back(a.t);
+    CHECK(header_reads ==
+          std::vector<double>{602, 702, 864.5, 964.5, 1189.5, 1289.5, 1639.5, 1739.5, 2339.5, 2439.5, 3539.5});
+    CHECK(waiting == "packet 0: its header is still INVALID: waits for it to be written (polled: its watch was not "
+                     "acknowledged; 4 looks again so far)");
+    REQUIRE(b.stim.launches.size() == 1);
+    CHECK(b.stim.launches[0].first == 4991.5);
+    CHECK(b.cp.queue(0).polls == 5);
 }

@@ -136,6 +136,20 @@ void fill(Memory& m, unsigned seed) {
     for (uint64_t i = 0; i < m.size(); ++i) m.data()[i] = static_cast<unsigned char>((i * 13 + seed) ^ (i >> 8));
 }
 
+// Where a Memory's write notices go (notify_writes_to(0x5000)): each one's arrival and address.
+struct Watcher : sc_core::sc_module {
+    tlm_utils::simple_target_socket<Watcher> socket{"socket"};
+    std::vector<std::pair<sc_time, uint64_t>> notices;  // arrival, address
+    explicit Watcher(sc_core::sc_module_name n) : sc_module(n) { socket.register_b_transport(this, &Watcher::b_transport); }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+        uint64_t a = 0;
+        REQUIRE((gp.is_write() && gp.get_address() == 0x5000 && gp.get_data_length() == 8));
+        std::memcpy(&a, gp.get_data_ptr(), 8);
+        notices.push_back({sc_core::sc_time_stamp() + delay, a});
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
 void run_sim(Initiator& init) {
     sc_core::sc_start();
     REQUIRE(init.finished);  // the stimulus ran to its end (a hang or an early stop fails here)
@@ -191,20 +205,6 @@ TEST_CASE("memory: data round trip with latency annotated into delay and not wai
 // bytes; the next timed write touching them from anyone else sends their address, once, when
 // the write is done at the memory; the watcher's own write and debug writes notify no one.
 TEST_CASE("memory: a write to watched bytes notifies once, when it is done, and not for the watcher's own", "[memory][aql]") {
-    struct Watcher : sc_core::sc_module {
-        tlm_utils::simple_target_socket<Watcher> socket{"socket"};
-        std::vector<std::pair<sc_time, uint64_t>> notices;  // arrival, address
-        explicit Watcher(sc_core::sc_module_name n) : sc_module(n) {
-            socket.register_b_transport(this, &Watcher::b_transport);
-        }
-        void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
-            uint64_t a = 0;
-            REQUIRE((gp.is_write() && gp.get_address() == 0x5000 && gp.get_data_length() == 8));
-            std::memcpy(&a, gp.get_data_ptr(), 8);
-            notices.push_back({sc_core::sc_time_stamp() + delay, a});
-            gp.set_response_status(tlm::TLM_OK_RESPONSE);
-        }
-    };
     Initiator init("init");
     Memory mem("mem", 0x1000, t_ns(10));
     Watcher watcher("watcher");
@@ -235,6 +235,78 @@ TEST_CASE("memory: a write to watched bytes notifies once, when it is done, and 
     REQUIRE(watcher.notices.size() == 1);
     CHECK(watcher.notices[0].first == t_ns(115));
     CHECK(watcher.notices[0].second == 0x100);
+}
+
+// The watch's acknowledgement, and DMI: a memory that notifies acknowledges each watch it arms,
+// takes back the DMI grants over the watched bytes (a CPU writing through its pointer would not
+// be seen), grants none over them while the watch is armed, and stops a grant elsewhere short of
+// them; one that does not notify acknowledges nothing.
+TEST_CASE("memory: an armed watch is acknowledged and takes DMI back from its bytes until it is written", "[memory][aql]") {
+    Initiator init("init");
+    Memory mem("mem", 0x1000, t_ns(10));
+    Watcher watcher("watcher");
+    init.socket.bind(mem.socket);
+    mem.notify.bind(watcher.socket);
+    mem.notify_writes_to(0x5000);
+    Initiator plain_init("plain_init");
+    Memory plain("plain", 0x1000, t_ns(10));  // notifies no one
+    plain_init.socket.bind(plain.socket);
+    PayloadPool pool;
+
+    auto dmi = [](Initiator& who, uint64_t address, tlm::tlm_dmi& d) {
+        tlm::tlm_generic_payload gp;
+        uint64_t v;
+        prepare(gp, tlm::TLM_WRITE_COMMAND, address, &v, 8);
+        d.init();
+        return who.socket->get_direct_mem_ptr(gp, d);
+    };
+    init.body = [&] {
+        tlm::tlm_dmi d;
+        REQUIRE(dmi(init, 0x100, d));  // the whole memory, before any watch
+        CHECK(d.get_start_address() == 0);
+        CHECK(d.get_end_address() == 0xfff);
+        uint64_t v = 1;
+        sc_time t = sc_core::SC_ZERO_TIME;
+        bool armed = false;
+        CHECK(watched_transport(init.socket, pool, tlm::TLM_READ_COMMAND, 0x100, &v, 8, t, &armed) == tlm::TLM_OK_RESPONSE);
+        CHECK(armed);
+        CHECK(init.invalidations == std::vector<std::pair<uint64_t, uint64_t>>{{0x100, 0x107}});
+        CHECK_FALSE(dmi(init, 0x104, d));  // refused over the watched bytes
+        CHECK(d.get_start_address() == 0x100);
+        CHECK(d.get_end_address() == 0x107);
+        REQUIRE(dmi(init, 0x200, d));  // granted after them
+        CHECK(d.get_start_address() == 0x108);
+        CHECK(d.get_end_address() == 0xfff);
+        CHECK(d.get_dmi_ptr() == mem.data() + 0x108);
+        REQUIRE(dmi(init, 0x10, d));  // and before them
+        CHECK(d.get_start_address() == 0);
+        CHECK(d.get_end_address() == 0xff);
+        tlm::tlm_generic_payload look;  // a plain read there: no DMI hint
+        prepare(look, tlm::TLM_READ_COMMAND, 0x104, &v, 4);
+        t = sc_core::SC_ZERO_TIME;
+        init.socket->b_transport(look, t);
+        CHECK_FALSE(look.is_dmi_allowed());
+        // The writer, sent back to b_transport, is seen; then DMI covers the bytes again.
+        tlm::tlm_generic_payload gp;
+        prepare(gp, tlm::TLM_WRITE_COMMAND, 0x100, &v, 8);
+        t = sc_core::SC_ZERO_TIME;
+        init.socket->b_transport(gp, t);
+        CHECK(gp.is_dmi_allowed());  // the watch is gone with the write
+        CHECK(watcher.notices.size() == 1);
+        REQUIRE(dmi(init, 0x104, d));
+        CHECK(d.get_start_address() == 0);
+        CHECK(d.get_end_address() == 0xfff);
+    };
+    plain_init.body = [&] {
+        uint64_t v = 0;
+        sc_time t = sc_core::SC_ZERO_TIME;
+        bool armed = true;
+        CHECK(watched_transport(plain_init.socket, pool, tlm::TLM_READ_COMMAND, 0x100, &v, 8, t, &armed) == tlm::TLM_OK_RESPONSE);
+        CHECK_FALSE(armed);
+        CHECK(plain.watched() == 0);
+    };
+    run_sim(init);
+    CHECK(plain_init.finished);
 }
 
 TEST_CASE("memory: address errors and byte enable and burst errors touch nothing", "[memory]") {

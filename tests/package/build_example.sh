@@ -4,7 +4,7 @@
 #      from PREFIX/share/gpuvp, and gpuvp_bench defaults to it
 #   2. a copy of examples/soc, outside the source tree, configured with
 #      -DCMAKE_PREFIX_PATH=TMP/prefix (same compiler, build type and generator), built
-#   3. run it: exit code 0 and "kernel done at X ns, signal 0"
+#   3. run it: exit code 0, "kernel done at X ns, signal 0" and "barrier released X ns after its signal's store"
 #   4. run it with --check-protocol: the same, zero violations, and the CPU's DMI request granted
 #   5. a project with folders of its own named models/ and platform/ builds against the package:
 #      gpuvp's headers include each other as <gpuvp/...> and never reach the project's; the
@@ -70,6 +70,11 @@ if [ "$status" -ne 0 ]; then
 fi
 if ! grep -Eq "^kernel done at [0-9]+(\.[0-9]+)? ns, signal 0$" "$tmp/run.log"; then
     echo "FAIL: soc_example did not print 'kernel done at X ns, signal 0'" >&2
+    exit 1
+fi
+# Its host memory ignores the CP's watch: the barrier's signal, stored through DMI, is polled.
+if ! grep -Eq "^barrier released [0-9]+(\.[0-9]+)? ns after its signal's store$" "$tmp/run.log"; then
+    echo "FAIL: soc_example did not print 'barrier released X ns after its signal's store'" >&2
     exit 1
 fi
 echo "== run with --check-protocol"
