@@ -247,6 +247,10 @@ struct Harness {
         firmware.bus.bind(bus.in);
         gpu.sysmem.bind(bus.in);
         gpu.irq.bind(irq);
+        // Host memory announces writes to what the CP watches, as gpuvp's own platform does:
+        // the CP is woken by the write, not by polling (an input's waits stay quiet).
+        host_memory.notify.bind(bus.in);
+        host_memory.notify_writes_to(layout::kMmioBase + map::kWriteNotice);
     }
 
     // The checks that hold whenever nothing is left to happen.
