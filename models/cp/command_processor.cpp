@@ -118,8 +118,7 @@ bool CommandProcessor::access_register(uint64_t a, unsigned char* data, unsigned
             q.control = uint32_t(v) & 1;
             if (bool(q.control) != was_enabled) {  // what the packet processor held of the queue is dropped
                 ++q.epoch;
-                q.polling = false;
-                q.poll_every = sc_core::SC_ZERO_TIME;
+                stop_polling(q);
                 pending_[(a - map::kQueueRegs) / map::kQueueStride].reset();
             }
             if (q.control && !was_enabled) {  // enabling checks the ring and starts it empty
@@ -378,9 +377,10 @@ bool CommandProcessor::fetch(uint32_t qi) {
         if (!current(qi, epoch)) return false;
         q.not_ready = status != tlm::TLM_OK_RESPONSE || decode_header(header).type == HSA_PACKET_TYPE_INVALID;
         if (q.not_ready && status == tlm::TLM_OK_RESPONSE && !armed) poll_later(qi);  // no notice will come
+        else stop_polling(q);
         return false;  // written meanwhile: the queue is served again and reads the whole packet
     }
-    q.poll_every = sc_core::SC_ZERO_TIME;  // what it waited for came
+    stop_polling(q);  // what it waited for came
     wait(clock_.cycles(cfg_.decode_cycles));
     if (!current(qi, epoch)) return false;
     PacketCheck c;
@@ -561,9 +561,10 @@ void CommandProcessor::barrier(uint32_t qi) {
         // one of its signals; or, if a watch was not acknowledged, when it polls.
         pending_[qi]->wait = Wait::signals;
         if (!all_armed) poll_later(qi);
+        else stop_polling(queues_[qi]);
         return;
     }
-    queues_[qi].poll_every = sc_core::SC_ZERO_TIME;
+    stop_polling(queues_[qi]);
     wait(fence_cost(p.header.release_scope, false));
     if (!current(qi, epoch)) return;
     const sc_time start = p.decoded;

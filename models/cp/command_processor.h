@@ -119,6 +119,10 @@ private:
     // Queue q's watch was not acknowledged: it looks again itself, later each time (Polling).
     void poll_later(uint32_t q);
     void poll_due(const sc_core::sc_time& now);
+    static void stop_polling(Queue& q) {  // what it waited for came, or a notice will come
+        q.polling = false;
+        q.poll_every = sc_core::SC_ZERO_TIME;
+    }
     uint64_t slot_address(const Queue& q, uint64_t index) const { return q.ring_base + (index % q.ring_size) * kPacketBytes; }
 
     void run();

@@ -150,7 +150,7 @@ void read_kernels(const std::string& csv, const std::string& file, ProfilerTrace
     const std::optional<size_t> vgpr = t.optional_column({"VGPR_Count"}), agpr = t.optional_column({"Accum_VGPR_Count"});
     const std::optional<size_t> sgpr = t.optional_column({"SGPR_Count"});
     const std::optional<size_t> thread = t.optional_column({"Thread_Id"});
-    uint64_t kernels = 0, grid_below_workgroup = 0, first_line = 0;
+    uint64_t kernels = 0, grid_below_workgroup = 0, first_line = 0;  // kernels whose grid is not one workgroup
     while (t.next()) {
         TraceGpuOp op;
         op.kind = TraceGpuOp::Kind::kernel;
@@ -162,15 +162,18 @@ void read_kernels(const std::string& csv, const std::string& file, ProfilerTrace
         op.end_ns = t.integer(end);
         if (op.end_ns < op.start_ns) throw TraceError(file, TraceError::Where::line, t.line(), "End_Timestamp is before Start_Timestamp");
         // Grid_Size_* counts work-items; a partial workgroup at the edge is a block.
-        bool below = false;
+        bool below = false, same = true;
         for (size_t d = 0; d < 3; ++d) {
             op.block[d] = t.u32(wg[d], 1);
             const uint32_t items = t.u32(grid[d], 1);
             below |= items < op.block[d];
+            same &= items == op.block[d];
             op.grid[d] = uint32_t((uint64_t(items) + op.block[d] - 1) / op.block[d]);
         }
-        if (!kernels++) first_line = t.line();
-        grid_below_workgroup += below;
+        if (!same) {  // (a grid of one workgroup reads the same either way)
+            if (!kernels++) first_line = t.line();
+            grid_below_workgroup += below;
+        }
         if (lds) op.shared_bytes = t.u32(*lds);
         // The VGPRs a work-item holds: architected and accumulation ones (one register file on
         // CDNA2 and CDNA3).
@@ -188,7 +191,8 @@ void read_kernels(const std::string& csv, const std::string& file, ProfilerTrace
         trace.ops.push_back(std::move(op));
     }
     // Some ROCm releases write the workgroup's size into Grid_Size_* and the grid's into
-    // Workgroup_Size_*: every kernel then has a grid smaller than one workgroup.
+    // Workgroup_Size_*: every kernel then has a grid smaller than one workgroup (but those whose
+    // grid is exactly one workgroup, which read the same either way).
     if (kernels > 0 && grid_below_workgroup == kernels)
         throw TraceError(file, TraceError::Where::line, first_line,
                          "every kernel's Grid_Size is smaller than its Workgroup_Size in some dimension: the two look "

@@ -131,7 +131,7 @@ public:
 private:
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
         throw TraceError(t_.file, t_.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
-                         op.offset, default_platform_ ? why + "; " + kUnnamedGpu : why);
+                         op.offset, why);
     }
     const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
     // The device's event waits and syncs that do not name their record call: joined to one, or
@@ -460,6 +460,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
                     unfit = "a grid of " + std::to_string(uint64_t(op.grid[d]) * op.block[d]) + " work-items in dimension " +
                             std::to_string(d) + ", beyond the AQL packet's 32-bit grid size";
             const uint32_t vregs = std::clamp<uint32_t>(op.registers ? op.registers : 32, 1, 256);
+            const bool any_gpu = !unfit.empty();  // what no platform holds; below, what this one does not
             if (unfit.empty() && op.shared_bytes > p.sm.shared_memory)
                 unfit = std::to_string(op.shared_bytes) + " bytes of shared memory per block (an SM has " +
                         std::to_string(p.sm.shared_memory) + ")";
@@ -467,8 +468,10 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
                 unfit = "a block of " + std::to_string(threads) + " threads with " + std::to_string(vregs) +
                         " registers each does not fit an SM";
             if (!unfit.empty()) {
-                if (!o_.skip_unfit) fail(op, "kernel " + base + " (" + op.name.substr(0, 120) + "): " + unfit +
-                                                 " (--skip-unfit leaves such kernels out)");
+                if (!o_.skip_unfit)
+                    fail(op, "kernel " + base + " (" + op.name.substr(0, 120) + "): " + unfit +
+                                 " (--skip-unfit leaves such kernels out)" +
+                                 (default_platform_ && !any_gpu ? std::string("; ") + kUnnamedGpu : ""));
                 ++sum.skipped_unfit;
                 continue;
             }
@@ -693,7 +696,7 @@ Node document(const ProfilerTrace& trace, const TraceImportOptions& options, con
     Overrides gpu;
     if (sum.gpu.empty())
         for (const auto& kv : overrides)
-            if (kv.first.rfind("platform.", 0) == 0) gpu.push_back(kv);
+            if (kv.first == "platform" || kv.first.rfind("platform.", 0) == 0) gpu.push_back(kv);
     sum.default_platform = im.default_platform_ = sum.gpu.empty() && !options.platform && gpu.empty();
     yaml::Limits limits = scenario_limits(0, gpu, options.platform);
     const Scenario base = read_document(doc, trace.file, gpu, options.platform, limits);

@@ -81,7 +81,7 @@ struct TraceImportSummary {
     std::string gpu;     // the device's name in the trace ("": the trace does not name its GPU)
     std::string preset;  // the platform preset it matched ("" if none)
     // The trace does not name its GPU and nothing else did (--platform, --preset or a --set of
-    // platform.*): imported on the default platform.
+    // platform or platform.*): imported on the default platform.
     bool default_platform = false;
     uint64_t kernels = 0, copies = 0, calls = 0, streams = 0, host_threads = 0;
     uint64_t skipped_unfit = 0;     // with skip_unfit

@@ -106,7 +106,8 @@ public:
             YAML::Parser parser(in);
             parser.HandleNextDocument(*this);  // the first document only
         } catch (const YAML::DeepRecursion& e) {
-            throw Error(line_of(e.mark), "the document nests more than " + std::to_string(e.depth()) + " levels deep", true);
+            throw Error(line_of(e.mark), "the document nests " + std::to_string(e.depth()) + " levels deep: more than yaml-cpp reads",
+                        true);
         } catch (const YAML::ParserException& e) {
             throw Error(line_of(e.mark), message(e), true);
         }
@@ -119,7 +120,7 @@ public:
     void OnScalar(const YAML::Mark& at, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
         // Tag "?": plain, untagged; "!": quoted (or tagged "!"); else an explicit tag.
         const bool text = tag == "!" || (tag.size() >= 4 && tag.compare(tag.size() - 4, 4, ":str") == 0);
-        if (tag == "!") closed_quote(at);
+        closed_quote(at);
         scalar(Node::scalar(value, line_of(at), text), anchor);
     }
     void OnSequenceStart(const YAML::Mark& at, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value style) override {
@@ -159,12 +160,18 @@ private:
     // if it were closed there: refused here, as the YAML spec has it.
     // (yaml-cpp's positions count UTF-8 bytes after a byte-order mark; a UTF-16 or UTF-32 text,
     // which it converts, is not looked at.)
+    // The scalar's mark is at its properties (an &anchor, a !tag) where it has them.
     void closed_quote(const YAML::Mark& at) const {
         if (at.pos < 0 || !utf8_) return;
-        const size_t from = size_t(at.pos) + bom_;
+        size_t from = size_t(at.pos) + bom_;
+        while (from < text_.size() && (text_[from] == '&' || text_[from] == '!')) {
+            from = text_.find_first_of(" \t\r\n", from);
+            from = from == std::string_view::npos ? text_.size() : text_.find_first_not_of(" \t\r\n", from);
+            if (from == std::string_view::npos) return;
+        }
         if (from >= text_.size()) return;
         const char quote = text_[from];
-        if (quote != '"' && quote != '\'') return;  // (a plain scalar tagged "!")
+        if (quote != '"' && quote != '\'') return;  // a plain scalar
         for (size_t i = from + 1; i < text_.size(); ++i) {
             if (text_[i] == quote) {
                 if (quote == '\'' && i + 1 < text_.size() && text_[i + 1] == '\'') ++i;  // '' in '...'
@@ -186,8 +193,8 @@ private:
             !open_.empty())
             return m + " (the " + (open_.back().node->is_map() ? "map" : "list") + " that begins at line " +
                    std::to_string(open_.back().node->line()) + ")";
-        if (e.msg == YAML::ErrorMsg::UNKNOWN_ANCHOR && e.mark.pos >= 0 && size_t(e.mark.pos) < text_.size()) {
-            std::string_view name = text_.substr(size_t(e.mark.pos));
+        if (e.msg == YAML::ErrorMsg::UNKNOWN_ANCHOR && e.mark.pos >= 0 && size_t(e.mark.pos) + bom_ < text_.size()) {
+            std::string_view name = text_.substr(size_t(e.mark.pos) + bom_);
             if (!name.empty() && name[0] == '*') name.remove_prefix(1);
             name = name.substr(0, name.find_first_of(" \t\r\n,[]{}"));
             return "unknown anchor '" + std::string(name) + "' (an alias names an anchor written before it)";

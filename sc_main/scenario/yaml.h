@@ -120,7 +120,7 @@ private:
 // can stand for an enormous or endless document. One Limits may bound several parses.
 struct Limits {
     uint64_t nodes = 1'000'000;  // nodes at most, aliases expanded, in all the parses together
-    unsigned depth = 1000;       // levels of nesting at most
+    unsigned depth = 1000;       // levels of nesting at most (yaml-cpp 0.7 reads fewer than 500; aliases may go on)
     uint64_t used = 0;           // nodes read so far
 };
 

@@ -672,11 +672,12 @@ TEST_CASE("rocprofv3 errors name the file and line", "[trace-import]") {
     CHECK(t.ops[1].offset == 4);
     // Every kernel's grid smaller than its workgroup: the columns swapped (some ROCm releases),
     // named at the first kernel's line. One such kernel among others is a small grid, read.
-    const TraceError swapped = error(header + "k,1,1,1,100,200,256,1,1,64,1,1\n" + "k,1,1,2,300,400,128,1,1,1,1,1\n");
+    const TraceError swapped = error(header + "k,1,1,1,100,200,256,1,1,64,1,1\n" + "k,1,1,2,300,400,128,1,1,1,1,1\n" +
+                                     "k,1,1,3,500,600,64,1,1,64,1,1\n");  // (one workgroup: the same either way)
     CHECK(swapped.at() == 2);
     CHECK(std::string(swapped.what()).find("every kernel's Grid_Size is smaller than its Workgroup_Size in some dimension: "
                                            "the two look swapped") != std::string::npos);
-    CHECK(parse_rocprofv3(header + good + "k,1,1,2,300,400,256,1,1,64,1,1\n", "k.csv").ops[1].grid ==
+    CHECK(parse_rocprofv3(header + "k,1,1,1,100,200,64,1,1,128,1,1\n" + "k,1,1,2,300,400,256,1,1,64,1,1\n", "k.csv").ops[1].grid ==
           std::array<uint32_t, 3>{1, 1, 1});
     // No kernels; the HIP API trace's errors name its own file.
     CHECK(std::string(error(header).what()).find("no kernels") != std::string::npos);

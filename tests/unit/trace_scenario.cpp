@@ -265,6 +265,18 @@ TEST_CASE("trace import: a trace that does not name its GPU is imported on the d
     preset.platform = PlatformSource{"--preset a100", "preset: a100\n"};
     CHECK(load_trace_scenario(t, preset, {}, &sum).platform.sm.shared_memory == 167936);
     CHECK_FALSE(sum.default_platform);
+    CHECK(load_trace_scenario(t, {}, {{"platform", "{preset: a100}"}}, &sum).preset == "a100");  // --set platform={...}
+    CHECK_FALSE(sum.default_platform);
+    // What no platform holds says nothing of the GPU.
+    ProfilerTrace huge = t;
+    huge.ops[0].block = {2048, 1, 1};
+    try {
+        load_trace_scenario(huge, {}, {}, nullptr);
+        FAIL("no error");
+    } catch (const TraceError& e) {
+        CHECK_THAT(e.what(), Contains("a block of 2048 threads (the most is 1024)"));
+        CHECK(std::string(e.what()).find(kUnnamedGpu) == std::string::npos);
+    }
     // The file `gpuvp import --preset a100` writes names the GPU, and loads as the same platform.
     const std::string yaml = trace_scenario_yaml(t, preset, &sum);
     CHECK_THAT(yaml, Contains("preset: a100"));

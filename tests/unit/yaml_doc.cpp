@@ -100,13 +100,16 @@ TEST_CASE("yaml: a syntax error names its line", "[yaml][errors]") {
     CHECK(alias.line() == 2);
     CHECK_THAT(alias.what(), Contains("unknown anchor 'nowhere'"));
     // A quoted scalar the end of the text cuts short (yaml-cpp 0.7 would take it as closed there).
-    for (const char* cut : {"name: \"x\nkernels: []\n", "a: 'it''s\n", "\xEF\xBB\xBF" "a: \"x\n"}) {
+    for (const char* cut : {"name: \"x\nkernels: []\n", "a: 'it''s\n", "\xEF\xBB\xBF" "a: \"x\n", "a: &x \"abc\n",
+                            "a: !!str \"abc\n", "a: &x !!str 'abc\n"}) {
         const yaml::Error q = error_of(cut);
         CHECK(q.syntax());
         CHECK_THAT(q.what(), Contains("found the end of the text in a quoted scalar that begins at line 1"));
     }
     CHECK(yaml::parse("a: 'it''s'\nb: \"q\\\"\"\n")["b"].value() == "q\"");
     CHECK(yaml::parse("\xEF\xBB\xBF" "a: \"x\"\n")["a"].is_text());
+    CHECK(yaml::parse("a: &x \"abc\"\nb: *x\n")["b"].value() == "abc");
+    CHECK_THAT(error_of("\xEF\xBB\xBF" "a: 1\nb: *nowhere\n").what(), Contains("unknown anchor 'nowhere'"));
 }
 
 TEST_CASE("yaml: an alias copies its anchor's value, within the limits", "[yaml][errors]") {
