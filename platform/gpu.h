@@ -28,6 +28,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -64,6 +65,10 @@ public:
     // past it before SystemC gets there. Without it (time zero) the SMs never run ahead: as
     // correct, slower. docs/integration.md, "Running ahead".
     void run_ahead_until(const sc_core::sc_time& end) { core_clock_->run_ahead_until(end); }
+    // How far the GPU has simulated: SystemC's time, or the SMs' cycle where they ran ahead of
+    // it. A run cut at its sc_start's end reached the same point whatever the slices it ran in,
+    // though SystemC's last event time differs with them.
+    sc_core::sc_time reached() const { return std::max(sc_core::sc_time_stamp(), core_clock_->now()); }
 
     // The watchdog (platform.watchdog_ns; 0: off). While kernels or draws are in flight it
     // looks every watchdog_ns at the GPU's forward progress: instructions executed outside

@@ -357,7 +357,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         report();
     }
     out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const sc_time end = sc_core::sc_time_stamp();
+    const sc_time end = sys.gpu.reached();
     out.sim_end_ns = ns_of(end);
     // Warps still resident at the stop (a run cut short): in the trace and the occupancy up to it.
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i)
