@@ -150,6 +150,18 @@ struct Watcher : sc_core::sc_module {
     }
 };
 
+// An initiator before a 4 KiB memory (10 ns) whose write notices go to a Watcher.
+struct Watched {
+    Initiator init{"init"};
+    Memory mem{"mem", 0x1000, t_ns(10)};
+    Watcher watcher{"watcher"};
+    Watched() {
+        init.socket.bind(mem.socket);
+        mem.notify.bind(watcher.socket);
+        mem.notify_writes_to(0x5000);
+    }
+};
+
 void run_sim(Initiator& init) {
     sc_core::sc_start();
     REQUIRE(init.finished);  // the stimulus ran to its end (a hang or an early stop fails here)
@@ -205,12 +217,10 @@ TEST_CASE("memory: data round trip with latency annotated into delay and not wai
 // bytes; the next timed write touching them from anyone else sends their address, once, when
 // the write is done at the memory; the watcher's own write and debug writes notify no one.
 TEST_CASE("memory: a write to watched bytes notifies once, when it is done, and not for the watcher's own", "[memory][aql]") {
-    Initiator init("init");
-    Memory mem("mem", 0x1000, t_ns(10));
-    Watcher watcher("watcher");
-    init.socket.bind(mem.socket);
-    mem.notify.bind(watcher.socket);
-    mem.notify_writes_to(0x5000);
+    Watched w;
+    Initiator& init = w.init;
+    Memory& mem = w.mem;
+    Watcher& watcher = w.watcher;
     PayloadPool pool;
 
     init.body = [&] {
@@ -242,12 +252,10 @@ TEST_CASE("memory: a write to watched bytes notifies once, when it is done, and 
 // be seen), grants none over them while the watch is armed, and stops a grant elsewhere short of
 // them; one that does not notify acknowledges nothing.
 TEST_CASE("memory: an armed watch is acknowledged and takes DMI back from its bytes until it is written", "[memory][aql]") {
-    Initiator init("init");
-    Memory mem("mem", 0x1000, t_ns(10));
-    Watcher watcher("watcher");
-    init.socket.bind(mem.socket);
-    mem.notify.bind(watcher.socket);
-    mem.notify_writes_to(0x5000);
+    Watched w;
+    Initiator& init = w.init;
+    Memory& mem = w.mem;
+    Watcher& watcher = w.watcher;
     Initiator plain_init("plain_init");
     Memory plain("plain", 0x1000, t_ns(10));  // notifies no one
     plain_init.socket.bind(plain.socket);
