@@ -116,6 +116,8 @@ struct KernelSpec {
     double interval_ns = 0;
     bool instances_key = false;
     std::optional<MeasuredTimes> measured;  // a replayed trace's kernel: what the hardware measured
+    // A name for people beside `name` ("" none): a replayed kernel's NVTX range around its launch.
+    std::string label;
     int line = 0;
 };
 

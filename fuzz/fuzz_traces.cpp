@@ -1,7 +1,7 @@
 // Fuzz target `traces`: the input is a profiler trace's bytes as read_profiler_trace takes a
 // file: gunzipped if gzip's magic starts it (gunzip_if_gzip), then read by the reader its
-// trace_format names; text of neither format goes to both readers, which must refuse it
-// cleanly. A rocprofv3 input may carry its hip_api_trace.csv after a form feed (\f).
+// trace_format names (an SQLite database's bytes: parse_database); text of neither format goes
+// to the Kineto and rocprofv3 readers, which must refuse it cleanly. A rocprofv3 input may carry its hip_api_trace.csv after a form feed (\f).
 //
 // Defined outcomes: a ProfilerTrace or a TraceError. A bug: any other exception, a crash, a
 // sanitizer report, a hang; or a trace read that breaks what the readers promise: at least one
@@ -13,6 +13,7 @@
 // writes, read by the loader): a Scenario, a TraceError or a ScenarioError; a kernel the
 // platform cannot hold is skipped (--skip-unfit), so a trace's other work still gets there.
 // --expect-clean (replay only): every input must read as a trace; the seeds are checked this way.
+#include "fuzz/trace_checks.h"
 #include "sc_main/replay/profiler_trace.h"
 #include "sc_main/scenario/trace_scenario.h"
 
@@ -28,37 +29,9 @@ namespace {
 
 bool expect_clean = false;
 
-[[noreturn]] void bug(const std::string& what) {
-    std::fprintf(stderr, "fuzz_traces: BUG: %s\n", what.c_str());
-    std::abort();
-}
+[[noreturn]] void bug(const std::string& what) { gpuvp::fuzz::bug("fuzz_traces", what); }
 
-template <class V>
-void check_order(const V& v, const char* what) {
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (v[i].end_ns < v[i].start_ns) bug(std::string(what) + " ending before it starts");
-        if (i > 0 && v[i].start_ns < v[i - 1].start_ns) bug(std::string(what) + " out of start order");
-    }
-}
-
-void check(const gpuvp::ProfilerTrace& t, const std::string& text) {
-    using gpuvp::TraceGpuOp;
-    uint64_t kernels = 0, defaulted = 0;
-    for (const TraceGpuOp& op : t.ops) {
-        if (op.kind != TraceGpuOp::Kind::kernel) continue;
-        ++kernels;
-        defaulted += op.shape_defaulted;
-        for (size_t d = 0; d < 3; ++d)
-            if (op.grid[d] == 0 || op.block[d] == 0) bug("a kernel with a grid or block of 0");
-        if (t.format == gpuvp::ProfilerTrace::Format::kineto && (op.offset >= text.size() || text[op.offset] != '{'))
-            bug("a kernel's offset is not where its event starts");
-    }
-    if (kernels == 0) bug("a trace without kernels was read");
-    if (defaulted != t.shapes_defaulted) bug("shapes_defaulted is not the count of defaulted shapes");
-    check_order(t.ops, "an op");
-    check_order(t.calls, "a call");
-    check_order(t.syncs, "a sync record");
-}
+void check(const gpuvp::ProfilerTrace& t, const std::string& text) { gpuvp::fuzz::check_trace("fuzz_traces", t, &text); }
 
 // The input's first line read as a decimal at two scales.
 void check_decimal(const std::string& text) {
@@ -102,8 +75,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 error = e.what();
             }
         };
-        if (format != gpuvp::TraceFormat::rocprofv3) try_read([&] { return gpuvp::parse_kineto(text, "fuzz.json"); });
-        if (format != gpuvp::TraceFormat::kineto) {
+        if (format == gpuvp::TraceFormat::sqlite) try_read([&] { return gpuvp::parse_database(text, "fuzz.sqlite"); });
+        if (format != gpuvp::TraceFormat::rocprofv3 && format != gpuvp::TraceFormat::sqlite)
+            try_read([&] { return gpuvp::parse_kineto(text, "fuzz.json"); });
+        if (format != gpuvp::TraceFormat::kineto && format != gpuvp::TraceFormat::sqlite) {
             const size_t split = text.find('\f');
             const std::string kernels = text.substr(0, split);
             const std::string api = split == std::string::npos ? std::string() : text.substr(split + 1);

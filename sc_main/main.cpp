@@ -138,7 +138,7 @@ CLI::Option* add_jobs(CLI::App& cmd, unsigned& jobs, const std::string& what) {
 CLI::Option* add_scenario(CLI::App& cmd, std::string& file, std::shared_ptr<std::string> root = nullptr) {
     return cmd.add_option("SCENARIO", file,
                           "the scenario file (YAML, docs/scenario.md), or a profiler trace to replay\n"
-                          "(Kineto JSON, rocprofv3 CSV, .gz read directly; docs/replay.md)")
+                          "(Kineto JSON, rocprofv3 CSV, nsys SQLite export, .gz read directly; docs/replay.md)")
         ->required()
         ->type_name("FILE")
         ->check(existing(false, root));
@@ -320,7 +320,11 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
 // The trace in `text` (read from `file`), by its format; rocprofv3's is read again from its
 // folder, for the hip_api_trace.csv beside it.
 gpuvp::ProfilerTrace parse_trace(const std::string& text, gpuvp::TraceFormat format, const std::string& file) {
-    return format == gpuvp::TraceFormat::kineto ? gpuvp::parse_kineto(text, file) : gpuvp::read_profiler_trace(file);
+    switch (format) {
+    case gpuvp::TraceFormat::kineto: return gpuvp::parse_kineto(text, file);
+    case gpuvp::TraceFormat::sqlite: return gpuvp::parse_database(text, file);
+    default: return gpuvp::read_profiler_trace(file);
+    }
 }
 
 gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
@@ -338,8 +342,8 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
     return options;
 }
 
-// A trace when the file's content is one (Kineto JSON, rocprofv3 CSV; .gz read directly),
-// else a scenario. Throws ScenarioError or TraceError.
+// A trace when the file's content is one (Kineto JSON, rocprofv3 CSV, an nsys SQLite export;
+// .gz read directly), else a scenario. Throws ScenarioError or TraceError.
 gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const GpuArgs& gpu,
                            const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr) {
     const std::optional<gpuvp::PlatformSource> platform = gpu.source();
@@ -368,6 +372,9 @@ std::string seconds(double s) {
 std::string import_line(const std::string& file, const gpuvp::TraceImportSummary& s) {
     std::string line = file + ": " + std::to_string(s.kernels) + " kernels";
     if (s.copies) line += " and " + std::to_string(s.copies) + " copies";
+    if (s.graphs)
+        line += " and " + std::to_string(s.graphs) + " CUDA graph" + (s.graphs == 1 ? "" : "s") +
+                " traced whole (each replayed as one piece of work)";
     line += " on " + std::to_string(s.streams) + " stream" + (s.streams == 1 ? "" : "s") + " of device " +
             std::to_string(s.device);
     if (!s.gpu.empty()) line += " (" + s.gpu + ")";
@@ -671,7 +678,7 @@ int import_main(const ImportArgs& a) {
         const std::string text = gpuvp::read_trace_text(a.file);
         const gpuvp::TraceFormat format = gpuvp::trace_format(text);
         if (format == gpuvp::TraceFormat::none)
-            return failed(a.file + ": not a profiler trace (a Kineto JSON with traceEvents, or a rocprofv3 kernel_trace.csv)");
+            return failed(a.file + ": " + gpuvp::kNotATrace);
         gpuvp::TraceImportOptions options = import_options(a.trace);
         options.platform = a.gpu.source();
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
@@ -691,8 +698,9 @@ int import_main(const ImportArgs& a) {
 Action setup_import(CLI::App& cmd) {
     auto a = std::make_shared<ImportArgs>();
     cmd.add_option("TRACE", a->file,
-                   "a profiler trace: PyTorch profiler / Kineto JSON (CUDA or ROCm) or rocprofv3\n"
-                   "kernel_trace.csv; .gz read directly (docs/replay.md)")
+                   "a profiler trace: PyTorch profiler / Kineto JSON (CUDA or ROCm), rocprofv3\n"
+                   "kernel_trace.csv or Nsight Systems' SQLite export (nsys export --type sqlite);\n"
+                   ".gz read directly (docs/replay.md)")
         ->required()
         ->type_name("FILE")
         ->check(existing(false));
@@ -1042,7 +1050,7 @@ const Command kCommands[] = {
             "report with --out", setup_run},
     {"validate", "check a scenario file (or a profiler trace) without running it, and count its kernels, draws and queues",
      setup_validate},
-    {"import", "turn a profiler trace (Kineto JSON, rocprofv3 CSV) into a scenario file", setup_import},
+    {"import", "turn a profiler trace (Kineto JSON, rocprofv3 CSV, nsys SQLite) into a scenario file", setup_import},
     {"calibrate", "fit the front end's latencies to what profiler traces measured; a platform file", setup_calibrate},
     {"sweep", "run a scenario at every point of a grid of --set values; a table and a CSV", setup_sweep},
     {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},

@@ -44,10 +44,12 @@ ReplaySides replay_sides(const std::vector<KernelRecord>& kernels) {
         if (!k.measured) continue;
         const MeasuredTimes& m = *k.measured;
         sides.measured.push_back({k.name, k.queue, double(m.launch_ns), double(m.launch_end_ns), double(m.start_ns),
-                                  double(m.end_ns), m.floor_ns ? std::optional<double>(double(*m.floor_ns)) : std::nullopt});
+                                  double(m.end_ns), m.floor_ns ? std::optional<double>(double(*m.floor_ns)) : std::nullopt,
+                                  k.label.value_or("")});
         const double launch = k.call_start_ns ? *k.call_start_ns : k.submit_ns;
         const double launch_end = k.call_end_ns ? *k.call_end_ns : k.doorbell_ns.value_or(launch);
-        sides.simulated.push_back({k.name, k.queue, launch, launch_end, k.first_warp_start_ns, k.end_ns, std::nullopt});
+        sides.simulated.push_back({k.name, k.queue, launch, launch_end, k.first_warp_start_ns, k.end_ns, std::nullopt,
+                                   k.label.value_or("")});
         zero = std::min(zero.value_or(launch), launch);
     }
     auto shift = [&](double t) { return std::round((t - *zero) * 1000) / 1000; };  // to whole ps

@@ -153,6 +153,7 @@ struct InstancesSummary {
 struct KernelRecord {
     STATS_RECORD;
     std::string name, queue;
+    Omit<std::string> label;
     uint32_t priority = 0;
     std::string status;
     std::optional<uint64_t> packet;
@@ -172,6 +173,7 @@ struct KernelRecord {
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("name", s.name, {"", "the kernel's name in the scenario"});
+        v("label", s.label, {"", "the scenario's label for it, if any (a replay: the NVTX range around its launch)"});
         v("queue", s.queue, {"", "its queue"});
         v("priority", s.priority, {"", "its queue's priority (0 is the highest)"});
         v("status", s.status, {"", "ok, or what went wrong"});

@@ -1,7 +1,8 @@
 // A GPU profiler trace as read from its file, before it becomes a scenario: the devices, the
 // host's runtime calls, the GPU's kernels, copies and fills, and the synchronisation records.
 // Filled by the readers of sc_main/replay/ (Kineto Chrome-trace JSON from CUDA or ROCm,
-// rocprofv3 CSV); read by the converter to a scenario (replay.h). No SystemC here.
+// rocprofv3 CSV, Nsight Systems' SQLite export); read by the converter to a scenario
+// (trace_scenario.h). No SystemC here.
 //
 // Times are integer nanoseconds on the trace's own clock, read exactly from the file's
 // decimal text (never through a double).
@@ -31,9 +32,10 @@ struct TraceDevice {
     bool amd = false;  // a ROCm trace (warpSize 64, maxSharedMemoryPerMultiProcessor, ...)
 };
 
-// What the GPU ran: a kernel, a copy or a fill, with what the hardware measured.
+// What the GPU ran: a kernel, a copy, a fill, or a CUDA graph traced whole (its kernels not
+// recorded one by one), with what the hardware measured.
 struct TraceGpuOp {
-    enum class Kind : uint8_t { kernel, copy, fill };
+    enum class Kind : uint8_t { kernel, copy, fill, graph };
     Kind kind = Kind::kernel;
     std::string name;
     int64_t device = 0;
@@ -48,7 +50,11 @@ struct TraceGpuOp {
     uint32_t scalar_registers = 0; // SGPRs (rocprofv3), 0 if not given
     uint32_t shared_bytes = 0;     // static + dynamic shared memory (LDS) per block
     uint64_t bytes = 0;            // copies and fills: bytes moved
-    uint64_t offset = 0;           // where the event starts: its '{' in the (gunzipped) JSON; CSV: its line
+    std::string label;             // the innermost NVTX range around its launch, where the trace has one
+    // Where it is in the file: its '{' in the (gunzipped) JSON; a CSV's line; a database's row
+    // (its rowid) of `table`.
+    uint64_t offset = 0;
+    const char* table = nullptr;
 };
 
 // One call of the host's runtime (cudaLaunchKernel, hipMemcpyWithStream, cudaDeviceSynchronize,
@@ -96,7 +102,7 @@ struct TraceSync {
 };
 
 struct ProfilerTrace {
-    enum class Format : uint8_t { kineto, rocprofv3 };
+    enum class Format : uint8_t { kineto, rocprofv3, nsys };
     Format format = Format::kineto;
     std::string file;
     std::vector<TraceDevice> devices;
@@ -106,13 +112,16 @@ struct ProfilerTrace {
     uint64_t shapes_defaulted = 0;     // kernels whose grid or block the trace lacked
 };
 
-// Bad input in a trace: the file and where (a byte offset for JSON, a line for CSV) and why.
-// Exit code 2.
+// Bad input in a trace: the file and where (a byte offset for JSON, a line for CSV, a table's
+// row for a database) and why. Exit code 2.
 class TraceError : public std::runtime_error {
 public:
-    enum class Where : uint8_t { none, byte, line };
+    enum class Where : uint8_t { none, byte, line, row };
     TraceError(const std::string& file, Where where, uint64_t at, const std::string& why)
         : std::runtime_error(format(file, where, at, why)), file_(file), where_(where), at_(at) {}
+    // A database's row: "FILE: TABLE row N: why".
+    TraceError(const std::string& file, const std::string& table, uint64_t row, const std::string& why)
+        : TraceError(file, Where::row, row, table + " row " + std::to_string(row) + ": " + why) {}
     const std::string& file() const { return file_; }
     Where where() const { return where_; }
     uint64_t at() const { return at_; }
@@ -137,10 +146,14 @@ std::string read_trace_text(const std::string& path);
 // TraceError at the compressed byte offset, naming `file`.
 std::string gunzip_if_gzip(std::string bytes, const std::string& file);
 
-// Whether the text is a profiler trace: Kineto JSON (an object with a `traceEvents` array) or a
-// rocprofv3 CSV (its kernel_trace header). Anything else is read as a scenario.
-enum class TraceFormat : uint8_t { none, kineto, rocprofv3 };
+// Whether the text is a profiler trace: Kineto JSON (an object with a `traceEvents` array), a
+// rocprofv3 CSV (its kernel_trace header) or an SQLite database (Nsight Systems' export).
+// Anything else is read as a scenario.
+enum class TraceFormat : uint8_t { none, kineto, rocprofv3, sqlite };
 TraceFormat trace_format(const std::string& text);
+// What a file that is none of them is told.
+inline constexpr const char* kNotATrace =
+    "not a profiler trace (a Kineto JSON with traceEvents, a rocprofv3 kernel_trace.csv, or an Nsight Systems SQLite export)";
 
 // The readers. Throw TraceError on bad input (truncated or invalid JSON or CSV, a kernel event
 // without the fields a kernel needs, no kernels at all).
@@ -149,6 +162,9 @@ ProfilerTrace parse_kineto(const std::string& text, const std::string& file);
 // none; the host's calls are then the kernels' own launches, one per kernel, 0 ns long).
 ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& file,
                               const std::string& hip_api_csv = {}, const std::string& hip_api_file = {});
+// An SQLite database's bytes (`nsys export --type sqlite`): the tables it has name the
+// reader. TraceError if it is not a database, is corrupt, or has no profiler's tables.
+ProfilerTrace parse_database(std::string bytes, const std::string& file);
 // read_trace_text, then the reader its format names; for a rocprofv3 kernel_trace.csv, the
 // hip_api_trace.csv beside it (same folder, same prefix) is read too when it is there.
 ProfilerTrace read_profiler_trace(const std::string& path);
@@ -166,6 +182,9 @@ std::optional<int64_t> parse_decimal(const std::string& text, int scale);
 namespace detail {
 // The readers' last step: ops, calls and syncs in start order, ties in file order.
 void sort_by_start(ProfilerTrace& trace);
+// A call without a stream takes that of the work it launched (by correlation), else that of
+// its sync record (formats whose calls carry no stream).
+void streams_from_work(ProfilerTrace& trace);
 }  // namespace detail
 
 }  // namespace gpuvp

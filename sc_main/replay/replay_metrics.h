@@ -23,6 +23,7 @@ struct KernelTimes {
     double launch_ns = 0, launch_end_ns = 0;  // its launch call started, returned
     std::optional<double> start_ns, end_ns;   // it ran on the GPU
     std::optional<double> floor_ns;           // measured side: its floor in the model (MeasuredTimes)
+    std::string label;                        // KernelRecord::label ("": none)
 };
 
 // The kernels of a replay, side by side: measured[i] and simulated[i] are one kernel.

@@ -1,6 +1,7 @@
 // What the readers of sc_main/replay/ share: a trace file's text (gunzipped by its magic), which
 // format it is, exact decimals, the host calls' kinds by function name, and read_profiler_trace.
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/replay/database.h"
 
 #include <zlib.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <unordered_map>
 
 namespace gpuvp {
 
@@ -63,6 +65,14 @@ std::string gunzip_if_gzip(std::string bytes, const std::string& file) {
 }
 
 std::string read_trace_text(const std::string& path) {
+    // Nsight Systems' report is its own binary format: its SQLite export is what gpuvp reads.
+    for (const char* report : {".nsys-rep", ".qdrep"}) {
+        const std::string r = report;
+        if (path.size() >= r.size() && path.compare(path.size() - r.size(), r.size(), r) == 0)
+            throw TraceError(path, TraceError::Where::none, 0,
+                             "an Nsight Systems report: gpuvp reads its SQLite export; write it with `nsys export --type "
+                             "sqlite --output " + path.substr(0, path.size() - r.size()) + ".sqlite " + path + "` and give that file");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TraceError(path, TraceError::Where::none, 0, "cannot read the file");
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -71,6 +81,7 @@ std::string read_trace_text(const std::string& path) {
 }
 
 TraceFormat trace_format(const std::string& text) {
+    if (is_sqlite(text)) return TraceFormat::sqlite;
     std::string_view s = text;
     if (starts_with(s, "\xEF\xBB\xBF")) s.remove_prefix(3);  // a UTF-8 byte-order mark
     const size_t first = s.find_first_not_of(" \t\r\n");
@@ -179,7 +190,25 @@ void sort_by_start(ProfilerTrace& t) {
     std::stable_sort(t.syncs.begin(), t.syncs.end(), by_start);
 }
 
+void streams_from_work(ProfilerTrace& t) {
+    std::unordered_map<int64_t, int64_t> stream_of;  // correlation -> its work's stream, else its sync record's
+    for (const TraceGpuOp& op : t.ops)
+        if (op.correlation >= 0) stream_of.emplace(op.correlation, op.stream);
+    for (const TraceSync& s : t.syncs)
+        if (s.correlation >= 0 && s.stream >= 0) stream_of.emplace(s.correlation, s.stream);
+    for (TraceHostCall& c : t.calls)
+        if (!c.stream) {
+            const auto s = stream_of.find(c.correlation);
+            if (s != stream_of.end()) c.stream = s->second;
+        }
+}
+
 }  // namespace detail
+
+ProfilerTrace parse_database(std::string bytes, const std::string& file) {
+    const Database db = Database::from_bytes(std::move(bytes), file);
+    return read_nsys(db);
+}
 
 ProfilerTrace read_profiler_trace(const std::string& path) {
     const std::string text = read_trace_text(path);
@@ -201,10 +230,10 @@ ProfilerTrace read_profiler_trace(const std::string& path) {
         }
         return parse_rocprofv3(text, path, api, api_path);
     }
+    case TraceFormat::sqlite: return parse_database(text, path);
     case TraceFormat::none: break;
     }
-    throw TraceError(path, TraceError::Where::none, 0,
-                     "not a profiler trace (a Kineto JSON with traceEvents, or a rocprofv3 kernel_trace.csv)");
+    throw TraceError(path, TraceError::Where::none, 0, kNotATrace);
 }
 
 }  // namespace gpuvp

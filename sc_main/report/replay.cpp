@@ -105,7 +105,7 @@ std::string stream_chart(const Gantt& g, const ReplaySides& sides, double until,
     st.key_name = [](int k) { return std::string(k == 0 || k == 1 ? kSideNames[k] : "several"); };
     st.title = [&](const Bar& b, const std::string&) {
         const KernelTimes& k = (b.key ? sides.simulated : sides.measured)[size_t(b.a)];
-        return k.name + ", " + kSideNames[b.key] + " on " + k.stream + ": " + ns(*k.start_ns) + "–" + ns(*k.end_ns) + " ns (" +
+        return k.name + (k.label.empty() ? "" : " [" + k.label + "]") + ", " + kSideNames[b.key] + " on " + k.stream + ": " + ns(*k.start_ns) + "–" + ns(*k.end_ns) + " ns (" +
                ns(*k.end_ns - *k.start_ns) + " ns), launch call " + ns(k.launch_ns) + "–" + ns(k.launch_end_ns) + " ns";
     };
     st.merged_noun = "kernels";
@@ -234,7 +234,8 @@ std::string farthest_table(const ReplaySides& sides) {
          "<th>kernel</th><th>stream</th><th>measured ns</th><th>simulated ns</th><th>simulated / measured</th></tr></thead><tbody>\n";
     for (const Off& x : offs) {
         const KernelTimes& m = sides.measured[x.i];
-        o << "<tr data-kernel=\"" << esc(m.name) << "\"><th>" << esc(cut(m.name, 60)) << "</th><td>" << esc(m.stream)
+        o << "<tr data-kernel=\"" << esc(m.name) << "\"><th>" << esc(cut(m.name, 60))
+          << (m.label.empty() ? "" : " <span class=\"muted\">" + esc(cut(m.label, 40)) + "</span>") << "</th><td>" << esc(m.stream)
           << "</td><td>" << ns(x.measured) << "</td><td>" << ns(x.simulated) << "</td><td>" << fmt(x.ratio, 3) << "</td></tr>\n";
     }
     o << "</tbody></table></div>\n";

@@ -416,7 +416,7 @@ std::string section_stages(const Page& p) {
                 c << "<line class=\"row-sep\" x1=\"4\" y1=\"" << px(ry) << "\" x2=\"" << px(right) << "\" y2=\"" << px(ry) << "\"/>";
             if (first)
                 c << "<text x=\"4\" y=\"" << px(ry + rh / 2 + 4) << "\" font-weight=\"600\">" << esc(cut(k.name, 18))
-                  << "<title>" << esc(k.name) << "</title></text>";
+                  << "<title>" << esc(k.name) << (k.label ? " [" + esc(*k.label) + "]" : "") << "</title></text>";
             c << "<rect x=\"" << px(left - 122) << "\" y=\"" << px(ry + rh / 2 - 4) << "\" width=\"8\" height=\"8\" fill=\""
               << kVariantColours[entries[i].variant % 8] << "\"/><text x=\"" << px(left - 110) << "\" y=\""
               << px(ry + rh / 2 + 4) << "\">" << esc(cut(variant(entries[i]), 18)) << "</text>";

@@ -506,6 +506,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         if (l.first_done && l.rung) j.milestones.host_saw_completion_ns = ns_of(l.seen_complete);
         if (instanced) j.instances = instances_summary(l, spec.interval_ns, inst, true);
         if (spec.measured) j.measured = *spec.measured;
+        if (!spec.label.empty()) j.label = spec.label;
         if (l.call_start) j.call_start_ns = ns_of(*l.call_start);
         if (l.call_end) j.call_end_ns = ns_of(*l.call_end);
         rec.add_launch_stages(l.name, trace_stages, uint32_t(i));

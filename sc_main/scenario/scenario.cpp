@@ -747,6 +747,7 @@ const Schema<KernelSpec>& kernel_schema() {
     static const std::vector<std::string> fences = {"none", "agent", "system"};
     static const Schema<KernelSpec> s{launch_fields<KernelSpec>({
         K::text("name", &KernelSpec::name, true),
+        K::text("label", &KernelSpec::label),
         K::text("queue", &KernelSpec::queue),
         K::real("submit_ns", &KernelSpec::submit_ns, 0, kInf),
         K::dims("grid", &KernelSpec::grid, 1, 0xffffffffull),

@@ -57,9 +57,11 @@ std::string short_name(const std::string& full) {
     return out.empty() ? "kernel" : out;
 }
 
-// "Memcpy HtoD (Pageable -> Device)" -> "memcpy_HtoD"; "Memset (Device)" -> "memset".
+// "Memcpy HtoD (Pageable -> Device)" -> "memcpy_HtoD"; "Memset (Device)" -> "memset"; a CUDA
+// graph traced whole -> "graph".
 std::string copy_name(const TraceGpuOp& op) {
     if (op.kind == Kind::fill) return "memset";
+    if (op.kind == Kind::graph) return "graph";
     for (const char* dir : {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP"})
         if (op.name.find(dir) != std::string::npos) return std::string("memcpy_") + dir;
     return "memcpy";
@@ -130,6 +132,7 @@ public:
 
 private:
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
+        if (op.table) throw TraceError(t_.file, op.table, op.offset, why);
         throw TraceError(t_.file, t_.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
                          op.offset, why);
     }
@@ -158,10 +161,10 @@ private:
 };
 
 Node Importer::header(TraceImportSummary& sum) {
-    // The device: the one asked for, else the first with kernels.
+    // The device: the one asked for, else the first with kernels (or graphs traced whole).
     bool found = false;
     for (const TraceGpuOp& op : t_.ops)
-        if (op.kind == Kind::kernel && (!o_.device || op.device == *o_.device)) {
+        if ((op.kind == Kind::kernel || op.kind == Kind::graph) && (!o_.device || op.device == *o_.device)) {
             device_ = op.device;
             found = true;
             break;
@@ -194,7 +197,7 @@ Node Importer::header(TraceImportSummary& sum) {
     std::string name = o_.name;
     if (name.empty()) {
         name = t_.file.substr(t_.file.find_last_of('/') + 1);
-        for (const char* ext : {".gz", ".json", ".csv"})
+        for (const char* ext : {".gz", ".json", ".csv", ".sqlite"})
             if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
                 name.resize(name.size() - std::strlen(ext));
     }
@@ -551,6 +554,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         const TraceGpuOp& op = *r.op;
         Node n = flow_map();
         n.set("name", Node::scalar(r.name));
+        if (op.kind == Kind::kernel && !op.label.empty()) n.set("label", Node::scalar(op.label));
         n.set("queue", Node::scalar(r.queue));
         n.set("submit_ns", Node::scalar(r.launch - t0_));
         const int64_t duration = op.end_ns - op.start_ns;
@@ -592,7 +596,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         if (r.unmatched) m.set("unmatched_waits", Node::scalar(r.unmatched));
         n.set("measured", m);
         (op.kind == Kind::kernel ? kernels : copies).push_back(std::move(n));
-        (op.kind == Kind::kernel ? sum.kernels : sum.copies)++;
+        (op.kind == Kind::kernel ? sum.kernels : op.kind == Kind::graph ? sum.graphs : sum.copies)++;
         sum.shapes_defaulted += op.kind == Kind::kernel && op.shape_defaulted;
     }
     if (copies.size()) doc.set("copies", std::move(copies));

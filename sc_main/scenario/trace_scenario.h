@@ -84,6 +84,7 @@ struct TraceImportSummary {
     // platform or platform.*): imported on the default platform.
     bool default_platform = false;
     uint64_t kernels = 0, copies = 0, calls = 0, streams = 0, host_threads = 0;
+    uint64_t graphs = 0;  // CUDA graphs traced whole: each replayed as one opaque piece of work (a copy)
     uint64_t skipped_unfit = 0;     // with skip_unfit
     uint64_t shapes_defaulted = 0;  // kernels without grid or block in the trace
     uint64_t other_devices = 0;     // kernels and copies of other GPUs, not replayed

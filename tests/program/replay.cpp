@@ -1,6 +1,7 @@
 // Profiler traces as users replay them: `gpuvp import`, `gpuvp run TRACE`, `gpuvp calibrate`,
 // on the bundled real traces (examples/traces/). These start the real `gpuvp` program.
 #include <catch2/catch.hpp>
+#include "sc_main/replay/database.h"
 #include "tests/files.h"
 #include <nlohmann/json.hpp>
 
@@ -196,4 +197,36 @@ TEST_CASE("replay: a trace that does not name its GPU: a warning naming the fix,
     const Result both = gpuvp_cli("validate " + file + " --preset a100 --platform " + dir + "/p.yaml");
     CHECK(both.exit_code == 2);
     CHECK_THAT(both.output, Contains("excludes"));
+}
+
+TEST_CASE("replay: an Nsight Systems SQLite export imports and runs, its NVTX ranges the kernels' labels, and a report is "
+          "refused with the command that exports it",
+          "[replay][cli][nsys]") {
+    const std::string dir = temp_dir();
+    const std::string nsys = std::string(GPUVP_SOURCE_DIR) + "/tests/data/nsys/";
+    const std::string db = dir + "/two-streams.sqlite";
+    std::ofstream(db, std::ios::binary) << gpuvp::Database::from_sql(slurp(nsys + "schema.sql") + slurp(nsys + "two-streams.sql"), db)
+                                               .image();
+    const Result imported = gpuvp_cli("import " + db + " --no-solve -o " + dir + "/s.yaml");
+    INFO(imported.output);
+    REQUIRE(imported.exit_code == 0);
+    CHECK_THAT(imported.output, Contains("2 kernels and 2 copies and 1 CUDA graph traced whole (each replayed as one piece of work) "
+                                         "on 2 streams of device 0 (NVIDIA A100-SXM4-80GB)"));
+    CHECK_THAT(slurp(dir + "/s.yaml"), Contains("label: forward"));
+    const Result run = gpuvp_cli("run " + db + " --no-solve --no-trace --out " + dir + "/r");
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const nlohmann::json r = nlohmann::json::parse(slurp(dir + "/r/results.json"));
+    CHECK(r["platform"]["preset"] == "a100");
+    CHECK(r["replay"]["kernels"] == 2);
+    REQUIRE(r["kernels"].size() == 2);
+    CHECK(r["kernels"][0]["label"] == "forward");
+    CHECK(r["kernels"][1]["label"] == "relu");
+    CHECK(r["kernels"][1]["measured"]["start_ns"] == 20600 - 1000);  // from the first launch call's start
+    CHECK_THAT(slurp(dir + "/r/report.html"), Contains("[relu]"));
+    std::ofstream(dir + "/two-streams.nsys-rep") << "NSYS";
+    const Result rep = gpuvp_cli("run " + dir + "/two-streams.nsys-rep");
+    CHECK(rep.exit_code == 2);
+    CHECK_THAT(rep.output, Contains("an Nsight Systems report: gpuvp reads its SQLite export; write it with `nsys export --type "
+                                    "sqlite --output " + dir + "/two-streams.sqlite " + dir + "/two-streams.nsys-rep`"));
 }

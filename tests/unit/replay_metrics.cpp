@@ -17,12 +17,12 @@ namespace {
 
 KernelTimes kernel(const std::string& name, const std::string& stream, double launch, double launch_end, double start,
                    double end) {
-    return {name, stream, launch, launch_end, start, end, std::nullopt};
+    return {name, stream, launch, launch_end, start, end, std::nullopt, {}};
 }
 
 // A kernel that never ran.
 KernelTimes unrun(const std::string& name, const std::string& stream, double launch) {
-    return {name, stream, launch, launch, std::nullopt, std::nullopt, std::nullopt};
+    return {name, stream, launch, launch, std::nullopt, std::nullopt, std::nullopt, {}};
 }
 
 }  // namespace

@@ -1,0 +1,4 @@
+-- A CUDA graph traced whole and its launch call: no kernel rows.
+INSERT INTO StringIds VALUES (1, 'cudaGraphLaunch_v10000');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 50, 0, 16777217, 3, 1, 0, NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (60, 5060, 0, 1, 7, 3, 16777216, 1, 2);

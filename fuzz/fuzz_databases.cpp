@@ -1,0 +1,71 @@
+// Fuzz target `databases`: the input is SQL run on a fresh database that holds the tables of an
+// Nsight Systems export (tests/data/nsys/schema.sql, empty), then read by the nsys reader as a
+// file's bytes would be (read_nsys): rows of every type and value, NULLs, dropped tables and
+// columns, views in their place. The bytes of a database file themselves go through the
+// `traces` target (parse_database).
+//
+// Defined outcomes: a ProfilerTrace (checked as trace_checks.h says, then imported with
+// --skip-unfit: a Scenario, a TraceError or a ScenarioError) or a TraceError (the script fails,
+// or the reader refuses what it made). A bug: any other exception, a crash, a sanitizer report,
+// a hang. --expect-clean (replay only): every input must read as a trace; the seeds are checked
+// this way.
+#include "fuzz/trace_checks.h"
+#include "sc_main/replay/database.h"
+#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/scenario/trace_scenario.h"
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+bool expect_clean = false;
+
+const std::string& schema() {
+    static const std::string text = [] {
+        std::ifstream in(GPUVP_SOURCE_DIR "/tests/data/nsys/schema.sql");
+        std::stringstream s;
+        s << in.rdbuf();
+        if (s.str().empty()) gpuvp::fuzz::bug("fuzz_databases", "cannot read tests/data/nsys/schema.sql");
+        return s.str();
+    }();
+    return text;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+    for (int i = 1; i < *argc; ++i)
+        if (std::strcmp((*argv)[i], "--expect-clean") == 0) expect_clean = true;
+    schema();
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string sql(reinterpret_cast<const char*>(data), size);
+    std::string error;
+    bool read = false;
+    try {
+        const gpuvp::Database db = gpuvp::Database::from_sql(schema() + "\n" + sql, "fuzz.sqlite");
+        const gpuvp::ProfilerTrace t = gpuvp::read_nsys(db);
+        gpuvp::fuzz::check_trace("fuzz_databases", t, nullptr);
+        read = true;
+        gpuvp::TraceImportOptions options;
+        options.skip_unfit = true;
+        try {
+            gpuvp::load_trace_scenario(t, options, {});
+        } catch (const gpuvp::ScenarioError&) {  // a value the loader refuses: a defined outcome
+        } catch (const gpuvp::TraceError&) {      // nothing on the device the import can replay
+        }
+    } catch (const gpuvp::TraceError& e) {
+        error = e.what();
+    } catch (const std::exception& e) {
+        gpuvp::fuzz::bug("fuzz_databases", std::string("unexpected exception: ") + e.what());
+    }
+    if (expect_clean && !read) gpuvp::fuzz::bug("fuzz_databases", "a seed does not read as a trace: " + error);
+    return 0;
+}
