@@ -50,6 +50,8 @@ def check(f):
         if (first == "yaml-cpp" or target == "sc_main/scenario/yaml.h") and parts[:2] != ("sc_main", "scenario") \
                 and parts[0] not in ("tests", "fuzz"):
             breaches.append(f"{where}: only the scenario loader (sc_main/scenario/) reads YAML")
+        if target == "sqlite3.h" and rel.as_posix() != "sc_main/replay/database.cpp":
+            breaches.append(f"{where}: only sc_main/replay/database.cpp uses SQLite (the others: database.h)")
 
 
 for top in ("models", "firmware", "platform", "sc_main", "bench", "fuzz", "tests", "examples", "docs"):
