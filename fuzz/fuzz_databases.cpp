@@ -1,8 +1,9 @@
-// Fuzz target `databases`: the input is SQL run on a fresh database that holds the tables of an
-// Nsight Systems export (tests/data/nsys/schema.sql, empty), then read by the nsys reader as a
-// file's bytes would be (read_nsys): rows of every type and value, NULLs, dropped tables and
-// columns, views in their place. The bytes of a database file themselves go through the
-// `traces` target (parse_database).
+// Fuzz target `databases`: the input is SQL run on a fresh database that holds the empty tables
+// of an Nsight Systems export (tests/data/nsys/schema.sql), or of a rocpd database
+// (tests/data/rocpd/schema.sql) when the input starts with "-- rocpd", then read by that
+// format's reader as a file's bytes would be (read_nsys, read_rocpd): rows of every type and
+// value, NULLs, dropped tables and columns, views in their place. The bytes of a database file
+// themselves go through the `traces` target (parse_database).
 //
 // Defined outcomes: a ProfilerTrace (checked as trace_checks.h says, then imported with
 // --skip-unfit: a Scenario, a TraceError or a ScenarioError) or a TraceError (the script fails,
@@ -25,14 +26,21 @@ namespace {
 
 bool expect_clean = false;
 
-const std::string& schema() {
-    static const std::string text = [] {
-        std::ifstream in(GPUVP_SOURCE_DIR "/tests/data/nsys/schema.sql");
-        std::stringstream s;
-        s << in.rdbuf();
-        if (s.str().empty()) gpuvp::fuzz::bug("fuzz_databases", "cannot read tests/data/nsys/schema.sql");
-        return s.str();
-    }();
+std::string read_schema(const char* name) {
+    std::ifstream in(std::string(GPUVP_SOURCE_DIR "/tests/data/") + name);
+    std::stringstream s;
+    s << in.rdbuf();
+    if (s.str().empty()) gpuvp::fuzz::bug("fuzz_databases", std::string("cannot read tests/data/") + name);
+    return s.str();
+}
+
+const std::string& nsys_schema() {
+    static const std::string text = read_schema("nsys/schema.sql");
+    return text;
+}
+
+const std::string& rocpd_schema() {
+    static const std::string text = read_schema("rocpd/schema.sql");
     return text;
 }
 
@@ -41,7 +49,8 @@ const std::string& schema() {
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     for (int i = 1; i < *argc; ++i)
         if (std::strcmp((*argv)[i], "--expect-clean") == 0) expect_clean = true;
-    schema();
+    nsys_schema();
+    rocpd_schema();
     return 0;
 }
 
@@ -50,8 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string error;
     bool read = false;
     try {
-        const gpuvp::Database db = gpuvp::Database::from_sql(schema() + "\n" + sql, "fuzz.sqlite");
-        const gpuvp::ProfilerTrace t = gpuvp::read_nsys(db);
+        const bool rocpd = sql.rfind("-- rocpd", 0) == 0;
+        const gpuvp::Database db = gpuvp::Database::from_sql((rocpd ? rocpd_schema() : nsys_schema()) + "\n" + sql, "fuzz.sqlite");
+        const gpuvp::ProfilerTrace t = rocpd ? gpuvp::read_rocpd(db) : gpuvp::read_nsys(db);
         gpuvp::fuzz::check_trace("fuzz_databases", t, nullptr);
         read = true;
         gpuvp::TraceImportOptions options;

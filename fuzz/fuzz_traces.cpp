@@ -76,9 +76,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             }
         };
         if (format == gpuvp::TraceFormat::sqlite) try_read([&] { return gpuvp::parse_database(text, "fuzz.sqlite"); });
-        if (format != gpuvp::TraceFormat::rocprofv3 && format != gpuvp::TraceFormat::sqlite)
+        if (format == gpuvp::TraceFormat::rocprofv3_json)
+            try_read([&] { return gpuvp::parse_rocprofv3_json(text, "fuzz_results.json"); });
+        if (format == gpuvp::TraceFormat::kineto || format == gpuvp::TraceFormat::none)
             try_read([&] { return gpuvp::parse_kineto(text, "fuzz.json"); });
-        if (format != gpuvp::TraceFormat::kineto && format != gpuvp::TraceFormat::sqlite) {
+        if (format == gpuvp::TraceFormat::rocprofv3 || format == gpuvp::TraceFormat::none) {
             const size_t split = text.find('\f');
             const std::string kernels = text.substr(0, split);
             const std::string api = split == std::string::npos ? std::string() : text.substr(split + 1);

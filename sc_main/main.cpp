@@ -138,7 +138,8 @@ CLI::Option* add_jobs(CLI::App& cmd, unsigned& jobs, const std::string& what) {
 CLI::Option* add_scenario(CLI::App& cmd, std::string& file, std::shared_ptr<std::string> root = nullptr) {
     return cmd.add_option("SCENARIO", file,
                           "the scenario file (YAML, docs/scenario.md), or a profiler trace to replay\n"
-                          "(Kineto JSON, rocprofv3 CSV, nsys SQLite export, .gz read directly; docs/replay.md)")
+                          "(Kineto JSON; rocprofv3 CSV, JSON or rocpd database; nsys SQLite export; .gz read\n"
+                          "directly; docs/replay.md)")
         ->required()
         ->type_name("FILE")
         ->check(existing(false, root));
@@ -322,6 +323,7 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
 gpuvp::ProfilerTrace parse_trace(const std::string& text, gpuvp::TraceFormat format, const std::string& file) {
     switch (format) {
     case gpuvp::TraceFormat::kineto: return gpuvp::parse_kineto(text, file);
+    case gpuvp::TraceFormat::rocprofv3_json: return gpuvp::parse_rocprofv3_json(text, file);
     case gpuvp::TraceFormat::sqlite: return gpuvp::parse_database(text, file);
     default: return gpuvp::read_profiler_trace(file);
     }
@@ -342,8 +344,8 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
     return options;
 }
 
-// A trace when the file's content is one (Kineto JSON, rocprofv3 CSV, an nsys SQLite export;
-// .gz read directly), else a scenario. Throws ScenarioError or TraceError.
+// A trace when the file's content is one (Kineto JSON; rocprofv3 CSV, JSON or rocpd; an nsys
+// SQLite export; .gz read directly), else a scenario. Throws ScenarioError or TraceError.
 gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const GpuArgs& gpu,
                            const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr) {
     const std::optional<gpuvp::PlatformSource> platform = gpu.source();
@@ -698,9 +700,9 @@ int import_main(const ImportArgs& a) {
 Action setup_import(CLI::App& cmd) {
     auto a = std::make_shared<ImportArgs>();
     cmd.add_option("TRACE", a->file,
-                   "a profiler trace: PyTorch profiler / Kineto JSON (CUDA or ROCm), rocprofv3\n"
-                   "kernel_trace.csv or Nsight Systems' SQLite export (nsys export --type sqlite);\n"
-                   ".gz read directly (docs/replay.md)")
+                   "a profiler trace: PyTorch profiler / Kineto JSON (CUDA or ROCm); rocprofv3's\n"
+                   "kernel_trace.csv, results.json or rocpd database; Nsight Systems' SQLite export\n"
+                   "(nsys export --type sqlite); .gz read directly (docs/replay.md)")
         ->required()
         ->type_name("FILE")
         ->check(existing(false));
@@ -1050,7 +1052,7 @@ const Command kCommands[] = {
             "report with --out", setup_run},
     {"validate", "check a scenario file (or a profiler trace) without running it, and count its kernels, draws and queues",
      setup_validate},
-    {"import", "turn a profiler trace (Kineto JSON, rocprofv3 CSV, nsys SQLite) into a scenario file", setup_import},
+    {"import", "turn a profiler trace (Kineto, rocprofv3, rocpd, nsys SQLite) into a scenario file", setup_import},
     {"calibrate", "fit the front end's latencies to what profiler traces measured; a platform file", setup_calibrate},
     {"sweep", "run a scenario at every point of a grid of --set values; a table and a CSV", setup_sweep},
     {"regress", "run every scenario under some paths: a summary table, JUnit XML and CSV", setup_regress},

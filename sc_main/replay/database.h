@@ -114,7 +114,9 @@ private:
     uint64_t row_ = 0;
 };
 
-// The readers of databases (parse_database picks one by the tables): Nsight Systems' export.
+// The readers of databases (parse_database picks one by the tables): Nsight Systems' export,
+// rocprofv3's rocpd database.
 ProfilerTrace read_nsys(const Database& db);
+ProfilerTrace read_rocpd(const Database& db);
 
 }  // namespace gpuvp

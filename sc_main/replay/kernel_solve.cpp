@@ -179,7 +179,7 @@ std::vector<uint64_t> refine_overlapped_bodies(const Scenario& replay, RefineSta
     for (size_t i = 0; i < ks.size(); ++i)
         if (const auto& m = ks[i].measured) {
             measured.push_back({ks[i].name, ks[i].queue, double(m->launch_ns), double(m->launch_end_ns),
-                                double(m->start_ns), double(m->end_ns), std::nullopt});
+                                double(m->start_ns), double(m->end_ns), std::nullopt, ks[i].label});
             index.push_back(i);
         }
     const std::vector<bool> over = overlapped_kernels(measured);

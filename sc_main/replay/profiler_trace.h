@@ -51,8 +51,8 @@ struct TraceGpuOp {
     uint32_t shared_bytes = 0;     // static + dynamic shared memory (LDS) per block
     uint64_t bytes = 0;            // copies and fills: bytes moved
     std::string label;             // the innermost NVTX range around its launch, where the trace has one
-    // Where it is in the file: its '{' in the (gunzipped) JSON; a CSV's line; a database's row
-    // (its rowid) of `table`.
+    // Where it is in the file: its '{' in the (gunzipped) Kineto JSON; a CSV's line; a
+    // database's row (its rowid) of `table`; rocprofv3's JSON: its index in the array `table`.
     uint64_t offset = 0;
     const char* table = nullptr;
 };
@@ -102,7 +102,7 @@ struct TraceSync {
 };
 
 struct ProfilerTrace {
-    enum class Format : uint8_t { kineto, rocprofv3, nsys };
+    enum class Format : uint8_t { kineto, rocprofv3, nsys, rocpd, rocprofv3_json };
     Format format = Format::kineto;
     std::string file;
     std::vector<TraceDevice> devices;
@@ -147,13 +147,16 @@ std::string read_trace_text(const std::string& path);
 std::string gunzip_if_gzip(std::string bytes, const std::string& file);
 
 // Whether the text is a profiler trace: Kineto JSON (an object with a `traceEvents` array), a
-// rocprofv3 CSV (its kernel_trace header) or an SQLite database (Nsight Systems' export).
+// rocprofv3 CSV (its kernel_trace header), rocprofv3's JSON (an object with
+// `rocprofiler-sdk-tool`) or an SQLite database (Nsight Systems' export,
+// rocprofv3's rocpd).
 // Anything else is read as a scenario.
-enum class TraceFormat : uint8_t { none, kineto, rocprofv3, sqlite };
+enum class TraceFormat : uint8_t { none, kineto, rocprofv3, rocprofv3_json, sqlite };
 TraceFormat trace_format(const std::string& text);
 // What a file that is none of them is told.
 inline constexpr const char* kNotATrace =
-    "not a profiler trace (a Kineto JSON with traceEvents, a rocprofv3 kernel_trace.csv, or an Nsight Systems SQLite export)";
+    "not a profiler trace (a Kineto JSON with traceEvents, rocprofv3's kernel_trace.csv, results.json or rocpd database, "
+    "or an Nsight Systems SQLite export)";
 
 // The readers. Throw TraceError on bad input (truncated or invalid JSON or CSV, a kernel event
 // without the fields a kernel needs, no kernels at all).
@@ -162,8 +165,11 @@ ProfilerTrace parse_kineto(const std::string& text, const std::string& file);
 // none; the host's calls are then the kernels' own launches, one per kernel, 0 ns long).
 ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& file,
                               const std::string& hip_api_csv = {}, const std::string& hip_api_file = {});
-// An SQLite database's bytes (`nsys export --type sqlite`): the tables it has name the
-// reader. TraceError if it is not a database, is corrupt, or has no profiler's tables.
+// rocprofv3's JSON output (PREFIX_results.json): kernel dispatches, memory copies, HIP API calls,
+// agents. TraceError: the JSON's byte where it does not parse, else the path of the value.
+ProfilerTrace parse_rocprofv3_json(const std::string& text, const std::string& file);
+// An SQLite database's bytes (`nsys export --type sqlite`, rocprofv3's rocpd): the tables it
+// has name the reader. TraceError if it is not a database, is corrupt, or has no profiler's tables.
 ProfilerTrace parse_database(std::string bytes, const std::string& file);
 // read_trace_text, then the reader its format names; for a rocprofv3 kernel_trace.csv, the
 // hip_api_trace.csv beside it (same folder, same prefix) is read too when it is there.
@@ -185,6 +191,9 @@ void sort_by_start(ProfilerTrace& trace);
 // A call without a stream takes that of the work it launched (by correlation), else that of
 // its sync record (formats whose calls carry no stream).
 void streams_from_work(ProfilerTrace& trace);
+// A trace without its host API calls: each op's launch is a call at its start, 0 ns long, named
+// "kernel launch", on the thread that dispatched it (threads[i]: ops[i]'s).
+void launches_at_start(ProfilerTrace& trace, const std::vector<int64_t>& threads);
 }  // namespace detail
 
 }  // namespace gpuvp

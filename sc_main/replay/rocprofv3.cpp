@@ -9,7 +9,6 @@
 #include <charconv>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 namespace gpuvp {
 
@@ -233,27 +232,9 @@ ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& 
     if (!hip_api_csv.empty()) {
         read_calls(hip_api_csv, hip_api_file.empty() ? file : hip_api_file, trace);
     } else {
-        // Without the HIP API trace each kernel's launch is a call at its start, 0 ns long, on
-        // the thread that dispatched it.
-        for (size_t i = 0; i < trace.ops.size(); ++i) {
-            const TraceGpuOp& op = trace.ops[i];
-            TraceHostCall c;
-            c.kind = TraceHostCall::Kind::launch;
-            c.name = "kernel launch";
-            c.thread = threads[i];
-            c.start_ns = c.end_ns = op.start_ns;
-            c.correlation = op.correlation;
-            c.offset = op.offset;
-            trace.calls.push_back(std::move(c));
-        }
+        detail::launches_at_start(trace, threads);
     }
-    // A call's stream is the one of the kernel it launched (the CSVs give calls none).
-    std::unordered_map<int64_t, int64_t> stream_of;
-    for (const TraceGpuOp& op : trace.ops) stream_of.emplace(op.correlation, op.stream);
-    for (TraceHostCall& c : trace.calls) {
-        const auto s = stream_of.find(c.correlation);
-        if (s != stream_of.end()) c.stream = s->second;
-    }
+    detail::streams_from_work(trace);  // the CSVs give calls no stream
     detail::sort_by_start(trace);
     return trace;
 }

@@ -87,7 +87,11 @@ TraceFormat trace_format(const std::string& text) {
     const size_t first = s.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) return TraceFormat::none;
     s.remove_prefix(first);
-    if (s[0] == '{') return s.find("\"traceEvents\"") != std::string_view::npos ? TraceFormat::kineto : TraceFormat::none;
+    if (s[0] == '{') {
+        if (s.find("\"traceEvents\"") != std::string_view::npos) return TraceFormat::kineto;
+        if (s.find("\"rocprofiler-sdk-tool\"") != std::string_view::npos) return TraceFormat::rocprofv3_json;
+        return TraceFormat::none;
+    }
     const std::string_view header = s.substr(0, s.find('\n'));
     if (header.find("Kernel_Name") != std::string_view::npos && header.find("Start_Timestamp") != std::string_view::npos)
         return TraceFormat::rocprofv3;
@@ -203,11 +207,29 @@ void streams_from_work(ProfilerTrace& t) {
         }
 }
 
+void launches_at_start(ProfilerTrace& t, const std::vector<int64_t>& threads) {
+    for (size_t i = 0; i < t.ops.size(); ++i) {
+        const TraceGpuOp& op = t.ops[i];
+        TraceHostCall c;
+        c.kind = TraceHostCall::Kind::launch;
+        c.name = "kernel launch";
+        c.thread = threads[i];
+        c.start_ns = c.end_ns = op.start_ns;
+        c.correlation = op.correlation;
+        c.offset = op.offset;
+        t.calls.push_back(std::move(c));
+    }
+}
+
 }  // namespace detail
 
 ProfilerTrace parse_database(std::string bytes, const std::string& file) {
     const Database db = Database::from_bytes(std::move(bytes), file);
-    return read_nsys(db);
+    if (db.has("CUPTI_ACTIVITY_KIND_KERNEL")) return read_nsys(db);
+    if (db.has("rocpd_kernel_dispatch")) return read_rocpd(db);
+    throw TraceError(file, TraceError::Where::none, 0,
+                     "an SQLite database with neither Nsight Systems' CUPTI_ACTIVITY_KIND_KERNEL nor rocpd's "
+                     "rocpd_kernel_dispatch: not a profiler's database gpuvp reads");
 }
 
 ProfilerTrace read_profiler_trace(const std::string& path) {
@@ -230,6 +252,7 @@ ProfilerTrace read_profiler_trace(const std::string& path) {
         }
         return parse_rocprofv3(text, path, api, api_path);
     }
+    case TraceFormat::rocprofv3_json: return parse_rocprofv3_json(text, path);
     case TraceFormat::sqlite: return parse_database(text, path);
     case TraceFormat::none: break;
     }

@@ -132,6 +132,8 @@ public:
 
 private:
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
+        if (op.table && t_.format == ProfilerTrace::Format::rocprofv3_json)
+            throw TraceError(t_.file, TraceError::Where::none, 0, std::string(op.table) + "[" + std::to_string(op.offset) + "]: " + why);
         if (op.table) throw TraceError(t_.file, op.table, op.offset, why);
         throw TraceError(t_.file, t_.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
                          op.offset, why);
@@ -197,7 +199,7 @@ Node Importer::header(TraceImportSummary& sum) {
     std::string name = o_.name;
     if (name.empty()) {
         name = t_.file.substr(t_.file.find_last_of('/') + 1);
-        for (const char* ext : {".gz", ".json", ".csv", ".sqlite"})
+        for (const char* ext : {".gz", ".json", ".csv", ".sqlite", ".db"})
             if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
                 name.resize(name.size() - std::strlen(ext));
     }
