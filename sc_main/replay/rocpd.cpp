@@ -5,6 +5,7 @@
 // and the GPUs. docs/trace-import.md lists what is read.
 #include "sc_main/replay/database.h"
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/replay/rocprofiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,17 +23,6 @@ constexpr const char* kEvents = "rocpd_event";
 constexpr const char* kStrings = "rocpd_string";
 constexpr const char* kCopies = "rocpd_memory_copy";
 constexpr const char* kAgents = "rocpd_info_agent";
-
-// A memory copy's operation name (rocprofiler's MEMORY_COPY_*) as a copy's name says it.
-std::string copy_name(const std::string& operation) {
-    static const std::pair<const char*, const char*> kDirections[] = {
-        {"HOST_TO_DEVICE", "Memcpy HtoD"}, {"DEVICE_TO_HOST", "Memcpy DtoH"}, {"DEVICE_TO_DEVICE", "Memcpy DtoD"},
-        {"HOST_TO_HOST", "Memcpy HtoH"},   {"PEER", "Memcpy PtoP"},
-    };
-    for (const auto& [suffix, name] : kDirections)
-        if (operation.find(suffix) != std::string::npos) return name;
-    return "Memcpy";
-}
 
 class Reader {
 public:
@@ -124,22 +114,7 @@ private:
             d.amd = true;
             d.name = name ? t.text(*name) : "";
             if (d.name.empty() && model) d.name = t.text(*model);
-            if (extdata) {
-                const nlohmann::json x = nlohmann::json::parse(t.text(*extdata), nullptr, false);
-                auto count = [&](const char* key) -> std::optional<uint32_t> {
-                    if (!x.is_object() || !x.contains(key) || !x[key].is_number_unsigned()) return std::nullopt;
-                    const uint64_t v = x[key].get<uint64_t>();
-                    return v > 0 && v <= UINT32_MAX ? std::optional<uint32_t>(uint32_t(v)) : std::nullopt;
-                };
-                d.sms = count("cu_count");
-                d.warp_size = count("wave_front_size");
-                d.max_threads_per_block = count("workgroup_max_size");
-                if (const std::optional<uint32_t> lds = count("lds_size_in_kb"); lds && *lds <= UINT32_MAX / 1024)
-                    d.shared_per_sm = d.shared_per_block = *lds * 1024;
-                if (const std::optional<uint32_t> waves = count("max_waves_per_cu"); waves && d.warp_size &&
-                                                                                     uint64_t(*waves) * *d.warp_size <= UINT32_MAX)
-                    d.max_threads_per_sm = *waves * *d.warp_size;
-            }
+            if (extdata) rocprofiler::agent_properties(nlohmann::json::parse(t.text(*extdata), nullptr, false), d);
             trace.devices.push_back(std::move(d));
         }
     }
@@ -217,7 +192,7 @@ private:
             op.start_ns = t.integer(start);
             op.end_ns = t.integer(end);
             if (op.end_ns < op.start_ns) throw t.error("end is before start");
-            op.name = copy_name(string(t, name, "name_id"));
+            op.name = rocprofiler::copy_name(string(t, name, "name_id"));
             op.bytes = uint64_t(t.integer(size, 0));
             // The GPU that took part: the destination if it is one, else the source.
             const int64_t to = t.integer(dst), from = t.integer(src);

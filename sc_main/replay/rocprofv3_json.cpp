@@ -4,6 +4,7 @@
 // kernel_symbols, and the GPUs of agents. One nlohmann document; a value's place is said by its
 // path ("rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[3].start_timestamp").
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/replay/rocprofiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,35 @@
 #include <unordered_map>
 
 namespace gpuvp {
+
+namespace rocprofiler {
+
+void agent_properties(const nlohmann::json& a, TraceDevice& d) {
+    auto count = [&](const char* key) -> std::optional<uint32_t> {
+        if (!a.is_object() || !a.contains(key) || !a[key].is_number_unsigned()) return std::nullopt;
+        const uint64_t v = a[key].get<uint64_t>();
+        return v > 0 && v <= UINT32_MAX ? std::optional<uint32_t>(uint32_t(v)) : std::nullopt;
+    };
+    d.sms = count("cu_count");
+    d.warp_size = count("wave_front_size");
+    d.max_threads_per_block = count("workgroup_max_size");
+    if (const std::optional<uint32_t> lds = count("lds_size_in_kb"); lds && *lds <= UINT32_MAX / 1024)
+        d.shared_per_sm = d.shared_per_block = *lds * 1024;
+    if (const std::optional<uint32_t> waves = count("max_waves_per_cu"); waves && d.warp_size && uint64_t(*waves) * *d.warp_size <= UINT32_MAX)
+        d.max_threads_per_sm = *waves * *d.warp_size;
+}
+
+const char* copy_name(const std::string& operation) {
+    static const std::pair<const char*, const char*> kDirections[] = {
+        {"HOST_TO_DEVICE", "Memcpy HtoD"}, {"DEVICE_TO_HOST", "Memcpy DtoH"}, {"DEVICE_TO_DEVICE", "Memcpy DtoD"},
+        {"HOST_TO_HOST", "Memcpy HtoH"},   {"PEER", "Memcpy PtoP"},
+    };
+    for (const auto& [suffix, name] : kDirections)
+        if (operation.find(suffix) != std::string::npos) return name;
+    return "Memcpy";
+}
+
+}  // namespace rocprofiler
 
 namespace {
 
@@ -101,18 +131,7 @@ public:
                 d.amd = true;
                 for (const char* key : {"product_name", "name"})
                     if (d.name.empty() && a.has(key) && a[key].v.is_string()) d.name = a[key].text();
-                auto count = [&](const char* key) -> std::optional<uint32_t> {
-                    if (!a.has(key)) return std::nullopt;
-                    const int64_t v = a[key].integer(0, UINT32_MAX);
-                    return v ? std::optional<uint32_t>(uint32_t(v)) : std::nullopt;
-                };
-                d.sms = count("cu_count");
-                d.warp_size = count("wave_front_size");
-                d.max_threads_per_block = count("workgroup_max_size");
-                if (const std::optional<uint32_t> lds = count("lds_size_in_kb"); lds && *lds <= UINT32_MAX / 1024)
-                    d.shared_per_sm = d.shared_per_block = *lds * 1024;
-                if (const std::optional<uint32_t> w = count("max_waves_per_cu"); w && d.warp_size && uint64_t(*w) * *d.warp_size <= UINT32_MAX)
-                    d.max_threads_per_sm = *w * *d.warp_size;
+                rocprofiler::agent_properties(a.v, d);
                 trace.devices.push_back(std::move(d));
             }
         }
@@ -187,13 +206,7 @@ public:
                 op.kind = TraceGpuOp::Kind::copy;
                 times(r, op.start_ns, op.end_ns);
                 op.correlation = correlation(r);
-                const std::string what = operation(r);
-                static const std::pair<const char*, const char*> kDirections[] = {
-                    {"HOST_TO_DEVICE", "Memcpy HtoD"}, {"DEVICE_TO_HOST", "Memcpy DtoH"}, {"DEVICE_TO_DEVICE", "Memcpy DtoD"},
-                    {"HOST_TO_HOST", "Memcpy HtoH"},   {"PEER", "Memcpy PtoP"}};
-                op.name = "Memcpy";
-                for (const auto& [suffix, name] : kDirections)
-                    if (what.find(suffix) != std::string::npos) op.name = name;
+                op.name = rocprofiler::copy_name(operation(r));
                 // The GPU that took part: the destination if it is one, else the source.
                 const int64_t to = device(r["dst_agent_id"]), from = device(r["src_agent_id"]);
                 op.device = std::any_of(trace.devices.begin(), trace.devices.end(), [&](const TraceDevice& d) { return d.id == to; }) ? to : from;

@@ -1,0 +1,22 @@
+// What rocprofiler's outputs share, read alike by the JSON reader (rocprofv3_json.cpp) and the
+// rocpd reader (rocpd.cpp): an agent record's device properties and a memory copy's direction.
+#pragma once
+#include "sc_main/replay/profiler_trace.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace gpuvp::rocprofiler {
+
+// A GPU agent record (rocprofiler_agent_v0_t as rocprofiler writes it in JSON: the JSON output's
+// agents[], rocpd's extdata): cu_count, wave_front_size, lds_size_in_kb, max_waves_per_cu,
+// workgroup_max_size into `d`. A key missing, 0, or not a count of at most 2^32 - 1 leaves its
+// property unset.
+void agent_properties(const nlohmann::json& agent, TraceDevice& d);
+
+// A memory copy's operation name (MEMORY_COPY_HOST_TO_DEVICE, ...) as a copy's name says its
+// direction ("Memcpy HtoD"; the importer reads it).
+const char* copy_name(const std::string& operation);
+
+}  // namespace gpuvp::rocprofiler
