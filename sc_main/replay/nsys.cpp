@@ -108,10 +108,11 @@ private:
     }
 
     // CUPTI numbers correlations per process: with several processes, each one's are kept apart
-    // (its number, from 0 in the order met, above CUPTI's 32 bits).
+    // (its number, from 0 in the order met, above CUPTI's 32 bits). NULL: none (-1).
     int64_t correlation(const DbTable& t, int column, std::optional<int> pid_column) {
+        if (t.null(column)) return -1;
         const int64_t c = t.integer(column, 0, kCuptiInvalid);
-        if (!pid_column) return c;
+        if (!pid_column || t.null(*pid_column)) return c;
         const int64_t pid = t.integer(*pid_column) >> 24;  // globalPid and globalTid: the pid above bit 24
         const auto [it, fresh] = correlation_of_pid_.emplace(pid, int64_t(correlation_of_pid_.size()));
         return (it->second << 32) | c;
@@ -275,7 +276,7 @@ private:
             call.start_ns = t.integer(start);
             call.end_ns = t.integer(end);
             if (call.end_ns < call.start_ns) throw t.error("end is before start");
-            call.thread = t.integer(thread);
+            call.thread = t.integer_or(thread, 0);
             call.correlation = correlation(t, correlation_id, thread);
             call.offset = t.row();
             trace.calls.push_back(std::move(call));
@@ -402,7 +403,7 @@ private:
             else if (text_id && !t.null(*text_id))
                 r.text = string(t, *text_id, "textId");
             if (r.text.empty() || r.end < r.start) continue;
-            ranges[t.integer(thread)].push_back(std::move(r));
+            ranges[t.integer_or(thread, 0)].push_back(std::move(r));
         }
         if (ranges.empty()) return;
         // Each thread's launch calls in start order against its ranges in start order (the
