@@ -258,6 +258,8 @@ ProfilerTrace parse_rocprofv3_json(const std::string& text, const std::string& f
         doc = json::parse(text);
     } catch (const json::parse_error& e) {
         throw TraceError(file, TraceError::Where::byte, e.byte > 0 ? e.byte - 1 : 0, std::string("not JSON: ") + e.what());
+    } catch (const json::exception& e) {  // a number beyond a double's range (out_of_range.406)
+        throw TraceError(file, TraceError::Where::none, 0, std::string("not JSON gpuvp reads: ") + e.what());
     }
     if (!doc.is_object() || !doc.contains("rocprofiler-sdk-tool"))
         throw TraceError(file, TraceError::Where::none, 0, "no member rocprofiler-sdk-tool: not rocprofv3's JSON output");
