@@ -1,10 +1,9 @@
 // Fuzz target `databases`: the input is SQL run on a fresh database that holds the empty tables
 // of an Nsight Systems export (tests/data/nsys/schema.sql), or of a rocpd database
-// (tests/data/rocpd/schema.sql) when the input names a table of rocpd's ("rocpd_"), then read
-// by that
-// format's reader as a file's bytes would be (read_nsys, read_rocpd): rows of every type and
-// value, NULLs, dropped tables and columns, views in their place. The bytes of a database file
-// themselves go through the `traces` target (parse_database).
+// (tests/data/rocpd/schema.sql) when the input names a table of rocpd's ("rocpd_"); its file
+// image is then read as a file's bytes are (Database::image, from_bytes, then read_nsys or
+// read_rocpd): rows of every type and value, NULLs, dropped tables and columns, views in their
+// place. Byte mutations of a database file go through the `traces` target (parse_database).
 //
 // Defined outcomes: a ProfilerTrace (checked as trace_checks.h says, then imported with
 // --skip-unfit: a Scenario, a TraceError or a ScenarioError) or a TraceError (the script fails,
@@ -61,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool read = false;
     try {
         const bool rocpd = sql.find("rocpd_") != std::string::npos;
-        const gpuvp::Database db = gpuvp::Database::from_sql((rocpd ? rocpd_schema() : nsys_schema()) + "\n" + sql, "fuzz.sqlite");
+        const gpuvp::Database made = gpuvp::Database::from_sql((rocpd ? rocpd_schema() : nsys_schema()) + "\n" + sql, "fuzz.sqlite");
+        const gpuvp::Database db = gpuvp::Database::from_bytes(made.image(), "fuzz.sqlite");
         const gpuvp::ProfilerTrace t = rocpd ? gpuvp::read_rocpd(db) : gpuvp::read_nsys(db);
         gpuvp::fuzz::check_trace("fuzz_databases", t, nullptr);
         read = true;

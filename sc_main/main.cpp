@@ -318,17 +318,6 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
                  "inferring their dependencies from the timeline. Default: infer");
 }
 
-// The trace in `text` (read from `file`), by its format; rocprofv3's is read again from its
-// folder, for the hip_api_trace.csv beside it.
-gpuvp::ProfilerTrace parse_trace(const std::string& text, gpuvp::TraceFormat format, const std::string& file) {
-    switch (format) {
-    case gpuvp::TraceFormat::kineto: return gpuvp::parse_kineto(text, file);
-    case gpuvp::TraceFormat::rocprofv3_json: return gpuvp::parse_rocprofv3_json(text, file);
-    case gpuvp::TraceFormat::sqlite: return gpuvp::parse_database(text, file);
-    default: return gpuvp::read_profiler_trace(file);
-    }
-}
-
 gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
     gpuvp::TraceImportOptions options;
     if (t.device >= 0) options.device = t.device;
@@ -355,7 +344,7 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     if (format == gpuvp::TraceFormat::none) return gpuvp::parse_scenario(text, file, overrides, platform);
     gpuvp::TraceImportOptions options = import_options(t);
     options.platform = platform;
-    return gpuvp::load_trace_scenario(parse_trace(text, format, file), options, overrides, summary);
+    return gpuvp::load_trace_scenario(gpuvp::parse_profiler_trace(text, format, file), options, overrides, summary);
 }
 
 // "1 event wait or sync", "8 event waits and syncs": Stream Wait Event and Event Sync records.
@@ -685,7 +674,7 @@ int import_main(const ImportArgs& a) {
         options.platform = a.gpu.source();
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
-        yaml = gpuvp::trace_scenario_yaml(parse_trace(text, format, a.file), options, &summary);
+        yaml = gpuvp::trace_scenario_yaml(gpuvp::parse_profiler_trace(text, format, a.file), options, &summary);
     } catch (const gpuvp::TraceError& e) {
         return failed(e.what());
     } catch (const gpuvp::ScenarioError& e) {

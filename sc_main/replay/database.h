@@ -59,17 +59,22 @@ public:
 
     private:
         friend class Database;
-        Rows(const Database& db, sqlite3_stmt* s) : db_(&db), stmt_(s) {}
+        Rows(const Database& db, sqlite3_stmt* s, std::string what) : db_(&db), stmt_(s), what_(std::move(what)) {}
         const Database* db_;
         sqlite3_stmt* stmt_;
+        std::string what_;
     };
-    Rows query(const std::string& sql) const;
+    // `what` it reads, for its errors ("CUPTI_ACTIVITY_KIND_KERNEL", "its schema").
+    Rows query(const std::string& sql, const std::string& what) const;
 
 private:
-    Database(std::string file) : file_(std::move(file)) {}
+    struct Budget;  // the work a statement may do (database.cpp)
+    explicit Database(std::string file);
+    void open();
     TraceError error(const std::string& why) const;
     std::string file_;
     std::unique_ptr<std::string> image_;  // the bytes sqlite3_deserialize reads from
+    std::unique_ptr<Budget> budget_;      // the progress handler's, at a fixed address
     sqlite3* db_ = nullptr;
 };
 
@@ -102,7 +107,10 @@ public:
     uint32_t u32(int column, uint32_t min = 0) const {
         return uint32_t(integer(column, min, std::numeric_limits<uint32_t>::max()));
     }
+    // A start and an end time (ns) in [0, kMaxTraceTime], the end not before the start.
+    std::pair<int64_t, int64_t> interval(int start, int end) const;
     std::string text(int column) const;  // NULL: ""
+    const std::string& column_name(int column) const { return selected_[size_t(column - 1)]; }
     TraceError error(const std::string& why) const;
 
 private:

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace gpuvp {
@@ -90,7 +91,7 @@ public:
 private:
     const Database& db_;
     std::unordered_map<int64_t, std::string> strings_;  // StringIds
-    std::map<int64_t, int64_t> correlation_of_pid_;     // a process's correlation ids are its own
+    std::map<int64_t, int64_t> process_;                // a process's number, by its pid
     std::vector<int64_t> sync_ids_;                     // each sync record's eventSyncId (-1: none)
 
     void strings() {
@@ -100,22 +101,29 @@ private:
         while (t.next()) strings_[t.integer(id)] = t.text(value);
     }
 
-    const std::string& string(const DbTable& t, int column, const char* what) const {
+    const std::string& string(const DbTable& t, int column) const {
         const int64_t id = t.integer(column);
         const auto s = strings_.find(id);
-        if (s == strings_.end()) throw t.error(std::string(what) + ": string id " + std::to_string(id) + " is not in StringIds");
+        if (s == strings_.end())
+            throw t.error(t.column_name(column) + ": string id " + std::to_string(id) + " is not in StringIds");
         return s->second;
     }
 
-    // CUPTI numbers correlations per process: with several processes, each one's are kept apart
-    // (its number, from 0 in the order met, above CUPTI's 32 bits). NULL: none (-1).
-    int64_t correlation(const DbTable& t, int column, std::optional<int> pid_column) {
-        if (t.null(column)) return -1;
-        const int64_t c = t.integer(column, 0, kCuptiInvalid);
-        if (!pid_column || t.null(*pid_column)) return c;
+    // CUPTI numbers correlations, streams and events per process: with several processes, each
+    // one's are kept apart (the process's number, from 0 in the order met, above CUPTI's 32
+    // bits). -1 (none) stays; a NULL process is the first's.
+    int64_t per_process(const DbTable& t, int64_t id, std::optional<int> pid_column) {
+        if (id < 0 || !pid_column || t.null(*pid_column)) return id;
         const int64_t pid = t.integer(*pid_column) >> 24;  // globalPid and globalTid: the pid above bit 24
-        const auto [it, fresh] = correlation_of_pid_.emplace(pid, int64_t(correlation_of_pid_.size()));
-        return (it->second << 32) | c;
+        const auto [it, fresh] = process_.emplace(pid, int64_t(process_.size()));
+        return (it->second << 32) | id;
+    }
+    // A correlation, stream or event id of CUPTI's (32 bits; "not applicable" and NULL: -1),
+    // kept apart per process.
+    int64_t cupti_id(const DbTable& t, int column, std::optional<int> pid_column) {
+        if (t.null(column)) return -1;
+        const int64_t id = t.integer(column, -1, kCuptiInvalid);
+        return per_process(t, id == kCuptiInvalid ? -1 : id, pid_column);
     }
 
     void devices() {
@@ -190,12 +198,11 @@ private:
                 t.column({"correlationId"}), t.optional({"globalPid"})};
     }
     void fill_common(const DbTable& t, const Common& c, TraceGpuOp& op) {
-        op.start_ns = t.integer(c.start);
-        op.end_ns = t.integer(c.end);
-        if (op.end_ns < op.start_ns) throw t.error("end is before start");
+        std::tie(op.start_ns, op.end_ns) = t.interval(c.start, c.end);
         op.device = t.integer(c.device, 0);
-        op.stream = t.integer(c.stream, 0);
-        op.correlation = correlation(t, c.correlation, c.pid);
+        op.stream = cupti_id(t, c.stream, c.pid);
+        if (op.stream < 0) throw t.error(t.column_name(c.stream) + ": no stream");
+        op.correlation = cupti_id(t, c.correlation, c.pid);
         op.offset = t.row();
     }
 
@@ -217,7 +224,7 @@ private:
             op.kind = TraceGpuOp::Kind::kernel;
             op.table = kKernels;
             fill_common(t, c, op);
-            op.name = string(t, name, "kernel name");
+            op.name = string(t, name);
             for (size_t d = 0; d < 3; ++d) {
                 op.grid[d] = t.u32(grid[d], 1);
                 op.block[d] = t.u32(block[d], 1);
@@ -271,13 +278,11 @@ private:
         const int name = t.column({"nameId"});
         while (t.next()) {
             TraceHostCall call;
-            call.name = without_version(string(t, name, "nameId"));
+            call.name = without_version(string(t, name));
             call.kind = host_call_kind(call.name);
-            call.start_ns = t.integer(start);
-            call.end_ns = t.integer(end);
-            if (call.end_ns < call.start_ns) throw t.error("end is before start");
+            std::tie(call.start_ns, call.end_ns) = t.interval(start, end);
             call.thread = t.integer_or(thread, 0);
-            call.correlation = correlation(t, correlation_id, thread);
+            call.correlation = cupti_id(t, correlation_id, thread);
             call.offset = t.row();
             trace.calls.push_back(std::move(call));
         }
@@ -319,15 +324,12 @@ private:
             const auto kind = kinds.find(t.integer(type));
             if (kind == kinds.end()) continue;  // not one the replay knows
             s.kind = kind->second;
-            s.start_ns = t.integer(c.start);
-            s.end_ns = t.integer(c.end);
-            if (s.end_ns < s.start_ns) throw t.error("end is before start");
-            s.device = t.integer(c.device);
-            s.stream = t.integer(c.stream);
-            s.event = t.integer_or(event, -1);
-            for (int64_t* v : {&s.stream, &s.event, &s.device})
-                if (*v == kCuptiInvalid || *v < 0) *v = -1;
-            s.correlation = correlation(t, c.correlation, c.pid);
+            std::tie(s.start_ns, s.end_ns) = t.interval(c.start, c.end);
+            s.device = t.integer(c.device, -1, kCuptiInvalid);
+            if (s.device == kCuptiInvalid) s.device = -1;
+            s.stream = cupti_id(t, c.stream, c.pid);
+            s.event = event ? cupti_id(t, *event, c.pid) : -1;
+            s.correlation = cupti_id(t, c.correlation, c.pid);
             s.offset = t.row();
             sync_ids_.push_back(t.integer_or(event_sync, -1));
             trace.syncs.push_back(s);
@@ -347,9 +349,9 @@ private:
         std::unordered_map<int64_t, Record> by_sync_id;
         std::unordered_map<int64_t, std::vector<Record>> by_event;
         while (t.next()) {
-            const Record r{correlation(t, correlation_id, pid), t.integer(stream)};
+            const Record r{cupti_id(t, correlation_id, pid), cupti_id(t, stream, pid)};
             if (sync_id && !t.null(*sync_id)) by_sync_id.emplace(t.integer(*sync_id), r);
-            by_event[t.integer(event)].push_back(r);
+            by_event[cupti_id(t, event, pid)].push_back(r);
         }
         std::unordered_map<int64_t, int64_t> call_start;  // correlation -> its call's start
         for (const TraceHostCall& c : trace.calls)
@@ -377,7 +379,7 @@ private:
             }
             if (!found) continue;
             s.wait_on_event_record = found->correlation;
-            s.wait_on_stream = found->stream == kCuptiInvalid ? -1 : found->stream;
+            s.wait_on_stream = found->stream;
         }
     }
 
@@ -397,11 +399,11 @@ private:
             const int64_t kind = t.integer(type);
             if (kind != kNvtxPushPop && kind != kNvtxStartEnd) continue;
             if (t.null(end)) continue;  // a range never closed
-            Range r{t.integer(start), t.integer(end), {}};
+            Range r{t.integer(start, 0, kMaxTraceTime), t.integer(end, 0, kMaxTraceTime), {}};
             if (text && !t.null(*text))
                 r.text = t.text(*text);
             else if (text_id && !t.null(*text_id))
-                r.text = string(t, *text_id, "textId");
+                r.text = string(t, *text_id);
             if (r.text.empty() || r.end < r.start) continue;
             ranges[t.integer_or(thread, 0)].push_back(std::move(r));
         }

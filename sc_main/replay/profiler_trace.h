@@ -5,7 +5,8 @@
 // (trace_scenario.h). No SystemC here.
 //
 // Times are integer nanoseconds on the trace's own clock, read exactly from the file's
-// decimal text (never through a double).
+// decimal text (never through a double); the readers of the formats that give integers keep
+// them in [0, kMaxTraceTime] (146 years of ns), so that differences of two never overflow.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -16,6 +17,8 @@
 #include <vector>
 
 namespace gpuvp {
+
+constexpr int64_t kMaxTraceTime = int64_t(1) << 62;
 
 // The GPU a trace was recorded on, from Kineto's `deviceProperties` (its key names differ
 // between CUDA and ROCm traces); what the trace does not say is unset.
@@ -174,6 +177,8 @@ ProfilerTrace parse_database(std::string bytes, const std::string& file);
 // read_trace_text, then the reader its format names; for a rocprofv3 kernel_trace.csv, the
 // hip_api_trace.csv beside it (same folder, same prefix) is read too when it is there.
 ProfilerTrace read_profiler_trace(const std::string& path);
+// The same for a file already read: `text` is read_trace_text(path), `format` its trace_format.
+ProfilerTrace parse_profiler_trace(const std::string& text, TraceFormat format, const std::string& path);
 
 // A host call's kind by its function's name (CUDA runtime or driver, HIP; a version suffix as
 // in cuMemcpyHtoD_v2 or cuLaunchKernel_ptsz is allowed): the list of TraceHostCall::Kind.

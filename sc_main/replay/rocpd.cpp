@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 namespace gpuvp {
@@ -44,8 +45,7 @@ public:
         std::vector<int64_t> threads;  // each kernel's dispatching thread
         dispatches(threads);
         if (db_.has(kCopies)) copies(threads);
-        if (trace.ops.empty() ||
-            std::none_of(trace.ops.begin(), trace.ops.end(), [](const TraceGpuOp& o) { return o.kind == TraceGpuOp::Kind::kernel; }))
+        if (std::none_of(trace.ops.begin(), trace.ops.end(), [](const TraceGpuOp& o) { return o.kind == TraceGpuOp::Kind::kernel; }))
             throw TraceError(trace.file, TraceError::Where::none, 0, std::string("no kernels (") + kDispatches + " has no rows)");
         if (db_.has(kRegions)) calls();
         if (trace.calls.empty()) detail::launches_at_start(trace, threads);
@@ -73,12 +73,13 @@ private:
         while (t.next()) strings_[t.integer(id)] = t.text(text);
     }
 
-    const std::string& string(const DbTable& t, int column, const char* what) const {
+    const std::string& string(const DbTable& t, int column) const {
         static const std::string none;
         if (t.null(column)) return none;
         const int64_t id = t.integer(column);
         const auto s = strings_.find(id);
-        if (s == strings_.end()) throw t.error(std::string(what) + ": string id " + std::to_string(id) + " is not in rocpd_string");
+        if (s == strings_.end())
+            throw t.error(t.column_name(column) + ": string id " + std::to_string(id) + " is not in rocpd_string");
         return s->second;
     }
 
@@ -91,11 +92,17 @@ private:
         while (t.next()) events_[t.integer(id)] = {t.integer_or(stack, -1, -1), t.integer_or(category, -1)};
     }
 
-    int64_t correlation(const DbTable& t, int event) const {
-        if (t.null(event)) return -1;
+    // A row's event: its correlation and category (nullptr: NULL).
+    const std::pair<int64_t, int64_t>* event_of(const DbTable& t, int event) const {
+        if (t.null(event)) return nullptr;
         const auto e = events_.find(t.integer(event));
-        if (e == events_.end()) throw t.error("event_id: " + std::to_string(t.integer(event)) + " is not in rocpd_event");
-        return e->second.first;
+        if (e == events_.end())
+            throw t.error(t.column_name(event) + ": " + std::to_string(t.integer(event)) + " is not in rocpd_event");
+        return &e->second;
+    }
+    int64_t correlation(const DbTable& t, int event) const {
+        const std::pair<int64_t, int64_t>* e = event_of(t, event);
+        return e ? e->first : -1;
     }
 
     // The GPUs: their CU count, wavefront size and LDS from the agent record rocprofiler keeps
@@ -122,12 +129,14 @@ private:
     void symbols() {
         DbTable t(db_, kSymbols);
         const int id = t.column({"id"});
-        const int name = t.column({"display_name", "kernel_name"});
+        const std::optional<int> display = t.optional({"display_name"});
+        const int name = t.column({"kernel_name"});
         const std::optional<int> vgpr = t.optional({"arch_vgpr_count"}), agpr = t.optional({"accum_vgpr_count"});
         const std::optional<int> sgpr = t.optional({"sgpr_count"});
         while (t.next()) {
             Symbol s;
-            s.name = t.text(name);
+            s.name = display ? t.text(*display) : "";  // NULL or empty: the mangled name
+            if (s.name.empty()) s.name = t.text(name);
             // The VGPRs a work-item holds: architected and accumulation ones (one register
             // file on CDNA2 and CDNA3).
             s.vgprs = uint32_t(std::min<int64_t>(t.integer_or(vgpr, 0, 0, UINT32_MAX) + t.integer_or(agpr, 0, 0, UINT32_MAX), UINT32_MAX));
@@ -149,9 +158,7 @@ private:
             op.kind = TraceGpuOp::Kind::kernel;
             op.table = kDispatches;
             op.offset = t.row();
-            op.start_ns = t.integer(start);
-            op.end_ns = t.integer(end);
-            if (op.end_ns < op.start_ns) throw t.error("end is before start");
+            std::tie(op.start_ns, op.end_ns) = t.interval(start, end);
             op.device = t.integer(agent, 0);
             // The HIP stream the kernel was launched on (0: the null stream); without HIP, its queue.
             op.stream = t.null(stream) ? t.integer(queue, 0) : t.integer(stream, 0);
@@ -189,10 +196,8 @@ private:
             op.kind = TraceGpuOp::Kind::copy;
             op.table = kCopies;
             op.offset = t.row();
-            op.start_ns = t.integer(start);
-            op.end_ns = t.integer(end);
-            if (op.end_ns < op.start_ns) throw t.error("end is before start");
-            op.name = rocprofiler::copy_name(string(t, name, "name_id"));
+            std::tie(op.start_ns, op.end_ns) = t.interval(start, end);
+            op.name = rocprofiler::copy_name(string(t, name));
             op.bytes = uint64_t(t.integer(size, 0));
             // The GPU that took part: the destination if it is one, else the source.
             const int64_t to = t.integer(dst), from = t.integer(src);
@@ -207,25 +212,20 @@ private:
     // The HIP API's calls (rocpd_region rows whose event's category names HIP): HSA's calls
     // and markers are inside or beside them, not the program's calls.
     void calls() {
-        std::unordered_map<int64_t, bool> hip;  // category string id -> a HIP API
-        for (const auto& [id, s] : strings_) hip[id] = s.rfind("HIP_", 0) == 0;
+
         DbTable t(db_, kRegions);
         const int start = t.column({"start"}), end = t.column({"end"}), name = t.column({"name_id"});
         const int thread = t.column({"tid"}), event = t.column({"event_id"});
         while (t.next()) {
-            if (t.null(event)) continue;
-            const auto e = events_.find(t.integer(event));
-            if (e == events_.end()) throw t.error("event_id: " + std::to_string(t.integer(event)) + " is not in rocpd_event");
-            const auto category = hip.find(e->second.second);
-            if (category == hip.end() || !category->second) continue;
+            const std::pair<int64_t, int64_t>* e = event_of(t, event);
+            const auto category = e ? strings_.find(e->second) : strings_.end();
+            if (category == strings_.end() || category->second.rfind("HIP_", 0) != 0) continue;
             TraceHostCall c;
-            c.name = string(t, name, "name_id");
+            c.name = string(t, name);
             c.kind = host_call_kind(c.name);
-            c.start_ns = t.integer(start);
-            c.end_ns = t.integer(end);
-            if (c.end_ns < c.start_ns) throw t.error("end is before start");
+            std::tie(c.start_ns, c.end_ns) = t.interval(start, end);
             c.thread = t.integer(thread);
-            c.correlation = e->second.first;
+            c.correlation = e->first;
             c.offset = t.row();
             trace.calls.push_back(std::move(c));
         }

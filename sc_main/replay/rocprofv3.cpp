@@ -157,8 +157,8 @@ void read_kernels(const std::string& csv, const std::string& file, ProfilerTrace
         op.device = t.integer(agent, 0, std::numeric_limits<int64_t>::max(), "Agent ");
         op.stream = t.integer(stream);
         op.correlation = t.integer(correlation);
-        op.start_ns = t.integer(start);
-        op.end_ns = t.integer(end);
+        op.start_ns = t.integer(start, 0, kMaxTraceTime);
+        op.end_ns = t.integer(end, 0, kMaxTraceTime);
         if (op.end_ns < op.start_ns) throw TraceError(file, TraceError::Where::line, t.line(), "End_Timestamp is before Start_Timestamp");
         // Grid_Size_* counts work-items; a partial workgroup at the edge is a block.
         bool below = false, same = true;
@@ -211,8 +211,8 @@ void read_calls(const std::string& csv, const std::string& file, ProfilerTrace& 
         c.kind = host_call_kind(c.name);
         c.thread = t.integer(thread);
         c.correlation = t.integer(correlation);
-        c.start_ns = t.integer(start);
-        c.end_ns = t.integer(end);
+        c.start_ns = t.integer(start, 0, kMaxTraceTime);
+        c.end_ns = t.integer(end, 0, kMaxTraceTime);
         if (c.end_ns < c.start_ns) throw TraceError(file, TraceError::Where::line, t.line(), "End_Timestamp is before Start_Timestamp");
         c.offset = t.line();
         trace.calls.push_back(std::move(c));

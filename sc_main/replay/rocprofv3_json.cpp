@@ -163,8 +163,8 @@ public:
         if (!p.has("buffer_records")) return;
         const At records = p["buffer_records"];
         auto times = [&](const At& r, int64_t& start, int64_t& end) {
-            start = r["start_timestamp"].integer();
-            end = r["end_timestamp"].integer();
+            start = r["start_timestamp"].integer(0, kMaxTraceTime);
+            end = r["end_timestamp"].integer(0, kMaxTraceTime);
             if (end < start) r.fail("end_timestamp is before start_timestamp");
         };
         if (records.has("kernel_dispatch")) {

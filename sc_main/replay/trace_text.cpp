@@ -234,7 +234,11 @@ ProfilerTrace parse_database(std::string bytes, const std::string& file) {
 
 ProfilerTrace read_profiler_trace(const std::string& path) {
     const std::string text = read_trace_text(path);
-    switch (trace_format(text)) {
+    return parse_profiler_trace(text, trace_format(text), path);
+}
+
+ProfilerTrace parse_profiler_trace(const std::string& text, TraceFormat format, const std::string& path) {
+    switch (format) {
     case TraceFormat::kineto: return parse_kineto(text, path);
     case TraceFormat::rocprofv3: {
         // rocprofv3 writes PREFIXkernel_trace.csv and PREFIXhip_api_trace.csv side by side.

@@ -134,6 +134,17 @@ TEST_CASE("nsys: a kernel's label is the innermost NVTX range open at its launch
     CHECK(op_named(u, "Memcpy HtoD").label == "a");
     CHECK(op_named(u, "void gemm_kernel<float>(float const*, float*, int)").label == "b");
     CHECK(op_named(u, "Memset").label == "b");
+    // Nested ranges: an outer one still open after its inner one ended; two that start together
+    // (the shorter is the inner); a range that starts, or ends, exactly at the call.
+    const ProfilerTrace v = read(kTwoStreams + R"(
+        DELETE FROM NVTX_EVENTS;
+        INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text) VALUES
+            (1000, 9600, 59, 20703085779, 'outer'), (1000, 3000, 59, 20703085779, 'inner'),
+            (4000, 4100, 59, 20703085779, 'at the start'), (8000, 8200, 59, 20703085779, 'ends at the call');)");
+    CHECK(op_named(v, "Memcpy HtoD").label == "inner");                                          // its call at 1000
+    CHECK(op_named(v, "void gemm_kernel<float>(float const*, float*, int)").label == "at the start");  // 4000
+    CHECK(op_named(v, "relu_kernel(float*)").label == "ends at the call");                       // 8200
+    CHECK(op_named(v, "Memset").label == "outer");                                               // 9500: inner ones ended
 }
 
 TEST_CASE("nsys: correlations of several processes are kept apart, and older exports read", "[trace-import][nsys]") {
@@ -145,7 +156,8 @@ TEST_CASE("nsys: correlations of several processes are kept apart, and older exp
             1, 1, 0, 0, 0, 0, 103, NULL, NULL, NULL);)");
     const TraceGpuOp& other = t.ops.back();
     CHECK(other.start_ns == 30000);
-    CHECK(other.correlation != 11);
+    CHECK(other.correlation == (int64_t(1) << 32 | 11));  // the second process met
+    CHECK(other.stream == (int64_t(1) << 32 | 7));        // its stream 7 is not the first's
     const auto call = std::find_if(t.calls.begin(), t.calls.end(), [](const TraceHostCall& c) { return c.thread == 1660944484; });
     REQUIRE(call != t.calls.end());
     CHECK(call->correlation == other.correlation);
@@ -160,6 +172,30 @@ TEST_CASE("nsys: correlations of several processes are kept apart, and older exp
     CHECK(old.syncs[0].event == 5);
     CHECK(old.syncs[0].wait_on_event_record == -1);
     CHECK(old.devices.empty());
+
+    // NULL where the schema allows it: no correlation, the one process.
+    const ProfilerTrace nulls = read(kTwoStreams + R"(
+        UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL, globalPid = NULL WHERE rowid = 2;)");
+    CHECK(op_named(nulls, "relu_kernel(float*)").correlation == -1);
+    CHECK(op_named(nulls, "relu_kernel(float*)").stream == 13);
+}
+
+TEST_CASE("nsys: a wait joins the record its eventSyncId names, else the event's last record before it",
+          "[trace-import][nsys]") {
+    // Event 5 recorded twice before the wait: on stream 7 (correlation 12), then on stream 13
+    // (correlation 18).
+    const std::string twice = kTwoStreams + R"(
+        ALTER TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ADD COLUMN eventSyncId INTEGER;
+        ALTER TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT ADD COLUMN eventSyncId INTEGER;
+        UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET eventSyncId = 1;
+        INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (7100, 7200, 0, 20703085779, 18, 6, 0, NULL);
+        INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES (0, 1, 13, 18, 20703084544, 5, 2);)";
+    const ProfilerTrace last = read(twice);
+    CHECK(last.syncs[0].wait_on_event_record == 18);
+    CHECK(last.syncs[0].wait_on_stream == 13);
+    const ProfilerTrace named = read(twice + "UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET eventSyncId = 1 WHERE syncType = 2;");
+    CHECK(named.syncs[0].wait_on_event_record == 12);
+    CHECK(named.syncs[0].wait_on_stream == 7);
 }
 
 TEST_CASE("nsys: read from a file, the format by its bytes, and a report refused with the command", "[trace-import][nsys]") {
@@ -193,12 +229,22 @@ TEST_CASE("nsys errors name the file, the table, the row and the column", "[trac
           "run.sqlite: an SQLite database with neither Nsight Systems' CUPTI_ACTIVITY_KIND_KERNEL nor rocpd's "
           "rocpd_kernel_dispatch: not a profiler's database gpuvp reads");
     CHECK(error_of([] { read(""); }).find("run.sqlite: no kernels") == 0);
+    CHECK(error_of([] { read(kTwoStreams + "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -5 WHERE rowid = 1;"); }) ==
+          "run.sqlite: CUPTI_ACTIVITY_KIND_KERNEL row 1: start: -5 is out of range");
+    // A view that never ends is an error naming what was read, not a hang.
+    const std::string endless = error_of([] {
+        read(kTwoStreams + R"(DROP TABLE StringIds; CREATE VIEW StringIds (id, value) AS
+            WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i, 'x' FROM r;)");
+    });
+    CHECK(endless.find("run.sqlite: StringIds row ") == 0);  // the row where the budget ran out
+    CHECK_THAT(endless, Catch::Matchers::EndsWith(": reading StringIds takes more work than the file's size allows (a view "
+                                                  "or trigger that does not end?)"));
     // Bytes that start as a database and are not one.
     std::string image = Database::from_sql(kSchema + kTwoStreams, "x").image();
     image.resize(image.size() / 2);
-    CHECK(error_of([&] { parse_database(image, "cut.sqlite"); }).find("cut.sqlite: ") == 0);
-    CHECK(error_of([] { parse_database(std::string("SQLite format 3") + '\0' + std::string(200, '\x7f'), "junk.sqlite"); })
-              .find("junk.sqlite: ") == 0);
+    CHECK(error_of([&] { parse_database(image, "cut.sqlite"); }).find("cut.sqlite: SQLite cannot read") == 0);
+    CHECK(error_of([] { parse_database(std::string("SQLite format 3") + '\0' + std::string(200, '\x7f'), "junk.sqlite"); }) ==
+          "junk.sqlite: SQLite cannot read the database: file is not a database");
 }
 
 TEST_CASE("nsys: the import makes a graph traced whole one piece of work and the wait an order", "[trace-import][nsys]") {
@@ -218,4 +264,10 @@ TEST_CASE("nsys: the import makes a graph traced whole one piece of work and the
     REQUIRE(relu != std::string::npos);
     const std::string line = yaml.substr(relu, yaml.find('\n', relu) - relu);
     CHECK(line.find("after: [gemm_kernel#0]") != std::string::npos);
+
+    // An export of a graph traced whole and nothing else replays the graph.
+    TraceImportSummary graph;
+    trace_scenario_yaml(read(slurp(GPUVP_SOURCE_DIR "/fuzz/corpus/databases/graph-only.sql")), o, &graph);
+    CHECK(graph.graphs == 1);
+    CHECK(graph.kernels == 0);
 }
