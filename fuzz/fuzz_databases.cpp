@@ -13,7 +13,6 @@
 #include "fuzz/trace_checks.h"
 #include "sc_main/replay/database.h"
 #include "sc_main/replay/profiler_trace.h"
-#include "sc_main/scenario/trace_scenario.h"
 
 #include <cstdint>
 #include <cstring>
@@ -65,13 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const gpuvp::ProfilerTrace t = rocpd ? gpuvp::read_rocpd(db) : gpuvp::read_nsys(db);
         gpuvp::fuzz::check_trace("fuzz_databases", t, nullptr);
         read = true;
-        gpuvp::TraceImportOptions options;
-        options.skip_unfit = true;
-        try {
-            gpuvp::load_trace_scenario(t, options, {});
-        } catch (const gpuvp::ScenarioError&) {  // a value the loader refuses: a defined outcome
-        } catch (const gpuvp::TraceError&) {      // nothing on the device the import can replay
-        }
+        gpuvp::fuzz::import_trace(t);
     } catch (const gpuvp::TraceError& e) {
         error = e.what();
     } catch (const std::exception& e) {

@@ -15,7 +15,6 @@
 // --expect-clean (replay only): every input must read as a trace; the seeds are checked this way.
 #include "fuzz/trace_checks.h"
 #include "sc_main/replay/profiler_trace.h"
-#include "sc_main/scenario/trace_scenario.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -65,12 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 const gpuvp::ProfilerTrace t = parse();
                 check(t, text);
                 read = true;
-                gpuvp::TraceImportOptions options;
-                options.skip_unfit = true;
-                try {
-                    gpuvp::load_trace_scenario(t, options, {});
-                } catch (const gpuvp::ScenarioError&) {  // a value the loader refuses: a defined outcome
-                }
+                gpuvp::fuzz::import_trace(t);
             } catch (const gpuvp::TraceError& e) {
                 error = e.what();
             }

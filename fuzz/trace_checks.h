@@ -5,6 +5,7 @@
 // each at a '{'.
 #pragma once
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/scenario/trace_scenario.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,18 @@ inline void check_trace(const char* target, const ProfilerTrace& t, const std::s
     check_order(target, t.ops, "an op");
     check_order(target, t.calls, "a call");
     check_order(target, t.syncs, "a sync record");
+}
+
+// A trace read goes on to the importer as `gpuvp import --skip-unfit` takes it (the formula's
+// bodies: the solve simulates, and a fuzz input must not): a Scenario, a ScenarioError (a value
+// the loader refuses: a defined outcome, swallowed) or a TraceError (thrown to the caller).
+inline void import_trace(const ProfilerTrace& t) {
+    TraceImportOptions options;
+    options.skip_unfit = true;
+    try {
+        load_trace_scenario(t, options, {});
+    } catch (const ScenarioError&) {
+    }
 }
 
 }  // namespace gpuvp::fuzz

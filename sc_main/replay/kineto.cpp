@@ -610,7 +610,7 @@ void Reader::finish() {
             op.block = a->second.block;
             op.grid = a->second.grid;
             if (a->second.grid_in_items)
-                for (size_t d = 0; d < 3; ++d) op.grid[d] = uint32_t((uint64_t(op.grid[d]) + op.block[d] - 1) / op.block[d]);
+                for (size_t d = 0; d < 3; ++d) op.grid[d] = detail::blocks_of(op.grid[d], op.block[d]);
             if (a->second.shared && op.shared_bytes == 0) op.shared_bytes = *a->second.shared;
             continue;
         }

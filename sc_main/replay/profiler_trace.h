@@ -141,6 +141,17 @@ private:
     uint64_t at_;
 };
 
+// An error about `op`, at its place in the file as its reader recorded it (TraceGpuOp::offset
+// and table): a Kineto event's byte, a CSV's line, a database's table and row, a JSON array's
+// element.
+inline TraceError op_error(const ProfilerTrace& t, const TraceGpuOp& op, const std::string& why) {
+    if (op.table && t.format == ProfilerTrace::Format::rocprofv3_json)
+        return TraceError(t.file, TraceError::Where::none, 0, std::string(op.table) + "[" + std::to_string(op.offset) + "]: " + why);
+    if (op.table) return TraceError(t.file, op.table, op.offset, why);
+    return TraceError(t.file, t.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
+                      op.offset, why);
+}
+
 // The file's text, gunzipped if it is gzip (by its magic bytes, whatever its name). Throws
 // TraceError if it cannot be read or is a broken gzip stream.
 std::string read_trace_text(const std::string& path);
@@ -199,6 +210,12 @@ void streams_from_work(ProfilerTrace& trace);
 // A trace without its host API calls: each op's launch is a call at its start, 0 ns long, named
 // "kernel launch", on the thread that dispatched it (threads[i]: ops[i]'s).
 void launches_at_start(ProfilerTrace& trace, const std::vector<int64_t>& threads);
+// The last step of a reader whose calls come from a separate record of the host's API (rocprofv3's
+// and rocpd's): launches_at_start if there are none, streams_from_work, sort_by_start.
+void finish_with_launches(ProfilerTrace& trace, const std::vector<int64_t>& threads);
+// A grid given in work-items (an AQL packet's, rocprofiler's) in blocks of `block`: a partial
+// block at the edge is a block.
+inline uint32_t blocks_of(uint32_t items, uint32_t block) { return uint32_t((uint64_t(items) + block - 1) / block); }
 }  // namespace detail
 
 }  // namespace gpuvp

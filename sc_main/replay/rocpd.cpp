@@ -48,23 +48,17 @@ public:
         if (std::none_of(trace.ops.begin(), trace.ops.end(), [](const TraceGpuOp& o) { return o.kind == TraceGpuOp::Kind::kernel; }))
             throw TraceError(trace.file, TraceError::Where::none, 0, std::string("no kernels (") + kDispatches + " has no rows)");
         if (db_.has(kRegions)) calls();
-        if (trace.calls.empty()) detail::launches_at_start(trace, threads);
-        detail::streams_from_work(trace);
-        detail::sort_by_start(trace);
+        detail::finish_with_launches(trace, threads);
         return std::move(trace);
     }
 
     ProfilerTrace trace;
 
 private:
-    struct Symbol {
-        std::string name;
-        uint32_t vgprs = 0, sgprs = 0;
-    };
     const Database& db_;
     std::unordered_map<int64_t, std::string> strings_;
     std::unordered_map<int64_t, std::pair<int64_t, int64_t>> events_;  // id -> its correlation (stack_id), its category
-    std::unordered_map<int64_t, Symbol> symbols_;
+    std::unordered_map<int64_t, rocprofiler::KernelSymbol> symbols_;
     std::unordered_map<int64_t, bool> gpu_;  // agent id -> a GPU
 
     void strings() {
@@ -134,12 +128,10 @@ private:
         const std::optional<int> vgpr = t.optional({"arch_vgpr_count"}), agpr = t.optional({"accum_vgpr_count"});
         const std::optional<int> sgpr = t.optional({"sgpr_count"});
         while (t.next()) {
-            Symbol s;
+            rocprofiler::KernelSymbol s;
             s.name = display ? t.text(*display) : "";  // NULL or empty: the mangled name
             if (s.name.empty()) s.name = t.text(name);
-            // The VGPRs a work-item holds: architected and accumulation ones (one register
-            // file on CDNA2 and CDNA3).
-            s.vgprs = uint32_t(std::min<int64_t>(t.integer_or(vgpr, 0, 0, UINT32_MAX) + t.integer_or(agpr, 0, 0, UINT32_MAX), UINT32_MAX));
+            s.vgprs = rocprofiler::vgprs(uint32_t(t.integer_or(vgpr, 0, 0, UINT32_MAX)), uint32_t(t.integer_or(agpr, 0, 0, UINT32_MAX)));
             s.sgprs = uint32_t(t.integer_or(sgpr, 0, 0, UINT32_MAX));
             symbols_[t.integer(id)] = std::move(s);
         }
@@ -177,7 +169,7 @@ private:
             for (size_t d = 0; d < 3; ++d) {
                 op.block[d] = t.u32(wg[d], 1);
                 const uint32_t items = t.u32(grid[d], 1);
-                op.grid[d] = uint32_t((uint64_t(items) + op.block[d] - 1) / op.block[d]);
+                op.grid[d] = detail::blocks_of(items, op.block[d]);
             }
             op.shared_bytes = uint32_t(t.integer_or(lds, 0, 0, UINT32_MAX));  // the packet's: static and dynamic
             threads.push_back(thread ? t.integer_or(*thread, 0) : 0);

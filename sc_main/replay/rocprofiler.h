@@ -1,5 +1,6 @@
-// What rocprofiler's outputs share, read alike by the JSON reader (rocprofv3_json.cpp) and the
-// rocpd reader (rocpd.cpp): an agent record's device properties and a memory copy's direction.
+// What rocprofiler's outputs share, read alike by the CSV reader (rocprofv3.cpp), the JSON reader
+// (rocprofv3_json.cpp) and the rocpd reader (rocpd.cpp): a kernel symbol's registers, an agent
+// record's device properties and a memory copy's direction.
 #pragma once
 #include "sc_main/replay/profiler_trace.h"
 
@@ -8,6 +9,16 @@
 #include <string>
 
 namespace gpuvp::rocprofiler {
+
+// What a dispatch takes from its kernel's symbol.
+struct KernelSymbol {
+    std::string name;
+    uint32_t vgprs = 0, sgprs = 0;
+};
+
+// The VGPRs a work-item holds: architected and accumulation ones (one register file on CDNA2
+// and CDNA3), at most 2^32 - 1.
+uint32_t vgprs(uint32_t architected, uint32_t accumulation);
 
 // A GPU agent record (rocprofiler_agent_v0_t as rocprofiler writes it in JSON: the JSON output's
 // agents[], rocpd's extdata): cu_count, wave_front_size, lds_size_in_kb, max_waves_per_cu,

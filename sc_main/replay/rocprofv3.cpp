@@ -3,6 +3,7 @@
 // Columns are found by their header's names (any order, any case: rocpd's CSVs write
 // Lds_Block_Size for LDS_Block_Size); times are integer ns.
 #include "sc_main/replay/profiler_trace.h"
+#include "sc_main/replay/rocprofiler.h"
 
 #include <algorithm>
 #include <cctype>
@@ -167,17 +168,14 @@ void read_kernels(const std::string& csv, const std::string& file, ProfilerTrace
             const uint32_t items = t.u32(grid[d], 1);
             below |= items < op.block[d];
             same &= items == op.block[d];
-            op.grid[d] = uint32_t((uint64_t(items) + op.block[d] - 1) / op.block[d]);
+            op.grid[d] = detail::blocks_of(items, op.block[d]);
         }
         if (!same) {  // (a grid of one workgroup reads the same either way)
             if (!kernels++) first_line = t.line();
             grid_below_workgroup += below;
         }
         if (lds) op.shared_bytes = t.u32(*lds);
-        // The VGPRs a work-item holds: architected and accumulation ones (one register file on
-        // CDNA2 and CDNA3).
-        const uint64_t vgprs = (vgpr ? t.u32(*vgpr) : 0) + uint64_t(agpr ? t.u32(*agpr) : 0);
-        op.registers = uint32_t(std::min<uint64_t>(vgprs, std::numeric_limits<uint32_t>::max()));
+        op.registers = rocprofiler::vgprs(vgpr ? t.u32(*vgpr) : 0, agpr ? t.u32(*agpr) : 0);
         if (sgpr) op.scalar_registers = t.u32(*sgpr);
         op.offset = t.line();
         threads.push_back(thread ? t.integer(*thread) : 0);
@@ -229,13 +227,8 @@ ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& 
     std::vector<int64_t> threads;  // each kernel's host thread
     read_kernels(kernel_csv, file, trace, threads);
     if (trace.ops.empty()) throw TraceError(file, TraceError::Where::none, 0, "no kernels (no dispatch records)");
-    if (!hip_api_csv.empty()) {
-        read_calls(hip_api_csv, hip_api_file.empty() ? file : hip_api_file, trace);
-    } else {
-        detail::launches_at_start(trace, threads);
-    }
-    detail::streams_from_work(trace);  // the CSVs give calls no stream
-    detail::sort_by_start(trace);
+    if (!hip_api_csv.empty()) read_calls(hip_api_csv, hip_api_file.empty() ? file : hip_api_file, trace);
+    detail::finish_with_launches(trace, threads);  // the CSVs give calls no stream
     return trace;
 }
 

@@ -32,6 +32,10 @@ void agent_properties(const nlohmann::json& a, TraceDevice& d) {
         d.max_threads_per_sm = *waves * *d.warp_size;
 }
 
+uint32_t vgprs(uint32_t architected, uint32_t accumulation) {
+    return uint32_t(std::min<uint64_t>(uint64_t(architected) + accumulation, UINT32_MAX));
+}
+
 const char* copy_name(const std::string& operation) {
     static const std::pair<const char*, const char*> kDirections[] = {
         {"HOST_TO_DEVICE", "Memcpy HtoD"}, {"DEVICE_TO_HOST", "Memcpy DtoH"}, {"DEVICE_TO_DEVICE", "Memcpy DtoD"},
@@ -141,20 +145,16 @@ public:
             return d != device_of.end() ? d->second : h;
         };
 
-        struct Symbol {
-            std::string name;
-            uint32_t vgprs = 0, sgprs = 0;
-        };
-        std::unordered_map<int64_t, Symbol> symbols;
+        std::unordered_map<int64_t, rocprofiler::KernelSymbol> symbols;
         if (p.has("kernel_symbols")) {
             const At ks = p["kernel_symbols"];
             for (size_t i = 0; i < ks.size(); ++i) {
                 const At k = ks[i];
-                Symbol s;
+                rocprofiler::KernelSymbol s;
                 for (const char* key : {"formatted_kernel_name", "kernel_name"})
                     if (s.name.empty() && k.has(key)) s.name = k[key].text();
                 auto n = [&](const char* key) { return k.has(key) ? k[key].integer(0, UINT32_MAX) : 0; };
-                s.vgprs = uint32_t(std::min<int64_t>(n("arch_vgpr_count") + n("accum_vgpr_count"), UINT32_MAX));
+                s.vgprs = rocprofiler::vgprs(uint32_t(n("arch_vgpr_count")), uint32_t(n("accum_vgpr_count")));
                 s.sgprs = uint32_t(n("sgpr_count"));
                 symbols[k["kernel_id"].integer()] = std::move(s);
             }
@@ -190,7 +190,7 @@ public:
                 // grid_size counts work-items (the AQL packet's); a partial workgroup is a block.
                 op.block = info["workgroup_size"].dims();
                 const std::array<uint32_t, 3> items = info["grid_size"].dims();
-                for (size_t d = 0; d < 3; ++d) op.grid[d] = uint32_t((uint64_t(items[d]) + op.block[d] - 1) / op.block[d]);
+                for (size_t d = 0; d < 3; ++d) op.grid[d] = detail::blocks_of(items[d], op.block[d]);
                 if (info.has("group_segment_size")) op.shared_bytes = uint32_t(info["group_segment_size"].integer(0, UINT32_MAX));
                 op.offset = i;
                 op.table = "buffer_records.kernel_dispatch";
@@ -237,9 +237,7 @@ public:
     ProfilerTrace finish() {
         if (std::none_of(trace.ops.begin(), trace.ops.end(), [](const TraceGpuOp& o) { return o.kind == TraceGpuOp::Kind::kernel; }))
             throw TraceError(file_, TraceError::Where::none, 0, "no kernels (no buffer_records.kernel_dispatch records)");
-        if (trace.calls.empty()) detail::launches_at_start(trace, threads_);
-        detail::streams_from_work(trace);
-        detail::sort_by_start(trace);
+        detail::finish_with_launches(trace, threads_);
         return std::move(trace);
     }
 

@@ -221,6 +221,12 @@ void launches_at_start(ProfilerTrace& t, const std::vector<int64_t>& threads) {
     }
 }
 
+void finish_with_launches(ProfilerTrace& t, const std::vector<int64_t>& threads) {
+    if (t.calls.empty()) launches_at_start(t, threads);
+    streams_from_work(t);
+    sort_by_start(t);
+}
+
 }  // namespace detail
 
 ProfilerTrace parse_database(std::string bytes, const std::string& file) {

@@ -131,13 +131,7 @@ public:
     bool default_platform_ = false;  // TraceImportSummary::default_platform: an unfit kernel's error says so
 
 private:
-    [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const {
-        if (op.table && t_.format == ProfilerTrace::Format::rocprofv3_json)
-            throw TraceError(t_.file, TraceError::Where::none, 0, std::string(op.table) + "[" + std::to_string(op.offset) + "]: " + why);
-        if (op.table) throw TraceError(t_.file, op.table, op.offset, why);
-        throw TraceError(t_.file, t_.format == ProfilerTrace::Format::kineto ? TraceError::Where::byte : TraceError::Where::line,
-                         op.offset, why);
-    }
+    [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const { throw op_error(t_, op, why); }
     const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
     // The device's event waits and syncs that do not name their record call: joined to one, or
     // counted as unresolved.
