@@ -58,7 +58,7 @@ private:
     const Database& db_;
     std::unordered_map<int64_t, std::string> strings_;
     std::unordered_map<int64_t, std::pair<int64_t, int64_t>> events_;  // id -> its correlation (stack_id), its category
-    std::unordered_map<int64_t, rocprofiler::KernelSymbol> symbols_;
+    rocprofiler::KernelSymbols symbols_;
     std::unordered_map<int64_t, bool> gpu_;  // agent id -> a GPU
 
     void strings() {
@@ -155,15 +155,7 @@ private:
             // The HIP stream the kernel was launched on (0: the null stream); without HIP, its queue.
             op.stream = t.null(stream) ? t.integer(queue, 0) : t.integer(stream, 0);
             op.correlation = correlation(t, event);
-            const int64_t id = t.integer(kernel);
-            const auto s = symbols_.find(id);
-            if (s != symbols_.end()) {
-                op.name = s->second.name;
-                op.registers = s->second.vgprs;
-                op.scalar_registers = s->second.sgprs;
-            } else {
-                op.name = "kernel " + std::to_string(id);
-            }
+            rocprofiler::take_symbol(op, symbols_, t.integer(kernel));
             // grid_size_* counts work-items (the AQL packet's); a partial workgroup at the edge
             // is a block.
             for (size_t d = 0; d < 3; ++d) {

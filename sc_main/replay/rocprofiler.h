@@ -6,7 +6,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 
 namespace gpuvp::rocprofiler {
 
@@ -15,6 +17,12 @@ struct KernelSymbol {
     std::string name;
     uint32_t vgprs = 0, sgprs = 0;
 };
+
+using KernelSymbols = std::unordered_map<int64_t, KernelSymbol>;  // by kernel_id
+
+// A dispatch's name and registers from its kernel's symbol; one without a symbol is named
+// "kernel ID".
+void take_symbol(TraceGpuOp& op, const KernelSymbols& symbols, int64_t kernel_id);
 
 // The VGPRs a work-item holds: architected and accumulation ones (one register file on CDNA2
 // and CDNA3), at most 2^32 - 1.

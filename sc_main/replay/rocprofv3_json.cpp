@@ -36,6 +36,17 @@ uint32_t vgprs(uint32_t architected, uint32_t accumulation) {
     return uint32_t(std::min<uint64_t>(uint64_t(architected) + accumulation, UINT32_MAX));
 }
 
+void take_symbol(TraceGpuOp& op, const KernelSymbols& symbols, int64_t kernel_id) {
+    const auto s = symbols.find(kernel_id);
+    if (s == symbols.end()) {
+        op.name = "kernel " + std::to_string(kernel_id);
+        return;
+    }
+    op.name = s->second.name;
+    op.registers = s->second.vgprs;
+    op.scalar_registers = s->second.sgprs;
+}
+
 const char* copy_name(const std::string& operation) {
     static const std::pair<const char*, const char*> kDirections[] = {
         {"HOST_TO_DEVICE", "Memcpy HtoD"}, {"DEVICE_TO_HOST", "Memcpy DtoH"}, {"DEVICE_TO_DEVICE", "Memcpy DtoD"},
@@ -145,7 +156,7 @@ public:
             return d != device_of.end() ? d->second : h;
         };
 
-        std::unordered_map<int64_t, rocprofiler::KernelSymbol> symbols;
+        rocprofiler::KernelSymbols symbols;
         if (p.has("kernel_symbols")) {
             const At ks = p["kernel_symbols"];
             for (size_t i = 0; i < ks.size(); ++i) {
@@ -178,15 +189,7 @@ public:
                 op.correlation = correlation(r);
                 op.device = device(info["agent_id"]);
                 op.stream = r.has("stream_id") ? r["stream_id"].handle() : info["queue_id"].handle();
-                const int64_t id = info["kernel_id"].integer();
-                const auto s = symbols.find(id);
-                if (s != symbols.end()) {
-                    op.name = s->second.name;
-                    op.registers = s->second.vgprs;
-                    op.scalar_registers = s->second.sgprs;
-                } else {
-                    op.name = "kernel " + std::to_string(id);
-                }
+                rocprofiler::take_symbol(op, symbols, info["kernel_id"].integer());
                 // grid_size counts work-items (the AQL packet's); a partial workgroup is a block.
                 op.block = info["workgroup_size"].dims();
                 const std::array<uint32_t, 3> items = info["grid_size"].dims();
