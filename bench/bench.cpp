@@ -27,7 +27,7 @@
 //                                the peak resident memory and host time of `gpuvp run FILE --out
 //                                DIR`, with and without a trace (docs/limits.md)
 // docs/performance.md explains every figure and what bounds it.
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/trace_scenario.h"
 #include "sc_main/run/run.h"
 #include "sc_main/scenario/scenario.h"

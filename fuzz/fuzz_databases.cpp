@@ -11,8 +11,8 @@
 // a hang. --expect-clean (replay only): every input must read as a trace; the seeds are checked
 // this way.
 #include "fuzz/trace_checks.h"
-#include "sc_main/replay/database.h"
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/database.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <cstdint>
 #include <cstring>

@@ -14,7 +14,7 @@
 // platform cannot hold is skipped (--skip-unfit), so a trace's other work still gets there.
 // --expect-clean (replay only): every input must read as a trace; the seeds are checked this way.
 #include "fuzz/trace_checks.h"
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // dimension; shapes_defaulted the count of defaulted kernels; Kineto offsets inside the text,
 // each at a '{'.
 #pragma once
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/trace_scenario.h"
 
 #include <cstdio>

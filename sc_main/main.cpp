@@ -10,7 +10,7 @@
 #include "sc_main/run/run.h"
 #include "sc_main/replay/calibrate.h"
 #include "sc_main/replay/kernel_solve.h"
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
 #include "sc_main/scenario/trace_scenario.h"
 #include "sc_main/batch/batch.h"

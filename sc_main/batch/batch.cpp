@@ -1,5 +1,4 @@
 #include "sc_main/batch/batch.h"
-#include "sc_main/run/run.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,56 +6,36 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 namespace gpuvp {
 
 namespace {
 
-pid_t start(const BatchJob& job) {
+pid_t start(size_t i, const std::function<int(size_t)>& child) {
     std::fflush(nullptr);  // the child must not print the parent's buffered output again
     const pid_t pid = fork();
     if (pid != 0) return pid;
     int code = 2;
     try {
-        RunOptions options;
-        options.trace = job.trace;
-        options.trace_limit = job.trace_limit;
-        options.check_protocol = job.check_protocol;
-        options.timeout_seconds = job.timeout_seconds;
-        RunOutput o = run_variants(*job.scenario, options, 1);
-        std::string error;
-        bool written = write_run_output(job.dir, o, job.report, &error);
-        if (written && job.table) {
-            std::ofstream table(job.dir + "/table.txt", std::ios::binary);
-            written = bool(table << o.table);
-            if (!written) error = "cannot write " + job.dir + "/table.txt";
-        }
-        code = o.exit_code;
-        if (!written) {
-            std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), error.c_str());
-            code = 2;
-        }
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), e.what());
+        code = child(i);
+    } catch (...) {  // (child(i) says what went wrong itself)
     }
     _exit(code);
 }
 
 }  // namespace
 
-std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
-                           const std::function<void(size_t, int)>& done) {
-    std::vector<int> codes(jobs.size(), 2);
+std::vector<int> run_children(size_t count, unsigned parallel, const std::function<int(size_t)>& child,
+                              const std::function<void(size_t, int)>& done) {
+    std::vector<int> codes(count, 2);
     std::map<pid_t, size_t> running;
     size_t next = 0;
     parallel = std::max(1u, parallel);
-    while (next < jobs.size() || !running.empty()) {
-        while (next < jobs.size() && running.size() < parallel) {
-            const pid_t pid = start(jobs[next]);
+    while (next < count || !running.empty()) {
+        while (next < count && running.size() < parallel) {
+            const pid_t pid = start(next, child);
             if (pid < 0) throw std::runtime_error("cannot start a child process");
             running[pid] = next++;
         }
@@ -71,13 +50,6 @@ std::vector<int> run_batch(const std::vector<BatchJob>& jobs, unsigned parallel,
         running.erase(it);
     }
     return codes;
-}
-
-int worse_exit(int a, int b) {
-    auto rank = [](int c) { return c == 0 ? 0 : c == 1 ? 1 : c == 3 ? 2 : 3; };
-    a = a >= 128 ? 2 : a;
-    b = b >= 128 ? 2 : b;
-    return rank(b) > rank(a) ? b : a;
 }
 
 std::string batch_progress(size_t done, size_t total, size_t failed, unsigned parallel, double elapsed) {
@@ -100,31 +72,6 @@ std::string shared_copy(const std::string& root, const std::string& typed) {
     for (const auto& part : std::filesystem::path(typed).lexically_normal().relative_path())
         out /= part == ".." ? std::filesystem::path("__up__") : part;
     return out.string();
-}
-
-bool write_file_atomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary);
-        if (!(f << text) || !f.flush()) return false;
-    }
-    return std::rename(tmp.c_str(), path.c_str()) == 0;
-}
-
-bool read_file(const std::string& path, std::string& text) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return false;
-    std::ostringstream s;
-    s << f.rdbuf();
-    text = s.str();
-    return true;
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
 }
 
 }  // namespace gpuvp

@@ -2,6 +2,8 @@
 #include "sc_main/cluster/cluster.h"
 #include <gpuvp/platform/gpu_config.h>
 #include "sc_main/batch/batch.h"
+#include "sc_main/record/files.h"
+#include "sc_main/record/problems.h"
 #include "sc_main/sweep/sweep.h"
 
 #include <unistd.h>

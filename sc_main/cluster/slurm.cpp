@@ -1,6 +1,7 @@
 // Sweeps and regressions on Slurm: slurm.h.
 #include "sc_main/cluster/slurm.h"
 #include "sc_main/batch/batch.h"
+#include "sc_main/record/files.h"
 
 #include <nlohmann/json.hpp>
 

@@ -14,7 +14,9 @@
 //
 // Member types: bool, integers, double, std::string, another record, std::vector of one,
 // Named<T> (an object whose keys are data: {"0": ..., "2": ...}), std::optional<T> (null when
-// empty) and Omit<T> (left out when empty), and a json value as it is (an expectation's value).
+// empty) and Omit<T> (left out when empty), a json value as it is (an expectation's value), and
+// a typed value written as text (a type with `text_tag`, `text()` and `static T from_text`: a
+// kernel's status).
 #pragma once
 #include <gpuvp/models/common/stats.h>
 #include "sc_main/record/json_text.h"
@@ -64,6 +66,10 @@ template <class T, class = void>
 struct is_record : std::false_type {};
 template <class T>
 struct is_record<T, std::void_t<typename T::record_tag>> : std::true_type {};
+template <class T, class = void>
+struct is_text : std::false_type {};
+template <class T>
+struct is_text<T, std::void_t<typename T::text_tag>> : std::true_type {};
 template <class T>
 struct is_vector : std::false_type {};
 template <class T>
@@ -119,6 +125,8 @@ json to_json(const T& x) {
         return j;
     } else if constexpr (std::is_same_v<T, json>) {
         return x;
+    } else if constexpr (is_text<T>::value) {
+        return json(x.text());
     } else if constexpr (is_optional<T>::value || is_omit<T>::value) {
         return x ? to_json(*x) : json(nullptr);
     } else if constexpr (is_named<T>::value) {
@@ -192,6 +200,8 @@ void append_json(std::string& out, const T& x, int depth) {
             out += c;
             if (c == '\n') append_indent(out, depth);
         }
+    } else if constexpr (is_text<T>::value) {
+        append_json_string(out, x.text());
     } else if constexpr (is_optional<T>::value || is_omit<T>::value) {
         if (x) append_json(out, *x, depth);
         else out += "null";
@@ -270,6 +280,9 @@ void from_json(const json& j, T& x, const std::string& where) {
         T::fields(x, r);
     } else if constexpr (std::is_same_v<T, json>) {
         x = j;
+    } else if constexpr (is_text<T>::value) {
+        if (!j.is_string()) throw wrong("a string");
+        x = T::from_text(j.get_ref<const std::string&>());
     } else if constexpr (is_omit<T>::value) {  // (present: its absence is the Reader's)
         x.emplace();
         from_json(j, *x, where);
@@ -442,7 +455,7 @@ void list(std::vector<Listed>& out, const std::string& path, const Doc& doc) {
     } else if constexpr (is_vector<T>::value) {
         list<typename T::value_type>(out, path + "[]", doc);
     } else {
-        const char* type = std::is_same_v<T, std::string> ? "string"
+        const char* type = std::is_same_v<T, std::string> || is_text<T>::value ? "string"
                            : std::is_same_v<T, bool>      ? "bool"
                            : std::is_same_v<T, json>      ? "any"
                            : std::is_integral_v<T>        ? "integer"

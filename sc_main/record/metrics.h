@@ -22,10 +22,10 @@ struct RunMetric {
 namespace metric_detail {
 using json = fields::json;
 inline uint64_t kernels_ok(const RunRecord& r) {
-    return uint64_t(std::count_if(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return k.status == "ok"; }));
+    return uint64_t(std::count_if(r.kernels.begin(), r.kernels.end(), [](const KernelRecord& k) { return k.status.ok(); }));
 }
 inline uint64_t draws_ok(const RunRecord& r) {
-    return uint64_t(std::count_if(r.usa.draws.begin(), r.usa.draws.end(), [](const DrawRecord& d) { return d.status == "ok"; }));
+    return uint64_t(std::count_if(r.usa.draws.begin(), r.usa.draws.end(), [](const DrawRecord& d) { return d.status.ok(); }));
 }
 }  // namespace metric_detail
 
@@ -64,7 +64,7 @@ inline const RunMetric kRunMetrics[] = {
      [](const RunRecord& r) {
          double end = 0;
          for (const DrawRecord& d : r.usa.draws)
-             if (d.status == "ok" && d.complete_ns) end = std::max(end, *d.complete_ns);
+             if (d.status.ok() && d.complete_ns) end = std::max(end, *d.complete_ns);
          return metric_detail::draws_ok(r) ? fields::json(end) : fields::json(nullptr);
      }},
     {"usa_utilization", "M4: busy core time over active time (usa.utilization)", [](const RunRecord& r) { return fields::json(r.usa.utilization); }},

@@ -13,9 +13,9 @@ std::string number(double v) {
 
 void run_lines(const RunRecord& run, const std::string& who, std::vector<RunProblem>& out) {
     for (const KernelRecord& k : run.kernels)
-        if (k.status != "ok") out.push_back({0, who + "kernel " + k.name + ": " + k.status});
+        if (!k.status.ok()) out.push_back({0, who + "kernel " + k.name + ": " + k.status.text()});
     for (const DrawRecord& d : run.usa.draws)
-        if (d.status != "ok") out.push_back({0, who + "draw " + d.name + ": " + d.status});
+        if (!d.status.ok()) out.push_back({0, who + "draw " + d.name + ": " + d.status.text()});
     for (const ErrorRecord& e : run.errors)
         out.push_back({0, who + "queue " + e.queue + " packet " + std::to_string(e.packet) + ": " + e.error +
                       (e.field.empty() ? "" : " (" + e.field + ")") + (e.detail.empty() ? "" : ": " + e.detail)});
@@ -59,6 +59,13 @@ RunProblems run_problems(const RunRecord& r) {
     else
         run_lines(r, "", p.problems);
     return p;
+}
+
+int worse_exit(int a, int b) {
+    auto rank = [](int c) { return c == 0 ? 0 : c == 1 ? 1 : c == 3 ? 2 : 3; };
+    a = a >= 128 ? 2 : a;
+    b = b >= 128 ? 2 : b;
+    return rank(b) > rank(a) ? b : a;
 }
 
 }  // namespace gpuvp

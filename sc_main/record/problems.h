@@ -29,4 +29,8 @@ struct RunProblems {
 
 RunProblems run_problems(const RunRecord& r);
 
+// The worse of two runs' exit codes, as a batch reports its worst: 0 ok, then 1 failed, 3
+// stopped at its timeout, 2 could not run (128 + N, killed by signal N, counts as 2).
+int worse_exit(int a, int b);
+
 }  // namespace gpuvp

@@ -9,7 +9,8 @@
 #include <gpuvp/models/memory/cache.h>
 #include <gpuvp/models/sm/sm.h>
 #include "sc_main/record/fields.h"
-#include "sc_main/replay/replay_metrics.h"
+#include "sc_main/record/launch_status.h"
+#include "sc_main/record/replay_metrics.h"
 
 #include <array>
 #include <cstdint>
@@ -155,7 +156,7 @@ struct KernelRecord {
     std::string name, queue;
     Omit<std::string> label;
     uint32_t priority = 0;
-    std::string status;
+    LaunchStatus status;
     std::optional<uint64_t> packet;
     uint64_t blocks = 0, warps = 0;
     double submit_ns = 0;
@@ -204,7 +205,8 @@ struct KernelRecord {
 
 struct DrawRecord {
     STATS_RECORD;
-    std::string name, queue, status;
+    std::string name, queue;
+    LaunchStatus status;
     std::optional<uint64_t> packet;
     uint64_t vertex_tasks = 0, pixel_tasks = 0;
     double submit_ns = 0;

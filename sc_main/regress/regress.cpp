@@ -1,6 +1,6 @@
 #include "sc_main/regress/regress.h"
-#include "sc_main/batch/batch.h"
 #include "sc_main/record/problems.h"
+#include "sc_main/run/jobs.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <nlohmann/json.hpp>

@@ -1,9 +1,9 @@
 #include "sc_main/replay/calibrate.h"
 #include <gpuvp/firmware/assembler.h>
 #include <gpuvp/models/glc/glc_config.h>
-#include "sc_main/batch/batch.h"
+#include "sc_main/record/replay_metrics.h"
 #include "sc_main/record/run_record.h"
-#include "sc_main/replay/replay_metrics.h"
+#include "sc_main/run/jobs.h"
 #include "sc_main/scenario/trace_scenario.h"
 
 #include <algorithm>

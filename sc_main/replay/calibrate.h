@@ -4,7 +4,7 @@
 // launch latency of the launches it fits on with the measured ones, launch by launch
 // (calibrate.cpp, objective).
 #pragma once
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <cstdint>

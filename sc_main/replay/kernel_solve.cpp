@@ -1,5 +1,5 @@
 #include "sc_main/replay/kernel_solve.h"
-#include "sc_main/replay/replay_metrics.h"
+#include "sc_main/record/replay_metrics.h"
 #include "sc_main/run/run.h"
 #include <gpuvp/firmware/assembler.h>
 

@@ -2,8 +2,8 @@
 // shows. The page's pieces, in this folder: svg.cpp (drawing), timeline.cpp, sections.cpp,
 // replay.cpp, variants.cpp, style.cpp (CSS), script.cpp (zoom); this file assembles them and reads the files.
 #include "sc_main/report/report.h"
+#include "sc_main/record/files.h"
 #include "sc_main/report/page.h"
-#include "sc_main/run/run.h"
 
 #include <algorithm>
 #include <fstream>
@@ -64,17 +64,6 @@ std::string render_report(const RunRecord& results, const std::vector<const Trac
 
 namespace {
 
-// The whole file, read in one piece into a string of its size. False if it cannot be read whole
-// (a directory, a read error).
-bool read_file(const std::string& path, std::string& text) {
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) return false;
-    const std::streamoff size = f.tellg();
-    if (size < 0 || !f.seekg(0)) return false;
-    text.resize(size_t(size));
-    return size == 0 || (f.read(text.data(), size) && f.gcount() == size);
-}
-
 // results.json at `path` as a record; false with `error` saying what is wrong.
 bool read_results_file(const std::string& path, RunRecord& out, std::string* error) {
     std::string text;
@@ -94,47 +83,27 @@ bool read_results_file(const std::string& path, RunRecord& out, std::string* err
     return true;
 }
 
+// A variant whose name is not a plain folder name has no trace folder.
+bool has_folder(const std::string& variant) {
+    return !variant.empty() && variant != "." && variant != ".." && variant.find('/') == std::string::npos;
+}
+
 }  // namespace
 
-bool write_report(const std::string& dir, std::string* error, const RunOutput* run) {
-    if (run && !run->record) run = nullptr;  // (a hand-made output: the files then)
-    RunRecord loaded;
-    if (!run && !read_results_file(dir + "/results.json", loaded, error)) return false;
-    const RunRecord& results = run ? *run->record : loaded;
-    const bool variants = results.variants && !results.variants->empty();
-    const size_t n = variants ? results.variants->size() : 1;
+bool write_report(const std::string& dir, const RunRecord& results, const std::vector<ReportTrace>& given,
+                  std::string* error) {
+    const size_t n = given.size();
     std::vector<TraceRecord> read(n);
     std::vector<const TraceRecord*> traces(n, nullptr);
-    // The traces to read: a variant's text a child process wrote, or a file. Each is parsed on a
-    // thread of its own (they are independent; the page waits for all of them).
-    std::vector<std::string> files(n);
-    std::vector<const std::string*> texts(n, nullptr);
-    for (size_t i = 0; i < n; ++i) {
-        const std::string v = variants ? (*results.variants)[i].name : "";
-        // A variant whose name is not a plain folder name has no trace folder.
-        if (variants && (v.empty() || v == "." || v == ".." || v.find('/') != std::string::npos)) continue;
-        if (run) {
-            // The run's own trace record, or the text a child process wrote (a variant's).
-            const std::shared_ptr<const TraceRecord>* record = variants ? nullptr : &run->trace_record;
-            const std::string* text = variants ? nullptr : &run->trace;
-            for (const VariantOutput& o : run->variants)
-                if (variants && o.name == v) {
-                    record = &o.trace_record;
-                    text = &o.trace;
-                    break;
-                }
-            if (record && *record) traces[i] = record->get();
-            else if (text && !text->empty()) texts[i] = text;
-        } else {  // (a trace that is missing or cannot be read: none)
-            const std::string path = variants ? dir + "/variants/" + v + "/trace.json" : dir + "/trace.json";
-            if (read_file(path, files[i])) texts[i] = &files[i];
-        }
-    }
+    // The texts are parsed each on a thread of its own (they are independent; the page waits for
+    // all of them).
     std::vector<std::future<bool>> parsing(n);
     for (size_t i = 0; i < n; ++i)
-        if (texts[i]) parsing[i] = std::async(std::launch::async, [&, i] { return read_trace(*texts[i], read[i], nullptr); });
+        if (given[i].record) traces[i] = given[i].record;
+        else if (given[i].text && !given[i].text->empty())
+            parsing[i] = std::async(std::launch::async, [&, i] { return read_trace(*given[i].text, read[i], nullptr); });
     for (size_t i = 0; i < n; ++i)
-        if (texts[i] && parsing[i].get()) traces[i] = &read[i];
+        if (parsing[i].valid() && parsing[i].get()) traces[i] = &read[i];
     std::ofstream out(dir + "/report.html", std::ios::binary);
     out << render_report(results, traces);
     if (!out.flush()) {
@@ -142,6 +111,23 @@ bool write_report(const std::string& dir, std::string* error, const RunOutput* r
         return false;
     }
     return true;
+}
+
+bool write_report(const std::string& dir, std::string* error) {
+    RunRecord results;
+    if (!read_results_file(dir + "/results.json", results, error)) return false;
+    const bool variants = results.variants && !results.variants->empty();
+    const size_t n = variants ? results.variants->size() : 1;
+    std::vector<std::string> files(n);
+    std::vector<ReportTrace> traces(n);
+    for (size_t i = 0; i < n; ++i) {
+        const std::string v = variants ? (*results.variants)[i].name : "";
+        if (variants && !has_folder(v)) continue;
+        // (a trace that is missing or cannot be read: none)
+        const std::string path = variants ? dir + "/variants/" + v + "/trace.json" : dir + "/trace.json";
+        if (read_file(path, files[i])) traces[i].text = &files[i];
+    }
+    return write_report(dir, results, traces, error);
 }
 
 }  // namespace gpuvp

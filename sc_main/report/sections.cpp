@@ -98,7 +98,7 @@ std::string section_header(const Page& p) {
     o << "</td></tr>\n";
     const std::vector<KernelRecord>& ks = r.kernels;
     size_t ok = 0;
-    for (const KernelRecord& k : ks) ok += k.status == "ok";
+    for (const KernelRecord& k : ks) ok += k.status.ok();
     o << "<tr><th>kernels</th><td>" << ks.size() << " (" << ok << " ok)";
     if (!r.unfinished) {
         o << " · " << r.totals.warps << " warps";
@@ -111,7 +111,7 @@ std::string section_header(const Page& p) {
     const std::vector<DrawRecord>& draws = r.usa.draws;
     if (!draws.empty()) {
         size_t dok = 0;
-        for (const DrawRecord& d : draws) dok += d.status == "ok";
+        for (const DrawRecord& d : draws) dok += d.status.ok();
         o << "<tr><th>draws</th><td>" << draws.size() << " (" << dok << " ok)</td></tr>\n";
     }
     o << "<tr><th>trace</th><td>";
@@ -131,9 +131,9 @@ std::string section_header(const Page& p) {
     // Kernels and draws that did not end ok, and the errors.
     std::ostringstream bad;
     for (const KernelRecord& k : ks)
-        if (k.status != "ok") bad << "<li>kernel <b>" << esc(k.name) << "</b>: " << esc(k.status) << "</li>";
+        if (!k.status.ok()) bad << "<li>kernel <b>" << esc(k.name) << "</b>: " << esc(k.status.text()) << "</li>";
     for (const DrawRecord& d : draws)
-        if (d.status != "ok") bad << "<li>draw <b>" << esc(d.name) << "</b>: " << esc(d.status) << "</li>";
+        if (!d.status.ok()) bad << "<li>draw <b>" << esc(d.name) << "</b>: " << esc(d.status.text()) << "</li>";
     size_t shown = 0;
     for (const ErrorRecord& e : r.errors) {
         if (++shown > 20) {
@@ -436,7 +436,7 @@ std::string section_stages(const Page& p) {
         }
         if (stages.empty())
             c << "<text class=\"muted\" x=\"" << px(left + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">no launch stages ("
-              << esc(cut(k.status, 80)) << ")</text>";
+              << esc(cut(k.status.text(), 80)) << ")</text>";
         else if (rh >= 14)
             c << "<text x=\"" << px(xs(x) + 5) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">" << ns(x) << " ns</text>";
         c << "</g>";
@@ -455,7 +455,7 @@ std::string section_stages(const Page& p) {
     std::vector<std::vector<std::string>> cells;
     for (const Entry& e : entries) {
         const KernelRecord& k = *e.k;
-        names.push_back(esc(label(e)) + (k.status == "ok" ? "" : " " + badge(false, cut(k.status, 60))));
+        names.push_back(esc(label(e)) + (k.status.ok() ? "" : " " + badge(false, cut(k.status.text(), 60))));
         std::vector<std::string> row{value_text(k.priority)};
         std::map<std::string, double> v;
         for (const StageRecord& s : k.stages) v[s.stage] = s.ns;
@@ -727,7 +727,7 @@ std::string section_shading(Page& p, Bound& bound) {
           << d.vertex_tasks << "</td><td>" << d.pixel_tasks << "</td><td>" << ns(d.submit_ns) << "</td>";
         for (const std::optional<double>* f : {&d.arrived_ns, &d.first_task_ns, &d.vertex_done_ns, &d.end_ns, &d.complete_ns, &d.turnaround_ns})
             o << "<td>" << ns(num(*f)) << "</td>";
-        o << "<td>" << badge(d.status == "ok", cut(d.status, 60)) << "</td></tr>\n";
+        o << "<td>" << badge(d.status.ok(), cut(d.status.text(), 60)) << "</td></tr>\n";
     }
     o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns.</p>\n</details></section>\n";
     return o.str();

@@ -5,10 +5,9 @@
 // combination of the other axes' values, failing points as red rings), and the table of every
 // point and kernel (sweep.csv's rows; then locks.csv's and draws.csv's, when there are any).
 // docs/report.md, "Sweep report", describes it.
-#include "sc_main/batch/batch.h"
+#include "sc_main/record/problems.h"
 #include "sc_main/report/page.h"
 #include "sc_main/report/report.h"
-#include "sc_main/sweep/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,10 +52,10 @@ struct Series {
 };
 
 // The record of a point that ran; null for one that did not.
-const RunRecord* ran(const SweepReportPoint& p) { return p.results && !p.results->unfinished ? p.results : nullptr; }
+const RunRecord* ran(const SweepPoint& p) { return p.results && !p.results->unfinished ? p.results : nullptr; }
 
 // "key=value key=value" of the point's values on the axes in `which`.
-std::string where_text(const std::vector<SweepAxis>& axes, const SweepReportPoint& p,
+std::string where_text(const std::vector<SweepAxis>& axes, const SweepPoint& p,
                        const std::vector<size_t>& which) {
     std::string o;
     for (size_t a : which) o += (o.empty() ? "" : " ") + axes[a].key + "=" + p.values[a];
@@ -88,13 +87,13 @@ size_t value_index(const SweepAxis& axis, const std::string& value) {
 }
 
 // The first reason a failing point failed, and how many more there are.
-std::string first_problem(const SweepReportPoint& p) {
+std::string first_problem(const SweepPoint& p) {
     if (p.problems.empty()) return "exit " + std::to_string(p.exit_code);
     return p.problems.front() + (p.problems.size() > 1 ? " (and " + std::to_string(p.problems.size() - 1) + " more)" : "");
 }
 
 // A point's tooltip: which point, the value, and why it failed.
-std::string point_title(const std::vector<SweepAxis>& axes, size_t i, const SweepReportPoint& p,
+std::string point_title(const std::vector<SweepAxis>& axes, size_t i, const SweepPoint& p,
                         const std::string& what) {
     std::string t = "point " + std::to_string(i) + ": " + where_text(axes, p, all_axes(axes.size())) + "\n" + what;
     if (p.exit_code != 0) t += "\nFAILING: " + first_problem(p);
@@ -149,7 +148,7 @@ Scale value_scale(const std::vector<double>& values, double div, double bottom, 
 // One chart: `series`' values (`values[i]`: point i's) against axis `axis`, a line per
 // combination of the other axes' values.
 std::string sweep_chart(const Series& series, const std::vector<double>& values, size_t axis,
-                        const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
+                        const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points) {
     const SweepAxis& ax = axes[axis];
     const double left = kChartLeft, right = kChartW - kChartRight;
     // x: the values' positions, numeric or evenly spaced in the order given.
@@ -224,7 +223,7 @@ std::string sweep_chart(const Series& series, const std::vector<double>& values,
             o << "<path class=\"sweep-line\" data-line=\"" << esc(name) << "\" stroke=\"" << colour(l) << "\""
               << (l >= kPaletteSize ? " stroke-dasharray=\"5 3\"" : "") << " d=\"" << d << "\"/>";
         for (size_t i : pts) {
-            const SweepReportPoint& p = points[i];
+            const SweepPoint& p = points[i];
             const double x = xs[value_index(ax, p.values[axis])], v = values[i];
             const bool failed = p.exit_code != 0;
             if (!std::isfinite(v)) {
@@ -261,9 +260,9 @@ std::string sweep_chart(const Series& series, const std::vector<double>& values,
 
 // A group of charts: one series against every axis, in a <details> that can be collapsed.
 std::string chart_group(const Series& s, const std::string& summary, const std::vector<SweepAxis>& axes,
-                        const std::vector<SweepReportPoint>& points) {
+                        const std::vector<SweepPoint>& points) {
     std::vector<double> values;
-    for (const SweepReportPoint& p : points) values.push_back(ran(p) ? s.value(*ran(p)) : NAN);
+    for (const SweepPoint& p : points) values.push_back(ran(p) ? s.value(*ran(p)) : NAN);
     std::ostringstream o;
     o << "<details open class=\"sweep-group\" data-subject=\"" << s.subject << "\" data-metric=\"" << esc(s.metric) << "\"";
     if (s.subject != "run") o << " data-" << s.subject << "=\"" << esc(s.key) << "\"";
@@ -277,10 +276,10 @@ double opt(const std::optional<double>& v) { return v ? *v : NAN; }
 
 // The names of what the points' records hold, in order of first appearance.
 template <class Get>
-std::vector<std::string> names_of(const std::vector<SweepReportPoint>& points, Get get) {
+std::vector<std::string> names_of(const std::vector<SweepPoint>& points, Get get) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    for (const SweepReportPoint& p : points)
+    for (const SweepPoint& p : points)
         if (const RunRecord* r = ran(p))
             for (const std::string& n : get(*r))
                 if (seen.insert(n).second) out.push_back(n);
@@ -289,10 +288,10 @@ std::vector<std::string> names_of(const std::vector<SweepReportPoint>& points, G
 
 // The header: the scenario, the axes, how many points passed, and each failing one's reasons.
 std::string sweep_header(const std::string& name, const std::string& file, const std::vector<SweepAxis>& axes,
-                         const std::vector<SweepReportPoint>& points) {
+                         const std::vector<SweepPoint>& points) {
     size_t failed = 0;
     int worst = 0;
-    for (const SweepReportPoint& p : points) {
+    for (const SweepPoint& p : points) {
         failed += p.exit_code != 0;
         worst = worse_exit(worst, p.exit_code);
     }
@@ -320,7 +319,7 @@ std::string sweep_header(const std::string& name, const std::string& file, const
         o << "<h2 id=\"failures-heading\">Failing points</h2>\n<ul class=\"problems\" id=\"sweep-failures\">";
         size_t shown = 0;
         for (size_t i = 0; i < points.size(); ++i) {
-            const SweepReportPoint& p = points[i];
+            const SweepPoint& p = points[i];
             if (p.exit_code == 0) continue;
             if (++shown > kFailureListLimit) {
                 o << "<li>… and " << failed - kFailureListLimit << " more failing points (the table lists them)</li>";
@@ -341,14 +340,14 @@ std::string sweep_header(const std::string& name, const std::string& file, const
 
 // The charts: the run's end, then each kernel's four latencies, each warp priority's lock wait
 // and each draw's turnaround, each against every axis.
-std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
+std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points) {
     std::ostringstream o;
     o << "<section id=\"charts\">\n<h2>Charts</h2>\n<p>Each metric against each axis of the sweep"
       << (axes.size() > 1 ? ", a line per combination of the other axes' values (the legend names them)" : "")
       << ". A point that failed is a <b style=\"color:" << kFailColour << "\">red ring with a cross</b> (a red cross on "
          "the axis where it did not run); hover a point for its values and why it failed. Times are simulated.</p>\n";
     bool any_run = false;
-    for (const SweepReportPoint& p : points) any_run = any_run || ran(p);
+    for (const SweepPoint& p : points) any_run = any_run || ran(p);
     if (!any_run) {
         o << "<p class=\"empty\" id=\"charts-empty\">no point ran: nothing to chart</p>\n</section>\n";
         return o.str();
@@ -428,7 +427,7 @@ std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<S
 }
 
 // A table row's opening and its first cells: the point's number and axis values.
-std::string row_start(size_t i, const SweepReportPoint& p, const std::string& cls) {
+std::string row_start(size_t i, const SweepPoint& p, const std::string& cls) {
     const bool failed = p.exit_code != 0;
     std::string o = "<tr class=\"" + cls + (failed ? " fail" : "") + "\" data-point=\"" + std::to_string(i) +
                     "\" data-failed=\"" + (failed ? "true" : "false") + "\"><td>" + std::to_string(i) + "</td>";
@@ -450,7 +449,7 @@ std::string number_cell(const std::optional<double>& v) { return "<td>" + (v ? f
 // The tables: a row per point and kernel, sweep.csv's columns (a point that did not run: one
 // row), the status with why a failing point failed; then, when there are any, a row per point
 // and warp priority of locks.csv's lock figures, and per point and draw of draws.csv's times.
-std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
+std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points) {
     std::ostringstream o, locks, draws;
     o << "<section id=\"table\">\n<h2>Every point and kernel</h2>\n<p>The rows of <code>sweep.csv</code>, in point "
          "order; a failing point's rows are red and say why.</p>\n"
@@ -458,7 +457,7 @@ std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<Sw
                                            "turnaround_ns", "exit code", "status"});
     size_t rows = 0;
     for (size_t i = 0; i < points.size(); ++i) {
-        const SweepReportPoint& p = points[i];
+        const SweepPoint& p = points[i];
         const RunRecord* r = ran(p);
         if (!r) {
             ++rows;
@@ -469,7 +468,8 @@ std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<Sw
         }
         for (const KernelRecord& k : r->kernels) {
             ++rows;
-            const std::string status = p.exit_code == 0 ? k.status : "FAIL: " + (k.status != "ok" ? k.status : first_problem(p));
+            const std::string status =
+                p.exit_code == 0 ? k.status.text() : "FAIL: " + (!k.status.ok() ? k.status.text() : first_problem(p));
             std::string row = row_start(i, p, "sweep-row");
             row.insert(row.find('>'), " data-kernel=\"" + esc(k.name) + "\"");
             o << row << "<td class=\"text\">" << esc(k.name) << "</td>" << number_cell(k.dispatch_latency_ns)
@@ -482,7 +482,7 @@ std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<Sw
                   << number_cell(e.task_end_ns.mean) << number_cell(e.task_end_ns.max) << "</tr>\n";
         for (const DrawRecord& d : r->usa.draws)
             draws << row_start(i, p, "draw-row") << "<td class=\"text\">" << esc(d.name) << "</td><td class=\"text\">"
-                  << esc(d.status) << "</td>" << number_cell(d.end_ns) << number_cell(d.complete_ns)
+                  << esc(d.status.text()) << "</td>" << number_cell(d.end_ns) << number_cell(d.complete_ns)
                   << number_cell(d.turnaround_ns) << "</tr>\n";
     }
     o << "</tbody></table></div>\n";
@@ -505,7 +505,7 @@ std::string sweep_table(const std::vector<SweepAxis>& axes, const std::vector<Sw
 }  // namespace report
 
 std::string render_sweep_report(const std::string& name, const std::string& file,
-                                const std::vector<SweepAxis>& axes, const std::vector<SweepReportPoint>& points) {
+                                const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points) {
     using namespace report;
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

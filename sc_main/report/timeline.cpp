@@ -224,7 +224,7 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
             o << "<rect x=\"" << px(xs(a)) << "\" y=\"" << px(ry + 1) << "\" width=\"" << px(std::max(0.8, xs(b) - xs(a)))
               << "\" height=\"" << px(rh - 2) << "\" fill=\"" << colour << "\" fill-opacity=\"" << fmt(opacity, 2)
               << "\"><title>" << esc(name) << ": " << what << " " << ns(a) << "–" << ns(b) << " ns (" << ns(b - a)
-              << " ns); status " << esc(k.status) << esc(instances) << "</title></rect>";
+              << " ns); status " << esc(k.status.text()) << esc(instances) << "</title></rect>";
         };
         if (std::isfinite(first)) {
             seg(submit, first, 0.3, "waiting");
@@ -234,7 +234,7 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
             seg(submit, complete, 0.3, "never ran a warp");
         if (!drawn && rh >= 12)
             labels << "<text class=\"muted\" x=\"" << px(xs.a + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">"
-                   << esc(cut(k.status, 150)) << "</text>";
+                   << esc(cut(k.status.text(), 150)) << "</text>";
         o << "</g>";
     }
     o << kZoomClose << "<g class=\"row-labels\">" << labels.str() << "</g>";

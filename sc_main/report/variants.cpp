@@ -180,7 +180,7 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
             }, true, 1);
         row("status", [k](const RunRecord& r) {
             const KernelRecord* kr = kernel_of(r, k);
-            return kr ? Cell(kr->status) : Cell();
+            return kr ? Cell(kr->status.text()) : Cell();
         }, false, -1);
     }
     std::set<std::pair<double, std::string>> prio_order;  // numeric order
@@ -211,7 +211,7 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
         for (size_t i = 0; i < nv; ++i) {
             double m = NAN;
             for (const DrawRecord& d : rs[i]->usa.draws)
-                if (d.status == "ok" && std::isfinite(report::num(d.complete_ns)))
+                if (d.status.ok() && std::isfinite(report::num(d.complete_ns)))
                     m = std::isfinite(m) ? std::max(m, *d.complete_ns) : *d.complete_ns;
             last_draw[i] = m;
         }

@@ -78,21 +78,50 @@ void Recorder::fold(const Draw& d) {
     st.turnaround.add(ns_diff(*d.completed, d.ref.submit));
 }
 
-const Recorder::Kernel* Recorder::kernel(uint32_t queue, uint64_t packet) const {
-    auto it = kernels_.find({queue, packet});
-    return it == kernels_.end() ? nullptr : &it->second;
+template <class T>
+T& Recorder::Slots<T>::accept(uint32_t slot, uint32_t queue, uint64_t packet, const LaunchRef& ref, const sc_time& t) {
+    if (slot >= keys.size()) {
+        keys.resize(slot + 1, {~0u, 0});
+        refs.resize(slot + 1);
+    }
+    keys[slot] = {queue, packet};
+    refs[slot] = ref;
+    T& r = records[{queue, packet}];
+    r = T{};
+    r.queue = queue;
+    r.packet = packet;
+    r.ref = ref;
+    r.accepted = t;
+    return r;
 }
 
-const Recorder::Draw* Recorder::draw(uint32_t queue, uint64_t packet) const {
-    auto it = draws_.find({queue, packet});
-    return it == draws_.end() ? nullptr : &it->second;
+template <class T>
+T* Recorder::Slots<T>::live(uint32_t slot) {
+    if (slot >= keys.size()) return nullptr;
+    auto it = records.find(keys[slot]);
+    return it == records.end() ? nullptr : &it->second;
 }
 
-Recorder::Kernel* Recorder::live(uint32_t slot) {
-    if (slot >= slot_key_.size()) return nullptr;
-    auto it = kernels_.find(slot_key_[slot]);
-    return it == kernels_.end() ? nullptr : &it->second;
+template <class T>
+const T* Recorder::Slots<T>::find(uint32_t queue, uint64_t packet) const {
+    auto it = records.find({queue, packet});
+    return it == records.end() ? nullptr : &it->second;
 }
+
+template <class T>
+void Recorder::complete(Slots<T>& slots, uint32_t slot, T& r, KernelError e, const sc_time& t) {
+    r.completed = t;
+    r.error = e;
+    slots.keys[slot] = {~0u, 0};
+    slots.refs[slot] = LaunchRef{};
+    if (r.ref.launch == ~0u) return;
+    fold(r);
+    if (r.ref.instance != 0) slots.records.erase({r.queue, r.packet});  // its launch's figures have it
+}
+
+const Recorder::Kernel* Recorder::kernel(uint32_t queue, uint64_t packet) const { return kernels_.find(queue, packet); }
+
+const Recorder::Draw* Recorder::draw(uint32_t queue, uint64_t packet) const { return draws_.find(queue, packet); }
 
 bool Recorder::room() {
     if (events_.size() < limit_) return true;
@@ -134,46 +163,26 @@ void Recorder::doorbell(uint32_t queue, uint64_t value, const sc_time& t) {
 
 void Recorder::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell,
                                const sc_time& t) {
-    if (slot >= slot_key_.size()) {
-        slot_key_.resize(slot + 1, {~0u, 0});
-        slot_ref_.resize(slot + 1);
-    }
-    slot_key_[slot] = {queue, packet};
-    Kernel& k = kernels_[{queue, packet}];
-    k = Kernel{};
-    k.queue = queue;
-    k.packet = packet;
-    k.ref = resolve(queue, packet);
-    slot_ref_[slot] = k.ref;
-    k.doorbell_seen = doorbell;
-    k.accepted = t;
+    kernels_.accept(slot, queue, packet, resolve(queue, packet), t).doorbell_seen = doorbell;
 }
 
 void Recorder::kernel_stage(uint32_t slot, Stage s, const sc_time& t) {
-    if (Kernel* k = live(slot)) {
+    if (Kernel* k = kernels_.live(slot)) {
         auto& v = k->stages[size_t(s)];
         if (!v || t < *v) v = t;  // several SMs report: the earliest counts
     }
 }
 
 void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
-    Kernel* k = live(slot);
+    Kernel* k = kernels_.live(slot);
     if (!k) return;
-    k->completed = t;
-    k->error = e;
     if (trace_ && room()) {
         Event ev{{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), TracePid::kernels, 0, {}}};
-        ev.launch = k->ref.launch;
-        ev.instance = k->ref.instance;
+        own(ev, k->ref);
         ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
         push(std::move(ev), {{"queue", k->queue}, {"packet", k->packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
     }
-    slot_key_[slot] = {~0u, 0};
-    slot_ref_[slot] = LaunchRef{};
-    if (k->ref.launch != ~0u) {
-        fold(*k);
-        if (k->ref.instance != 0) kernels_.erase({k->queue, k->packet});  // its launch's figures have it
-    }
+    complete(kernels_, slot, *k, e, t);
 }
 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
@@ -222,10 +231,7 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
     Event ev{{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
                   TracePid::sm0 + sm, 0, {}}};
     ev.tid = 1000 + lane(block_lanes_[sm], ev.ts_us, ev.ts_us + ev.dur_us);
-    if (slot < slot_ref_.size()) {
-        ev.launch = slot_ref_[slot].launch;
-        ev.instance = slot_ref_[slot].instance;
-    }
+    own(ev, kernels_.ref(slot));
     push(std::move(ev), {{"block", block}, {"sm", sm}});
     block_start_.erase(it);
 }
@@ -270,10 +276,7 @@ void Recorder::warp_span(const WarpRecord& w, bool in_flight) {
     if (!trace_ || !room()) return;
     Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), TracePid::sm0 + w.sm,
                   w.slot, {}}};
-    if (w.kernel_slot < slot_ref_.size()) {
-        ev.launch = slot_ref_[w.kernel_slot].launch;
-        ev.instance = slot_ref_[w.kernel_slot].instance;
-    }
+    own(ev, kernels_.ref(w.kernel_slot));
     ev.block = w.block;
     if (in_flight) ev.args.emplace_back("in_flight", true);
     push(std::move(ev), {{"block", w.block}, {"warp", w.warp}, {"sm", w.sm}, {"slot", w.slot}, {"instructions", w.instructions}});
@@ -318,10 +321,7 @@ void Recorder::lock_event(const LockEvent& e) {
     }
     const bool from_arbiter = e.slot == ~0u;
     Event ev{{name, "lock", 'i', us(e.t), 0, TracePid::sm0 + e.sm, from_arbiter ? TracePid::arbiter_tid : e.slot, {}}};
-    if (!from_arbiter && e.kernel_slot < slot_ref_.size()) {
-        ev.launch = slot_ref_[e.kernel_slot].launch;
-        ev.instance = slot_ref_[e.kernel_slot].instance;
-    }
+    if (!from_arbiter) own(ev, kernels_.ref(e.kernel_slot));
     const bool acquired = e.kind == LockEventKind::acquired;
     reserve_args(ev, 2 + (e.lock != ~0u) + (e.other != ~0u) + (e.cpr != ~0u) + (e.other_cpr != ~0u) + 2 * acquired +
                          (e.redone != 0));
@@ -348,56 +348,32 @@ void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, con
 }
 
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
-    const auto key = kernel_slot < slot_key_.size() ? slot_key_[kernel_slot] : std::make_pair(~0u, uint64_t(0));
-    const LaunchRef ref = kernel_slot < slot_ref_.size() ? slot_ref_[kernel_slot] : LaunchRef{};
-    lock_stalls_.push_back({key, ref, state, t});
+    lock_stalls_.push_back({kernels_.key(kernel_slot), kernels_.ref(kernel_slot), state, t});
 }
 
 // --- M4: draws and the unified shading array --------------------------------------------
 
-void Recorder::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell, const sc_time& t) {
-    if (slot >= draw_slot_key_.size()) {
-        draw_slot_key_.resize(slot + 1, {~0u, 0});
-        draw_slot_ref_.resize(slot + 1);
-    }
-    draw_slot_key_[slot] = {queue, packet};
-    Draw& d = draws_[{queue, packet}];
-    d = Draw{};
-    d.queue = queue;
-    d.packet = packet;
-    d.ref = resolve(queue, packet);
-    draw_slot_ref_[slot] = d.ref;
-    d.accepted = t;
+void Recorder::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time&, const sc_time& t) {
+    draws_.accept(slot, queue, packet, resolve(queue, packet), t);
 }
 
 void Recorder::draw_stage(uint32_t slot, DrawStage s, const sc_time& t) {
-    if (slot >= draw_slot_key_.size()) return;
-    auto it = draws_.find(draw_slot_key_[slot]);
-    if (it != draws_.end() && !it->second.stages[size_t(s)]) it->second.stages[size_t(s)] = t;
+    Draw* d = draws_.live(slot);
+    if (d && !d->stages[size_t(s)]) d->stages[size_t(s)] = t;
 }
 
 void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
-    if (slot >= draw_slot_key_.size()) return;
-    auto it = draws_.find(draw_slot_key_[slot]);
-    if (it == draws_.end()) return;
-    Draw& d = it->second;
-    d.completed = t;
-    d.error = e;
+    Draw* d = draws_.live(slot);
+    if (!d) return;
     if (trace_ && room()) {
-        const sc_time from = d.stages[size_t(DrawStage::arrived)].value_or(d.accepted);
+        const sc_time from = d->stages[size_t(DrawStage::arrived)].value_or(d->accepted);
         Event ev{{"", "draw", 'X', us(from), us(t) - us(from), TracePid::usa, 0, {}}};
-        ev.launch = d.ref.launch;
-        ev.instance = d.ref.instance;
+        own(ev, d->ref);
         ev.tid = TracePid::usa_draw_tid0 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), {{"queue", d.queue}, {"packet", d.packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
+        push(std::move(ev), {{"queue", d->queue}, {"packet", d->packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
         usa_seen_ = true;
     }
-    draw_slot_key_[slot] = {~0u, 0};
-    draw_slot_ref_[slot] = LaunchRef{};
-    if (d.ref.launch != ~0u) {
-        fold(d);
-        if (d.ref.instance != 0) draws_.erase(it);
-    }
+    complete(draws_, slot, *d, e, t);
 }
 
 // Each task is a slice on its core's row, named by its type.
@@ -406,10 +382,7 @@ void Recorder::shading_task(const ShadingTask& task) {
     usa_seen_ = true;
     Event ev{{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
                   TracePid::usa, task.core, {}}};
-    if (task.draw_slot < draw_slot_ref_.size()) {
-        ev.launch = draw_slot_ref_[task.draw_slot].launch;
-        ev.instance = draw_slot_ref_[task.draw_slot].instance;
-    }
+    own(ev, draws_.ref(task.draw_slot));
     reserve_args(ev, 2 + task.switched);
     ev.args.emplace_back("task", task.task);
     ev.args.emplace_back("start_ns", to_ns(task.start));  // start: inputs in (and shader state loaded)

@@ -139,28 +139,27 @@ public:
         return launch < stats_.size() ? &stats_[launch] : nullptr;
     }
     // Kernel and draw records held (first instances, and instances in flight).
-    size_t records() const { return kernels_.size() + draws_.size(); }
+    size_t records() const { return kernels_.records.size() + draws_.records.size(); }
     // Blocks started and not finished that the trace is timing (0 without a trace).
     size_t open_blocks() const { return block_start_.size(); }
 
-    struct Kernel {
-        uint32_t queue = 0;
-        uint64_t packet = 0;
-        LaunchRef ref;
-        sc_core::sc_time doorbell_seen, accepted;
-        std::array<std::optional<sc_core::sc_time>, size_t(Stage::count)> stages;
-        std::optional<sc_core::sc_time> completed;
-        KernelError error = KernelError::none;
-    };
-    // M4: a draw, keyed like a kernel.
-    struct Draw {
+    // What kernels and draws share: their packet, their launch, when the CP took the packet and
+    // when the completion signal was written (or the work failed).
+    struct Launch {
         uint32_t queue = 0;
         uint64_t packet = 0;
         LaunchRef ref;
         sc_core::sc_time accepted;  // the CP took the packet
-        std::array<std::optional<sc_core::sc_time>, size_t(DrawStage::count)> stages;
         std::optional<sc_core::sc_time> completed;
         KernelError error = KernelError::none;
+    };
+    struct Kernel : Launch {
+        sc_core::sc_time doorbell_seen;
+        std::array<std::optional<sc_core::sc_time>, size_t(Stage::count)> stages;
+    };
+    // M4: a draw, keyed like a kernel.
+    struct Draw : Launch {
+        std::array<std::optional<sc_core::sc_time>, size_t(DrawStage::count)> stages;
     };
     struct Rejection {
         uint32_t queue;
@@ -237,7 +236,27 @@ private:
     struct Event : TraceEvent, Owner {
         Event(TraceEvent e) : TraceEvent(std::move(e)) {}
     };
-    Kernel* live(uint32_t slot);
+    // Kernels' (or draws') records by (queue, packet), and the one each CP slot holds while it is live.
+    template <class T>
+    struct Slots {
+        std::map<std::pair<uint32_t, uint64_t>, T> records;
+        std::vector<std::pair<uint32_t, uint64_t>> keys;  // live slot -> key ({~0u, 0}: none)
+        std::vector<LaunchRef> refs;                       // live slot -> its launch
+        // The CP gave `slot` the packet at (queue, packet) of launch `ref` at `t`: its record, new.
+        T& accept(uint32_t slot, uint32_t queue, uint64_t packet, const LaunchRef& ref, const sc_core::sc_time& t);
+        T* live(uint32_t slot);
+        const T* find(uint32_t queue, uint64_t packet) const;
+        std::pair<uint32_t, uint64_t> key(uint32_t slot) const { return slot < keys.size() ? keys[slot] : std::make_pair(~0u, uint64_t(0)); }
+        LaunchRef ref(uint32_t slot) const { return slot < refs.size() ? refs[slot] : LaunchRef{}; }
+    };
+    // `slot`'s record `r` completed at `t` with `e`: the slot is free, the instance's figures are
+    // folded into its launch's, and an instance other than the first is dropped.
+    template <class T>
+    void complete(Slots<T>& slots, uint32_t slot, T& r, KernelError e, const sc_core::sc_time& t);
+    static void own(Owner& o, const LaunchRef& r) {  // an event of launch r
+        o.launch = r.launch;
+        o.instance = r.instance;
+    }
     void warp_span(const WarpRecord& w, bool in_flight);  // its occupancy and trace event
     bool room();  // false (and counted) once the trace is full
     // Room for `n` arguments, and for the kernel's or draw's name that take_trace adds.
@@ -254,12 +273,8 @@ private:
 
     bool trace_;
     uint64_t limit_, dropped_ = 0;
-    std::map<std::pair<uint32_t, uint64_t>, Kernel> kernels_;
-    std::vector<std::pair<uint32_t, uint64_t>> slot_key_;  // live kernel slot -> key
-    std::vector<LaunchRef> slot_ref_;                       // live kernel slot -> its launch
-    std::map<std::pair<uint32_t, uint64_t>, Draw> draws_;
-    std::vector<std::pair<uint32_t, uint64_t>> draw_slot_key_;  // live draw slot -> key
-    std::vector<LaunchRef> draw_slot_ref_;
+    Slots<Kernel> kernels_;  // by the CP's kernel slots
+    Slots<Draw> draws_;      // by its draw slots
     std::function<bool(uint32_t, uint64_t, LaunchRef&)> lookup_;
     std::vector<InstanceStats> stats_;  // per launch
     std::vector<double> draw_lanes_;

@@ -1,8 +1,9 @@
 // A scenario with `variants:` (A/B runs): each variant in a child process of its own, their
 // results joined into one results.json, the comparisons across variants checked, and a table
 // that sets the variants side by side. Also what `--out DIR` holds, for any run.
-#include "sc_main/batch/batch.h"
+#include "sc_main/record/problems.h"
 #include "sc_main/report/report.h"
+#include "sc_main/run/jobs.h"
 #include "sc_main/run/run.h"
 
 #include <nlohmann/json.hpp>
@@ -281,7 +282,23 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
         if (!write_text(vd + "/results.json", v.results)) return fail(vd + "/results.json");
         if (!v.trace.empty() && !write_text(vd + "/trace.json", v.trace)) return fail(vd + "/trace.json");
     }
-    return !report || write_report(dir, error, &o);
+    if (!report) return true;
+    if (!o.record) return write_report(dir, error);  // (a hand-made output: from the files)
+    // The page from what those files were written from: each variant's trace record, or the text
+    // its child process wrote; without variants the run's own.
+    std::vector<ReportTrace> traces;
+    if (!o.record->variants || o.record->variants->empty()) traces.push_back({o.trace_record.get(), &o.trace});
+    else
+        for (const VariantEntry& e : *o.record->variants) {
+            ReportTrace t;
+            for (const VariantOutput& v : o.variants)
+                if (v.name == e.name) {
+                    t = {v.trace_record.get(), &v.trace};
+                    break;
+                }
+            traces.push_back(t);
+        }
+    return write_report(dir, *o.record, traces, error);
 }
 
 }  // namespace gpuvp

@@ -4,7 +4,7 @@
 // < `--set` (docs/presets.md, "A trace's device").
 #pragma once
 #include <gpuvp/platform/gpu_config.h>
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <string>
 #include <utility>

@@ -1,9 +1,9 @@
-// A profiler trace (sc_main/replay/profiler_trace.h) as a scenario: one queue per stream, its
+// A profiler trace (sc_main/profiler/profiler_trace.h) as a scenario: one queue per stream, its
 // kernels with duration-driven bodies and what the hardware measured, its copies and fills, and
 // the host's calls for a closed-loop replay (docs/replay.md). `gpuvp import` writes the
 // document; `gpuvp run TRACE` reads the same document as a scenario.
 #pragma once
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <array>

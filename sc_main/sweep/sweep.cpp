@@ -1,7 +1,8 @@
 #include "sc_main/sweep/sweep.h"
-#include "sc_main/batch/batch.h"
 #include "sc_main/record/problems.h"
 #include "sc_main/report/report.h"
+#include "sc_main/run/jobs.h"
+#include "sc_main/sweep/tables.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,17 +45,6 @@ std::vector<std::string> split_values(const std::string& text) {
     out.push_back(cur);
     return out;
 }
-
-namespace {
-
-std::string number(const fields::json& v) {
-    if (!v.is_number()) return "";
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3f", v.get<double>());
-    return b;
-}
-
-}  // namespace
 
 namespace {
 
@@ -201,53 +191,26 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
                      where.c_str(), code == 0 ? "pass" : code == 1 ? "FAIL" : code == 3 ? "timed out" : "error");
     });
 
-    // The CSV and the table, in point order.
-    std::ostringstream csv, table, locks, lock_table;
-    for (const SweepAxis& a : axes) locks << csv_field(a.key) << ",";
-    locks << "priority,warps,acquisitions,wait_mean_ns,wait_max_ns,task_end_mean_ns,task_end_max_ns,sync_failures,"
-             "forced_releases,hold_limit_releases,retakes,redone_instructions\n";
-    for (const SweepAxis& a : axes) lock_table << a.key << "  ";
-    lock_table << "| warp priority | lock wait mean / max ns | task end mean / max ns | sync failures | forced releases | "
-                  "hold-limit releases | redone instructions\n";
-    bool any_locks = false;
-    std::ostringstream draws, draw_table;  // M4
-    for (const SweepAxis& a : axes) draws << csv_field(a.key) << ",";
-    draws << "draw,status,arrived_ns,first_task_ns,vertex_done_ns,end_ns,complete_ns,turnaround_ns,"
-             "usa_reassignments,usa_utilization,usa_vertex_cores,usa_pixel_cores,exit_code\n";
-    for (const SweepAxis& a : axes) draw_table << a.key << "  ";
-    draw_table << "| draw | end ns | turnaround ns | array: reassignments | utilization | final split V/P\n";
-    bool any_draws = false;
-    for (const SweepAxis& a : axes) csv << csv_field(a.key) << ",";
-    csv << "kernel,status,dispatch_latency_ns,launch_latency_ns,response_ns,turnaround_ns,exit_code\n";
-    for (const SweepAxis& a : axes) table << a.key << "  ";
-    table << "| kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n";
-    bool any_kernel_rows = false;  // a draw-only sweep prints no empty kernel table
+    // The CSVs and the table, in point order, from each point's record (a failing one's, and
+    // with an out dir every one's, kept for report.html), and what failed at each point.
+    SweepTables tables(axes);
     out.points = mine.size();
-    // Each point's record (a failing one's, and with an out dir every one's, for report.html)
-    // and what failed at it.
     std::vector<std::optional<RunRecord>> records(points.size());
     std::vector<std::vector<std::string>> point_problems(points.size());
     for (size_t i : mine) {
         out.exit_code = worse_exit(out.exit_code, codes[i]);  // the worst point's
-        std::ifstream f(point_dir(i) + "/results.json");
-        std::stringstream text;
-        text << f.rdbuf();
-        fields::json r;  // (another process's file: parsed once, read as any results.json is)
-        try {
-            r = fields::json::parse(text.str());
-        } catch (...) {
-            r = fields::json::object();
-        }
-        if (codes[i] != 0 || !temporary) {
-            try {
-                records[i] = read_results(r);
+        std::optional<RunRecord> record;
+        std::string text;
+        if (read_file(point_dir(i) + "/results.json", text)) {
+            try {  // (another process's file: read as any results.json is)
+                record = read_results(fields::json::parse(text));
             } catch (...) {  // no results: it did not run
             }
         }
         // What failed at this point (nothing for a point that passed: failures its scenario expects).
         std::vector<std::string>& problems = point_problems[i];
         if (codes[i] != 0) {
-            if (records[i]) problems = run_problems(*records[i]).lines();
+            if (record) problems = run_problems(*record).lines();
             if (codes[i] == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(options.timeout_seconds) + " s)");
             if (!missing[i].empty()) problems.insert(problems.begin(), missing[i]);
             if (problems.empty())
@@ -258,78 +221,19 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             for (const std::string& p : problems) out.failures.push_back(where + ": " + p);
             ++out.failed_points;
         }
-        // A row's status: the kernel's, or FAIL and why when the point failed.
-        auto status = [&](const std::string& own) {
-            if (codes[i] == 0) return own;
-            return "FAIL: " + (own != "ok" ? own : problems.front());
-        };
-        std::string axis_values;
-        for (const std::string& v : points[i]) axis_values += csv_field(v) + ",";
-        if (!r.contains("kernels")) {
-            csv << axis_values << ",did not run,,,,," << codes[i] << "\n";
-            for (const std::string& v : points[i]) table << v << "  ";
-            table << "| - | did not run (exit " << codes[i] << ")\n";
-            any_kernel_rows = true;
-            continue;
-        }
-        // M2: one row per warp priority that took locks.
-        if (r.contains("locks") && r["locks"].contains("by_priority"))
-            for (const auto& [prio, p] : r["locks"]["by_priority"].items()) {
-                any_locks = true;
-                locks << axis_values << prio << "," << p["warps"] << "," << p["acquisitions"] << ","
-                      << number(p["wait_ns"]["mean"]) << "," << number(p["wait_ns"]["max"]) << ","
-                      << number(p["task_end_ns"]["mean"]) << "," << number(p["task_end_ns"]["max"]) << ","
-                      << p["sync_failures"] << "," << p["forced_releases"] << "," << p["hold_limit_releases"] << ","
-                      << p["retakes"] << "," << p["redone_instructions"] << "\n";
-                for (const std::string& v : points[i]) lock_table << v << "  ";
-                lock_table << "| " << prio << " | " << number(p["wait_ns"]["mean"]) << " / " << number(p["wait_ns"]["max"])
-                           << " | " << number(p["task_end_ns"]["mean"]) << " / " << number(p["task_end_ns"]["max"])
-                           << " | " << p["sync_failures"] << " | " << p["forced_releases"] << " | "
-                           << p["hold_limit_releases"] << " | " << p["redone_instructions"] << "\n";
-            }
-        if (r.contains("usa") && r["usa"].contains("draws"))
-            for (const auto& d : r["usa"]["draws"]) {
-                any_draws = true;
-                const auto& u = r["usa"];
-                draws << axis_values << csv_field(d["name"]) << "," << csv_field(d["status"]) << ","
-                      << number(d["arrived_ns"]) << "," << number(d["first_task_ns"]) << "," << number(d["vertex_done_ns"])
-                      << "," << number(d["end_ns"]) << "," << number(d["complete_ns"]) << ","
-                      << number(d["turnaround_ns"]) << "," << u["reassignments"] << "," << number(u["utilization"]) << ","
-                      << u["cores"]["vertex"] << "," << u["cores"]["pixel"] << "," << codes[i] << "\n";
-                for (const std::string& v : points[i]) draw_table << v << "  ";
-                draw_table << "| " << d["name"].get<std::string>() << " | " << number(d["end_ns"]) << " | "
-                           << number(d["turnaround_ns"]) << " | " << u["reassignments"] << " | "
-                           << number(u["utilization"]) << " | " << u["cores"]["vertex"] << "/" << u["cores"]["pixel"]
-                           << "\n";
-            }
-        for (const auto& k : r["kernels"]) {
-            any_kernel_rows = true;
-            csv << axis_values << csv_field(k["name"]) << "," << csv_field(k["status"]) << ","
-                << number(k["dispatch_latency_ns"]) << "," << number(k["launch_latency_ns"]) << ","
-                << number(k["response_ns"]) << "," << number(k["turnaround_ns"]) << "," << codes[i] << "\n";
-            for (const std::string& v : points[i]) table << v << "  ";
-            table << "| " << k["name"].get<std::string>() << " | " << number(k["dispatch_latency_ns"]) << " | "
-                  << number(k["launch_latency_ns"]) << " | " << number(k["response_ns"]) << " | "
-                  << number(k["turnaround_ns"]) << " | " << status(k["status"].get<std::string>()) << "\n";
-        }
+        tables.add(points[i], record ? &*record : nullptr, codes[i], problems);
+        if (codes[i] != 0 || !temporary) records[i] = std::move(record);
     }
-    out.csv = csv.str();
-    out.table = any_kernel_rows || !any_draws ? table.str() : "";
-    if (any_locks) {
-        out.locks_csv = locks.str();
-        out.table += "\nLocks (M2), per warp priority:\n" + lock_table.str();
-    }
-    if (any_draws) {
-        out.draws_csv = draws.str();
-        out.table += std::string(out.table.empty() ? "" : "\n") + "Draws (M4), with the shading array's totals:\n" +
-                     draw_table.str();
-    }
+    out.csv = tables.kernels_csv();
+    out.locks_csv = tables.locks_csv();
+    out.draws_csv = tables.draws_csv();
+    out.table = tables.table();
     if (!temporary && out.joined) {
         std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
-        if (any_locks) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
-        if (any_draws) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
+        if (!out.locks_csv.empty()) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
+        if (!out.draws_csv.empty()) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
         // The page: each metric against each axis, and the table, from the records read above.
-        std::vector<SweepReportPoint> report_points;
+        std::vector<SweepPoint> report_points;
         for (size_t i = 0; i < points.size(); ++i)
             report_points.push_back({points[i], codes[i], point_problems[i], records[i] ? &*records[i] : nullptr});
         std::ofstream(dir + "/report.html", std::ios::binary)

@@ -1,6 +1,7 @@
 // A sweep: one scenario run at every point of the product of `--set KEY=V1,V2,...` axes, each
 // point in a child process of its own (SystemC elaborates once per process), N at a time.
 #pragma once
+#include "sc_main/record/sweep_record.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <functional>
@@ -8,11 +9,6 @@
 #include <vector>
 
 namespace gpuvp {
-
-struct SweepAxis {
-    std::string key;
-    std::vector<std::string> values;
-};
 
 struct SweepOptions {
     std::string out_dir;  // sweep.csv, locks.csv (if any warp took a lock), draws.csv (if any draw),

@@ -1,7 +1,7 @@
 // Profiler traces as users replay them: `gpuvp import`, `gpuvp run TRACE`, `gpuvp calibrate`,
 // on the bundled real traces (examples/traces/). These start the real `gpuvp` program.
 #include <catch2/catch.hpp>
-#include "sc_main/replay/database.h"
+#include "sc_main/profiler/database.h"
 #include "tests/files.h"
 #include <nlohmann/json.hpp>
 

@@ -83,7 +83,7 @@ KernelRecord kernel(const std::string& name, uint32_t priority, double submit, d
     k.name = name;
     k.queue = "q";
     k.priority = priority;
-    k.status = "ok";
+    k.status = {};
     k.submit_ns = submit;
     k.first_warp_start_ns = submit + 700;
     k.end_ns = submit + 3000;
@@ -433,7 +433,7 @@ TEST_CASE("scalar pool and shading array charts come from the trace counters", "
     DrawRecord d;
     d.name = "terrain";
     d.queue = "gfx";
-    d.status = "ok";
+    d.status = {};
     d.submit_ns = 0.0;
     d.arrived_ns = 500.0;
     d.first_task_ns = 500.0;
@@ -534,7 +534,7 @@ TEST_CASE("variants with locks and draws get their own comparison charts", "[rep
         r.locks.by_priority = {{"0", e}};
         DrawRecord d;
         d.name = "terrain";
-        d.status = "ok";
+        d.status = {};
         d.arrived_ns = 500.0;
         d.vertex_done_ns = 1500.0;
         d.end_ns = 3000.0;

@@ -25,7 +25,7 @@ namespace {
 using gpuvp::KernelRecord;
 using gpuvp::RunRecord;
 using gpuvp::SweepAxis;
-using gpuvp::SweepReportPoint;
+using gpuvp::SweepPoint;
 using gpuvp::test::slurp;
 using gpuvp::test::temp_dir;
 using Catch::Matchers::Contains;
@@ -70,7 +70,7 @@ KernelRecord kernel(const std::string& name, double base) {
     KernelRecord k;
     k.name = name;
     k.queue = "q";
-    k.status = "ok";
+    k.status = {};
     k.dispatch_latency_ns = base;
     k.launch_latency_ns = base + 100;
     k.response_ns = base + 200;
@@ -96,7 +96,7 @@ RunRecord record(double sms, bool priority) {
 struct HandMade {
     std::vector<SweepAxis> axes{{"policy.lock", {"priority", "spin"}}, {"platform.sms", {"1", "2", "4"}}};
     std::vector<RunRecord> records;
-    std::vector<SweepReportPoint> points;
+    std::vector<SweepPoint> points;
     HandMade() {
         records.reserve(6);
         for (const std::string& lock : axes[0].values)
@@ -195,7 +195,7 @@ TEST_CASE("a sweep report spaces a numeric axis by value and categories evenly",
     CHECK(y_of(1) < y_of(0));
     // One axis: one line, no legend.
     const std::vector<SweepAxis> one{{"platform.sms", {"1", "2", "4"}}};
-    std::vector<SweepReportPoint> points;
+    std::vector<SweepPoint> points;
     for (int i = 0; i < 3; ++i) points.push_back({{one[0].values[size_t(i)]}, 0, {}, h.points[size_t(i)].results});
     const std::string single = gpuvp::render_sweep_report("hand-made", "s.yaml", one, points);
     const std::string chart = charts(single, "a", "response_ns", "platform.sms").at(0);
@@ -243,7 +243,7 @@ TEST_CASE("a sweep report escapes names and bounds the charts to 40 kernels", "[
     r.status = "ok";
     for (int k = 0; k < 45; ++k) r.kernels.push_back(kernel("k" + std::to_string(k) + "<&>", 100 + k));
     const std::vector<SweepAxis> axes{{"queues.q.priority", {"'a b'", "[1, 2]"}}};
-    const std::vector<SweepReportPoint> points{{{"'a b'"}, 0, {}, &r}, {{"[1, 2]"}, 0, {}, &r}};
+    const std::vector<SweepPoint> points{{{"'a b'"}, 0, {}, &r}, {{"[1, 2]"}, 0, {}, &r}};
     const std::string html = gpuvp::render_sweep_report(r.scenario, "s.yaml", axes, points);
     CHECK(html.find("many<kernels>") == std::string::npos);
     CHECK_THAT(html, Contains("many&lt;kernels&gt;"));

@@ -40,6 +40,12 @@ void check_rejected(const gpuvp::test::Run& r, const std::string& error, const s
     CHECK(r.results["queues"][1]["status"] == "ok");
     CHECK(r.results["status"] == "error");
     CHECK(r.out.exit_code == 1);
+    // The record holds each kernel's state by value (victim, behind, other).
+    using State = gpuvp::LaunchStatus::State;
+    REQUIRE(r.out.record->kernels.size() == 3);
+    CHECK(r.out.record->kernels[0].status.state == State::failed);
+    CHECK(r.out.record->kernels[1].status.state == State::not_processed);
+    CHECK(r.out.record->kernels[2].status.ok());
 }
 
 }  // namespace

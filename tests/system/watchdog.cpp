@@ -98,6 +98,7 @@ TEST_CASE("the watchdog stops a run without forward progress and dumps the warps
     CHECK_THAT(state, Contains("tries lock 0 held by warp 0: backing off until"));
     CHECK_THAT(state, Contains("idle (no warps, and so in the GLC's table): sm[1]"));
     CHECK_THAT(r.kernel("k")["status"].get<std::string>(), Contains("did not complete: the watchdog stopped the run"));
+    CHECK(r.out.record->kernels[0].status.state == gpuvp::LaunchStatus::State::unfinished);
     CHECK(r.results["status"] == "error");
     CHECK(r.out.exit_code == 1);
     CHECK_THAT(r.out.table, Contains("HANG: the watchdog saw no forward progress"));
@@ -108,6 +109,7 @@ TEST_CASE("without the watchdog the same run goes on until max_sim_ns", "[watchd
     CHECK(r.results["hang"].is_null());
     CHECK(r.results["sim_end_ns"].get<double>() > 990000);
     CHECK_THAT(r.kernel("k")["status"].get<std::string>(), Contains("did not complete by max_sim_ns"));
+    CHECK(r.out.record->kernels[0].status == gpuvp::LaunchStatus::from_text(r.kernel("k")["status"].get<std::string>()));
     CHECK(r.results["locks"]["sync_failures"].get<int>() > 1000);  // it was busy all along
 }
 

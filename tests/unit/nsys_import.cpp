@@ -1,8 +1,8 @@
-// Nsight Systems' SQLite export (sc_main/replay/nsys.cpp, database.cpp): fixtures built by the
+// Nsight Systems' SQLite export (sc_main/profiler/nsys.cpp, database.cpp): fixtures built by the
 // tests on the export's schema (tests/data/nsys/schema.sql), read as gpuvp reads a file (its
 // bytes, sqlite3_deserialize); what each table becomes, and the errors naming table and row.
-#include "sc_main/replay/database.h"
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/database.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/trace_scenario.h"
 
 #include "tests/files.h"

@@ -1,8 +1,8 @@
-// The model against the hardware (sc_main/replay/replay_metrics.h), without a simulation: small
+// The model against the hardware (sc_main/record/replay_metrics.h), without a simulation: small
 // timelines whose figures are worked out by hand in the comments; and replay_sides, the two
 // sides as a run's record gives them.
 #include "sc_main/record/run_record.h"
-#include "sc_main/replay/replay_metrics.h"
+#include "sc_main/record/replay_metrics.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
-// rocprofv3 beyond its CSV: the rocpd SQLite database (sc_main/replay/rocpd.cpp; fixtures built
+// rocprofv3 beyond its CSV: the rocpd SQLite database (sc_main/profiler/rocpd.cpp; fixtures built
 // on tests/data/rocpd/schema.sql, the tables with the run's id and the views without it) and
 // the JSON output (rocprofv3_json.cpp; tests/data/traces/rocprofv3_results.json). Both hold the
 // same small run: a copy, a GEMM and a ReLU on an MI300X, their HIP calls, a stream sync.
-#include "sc_main/replay/database.h"
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/database.h"
+#include "sc_main/profiler/profiler_trace.h"
 #include "sc_main/scenario/trace_scenario.h"
 
 #include "tests/files.h"

@@ -33,7 +33,7 @@ gpuvp::RunRecord small_record() {
     gpuvp::KernelRecord& k = r.kernels.emplace_back();
     k.name = "alpha";
     k.queue = "q";
-    k.status = "ok";
+    k.status = {};
     k.packet = 0;
     k.submit_ns = 0;
     k.response_ns = 700;
@@ -217,12 +217,12 @@ TEST_CASE("run_problems: a line for each failed expectation, kernel, draw, rejec
     gpuvp::RunRecord v;
     v.kernels.resize(2);
     v.kernels[0].name = "k";
-    v.kernels[0].status = "ok";
+    v.kernels[0].status = {};
     v.kernels[1].name = "j";
-    v.kernels[1].status = "kernel fault: memory fault at 0x40";
+    v.kernels[1].status = gpuvp::LaunchStatus::from_text("kernel fault: memory fault at 0x40");
     v.usa.draws.resize(1);
     v.usa.draws[0].name = "d";
-    v.usa.draws[0].status = "not complete";
+    v.usa.draws[0].status = gpuvp::LaunchStatus::from_text("not complete");
     gpuvp::ErrorRecord e;
     e.queue = "q0";
     e.packet = 2;

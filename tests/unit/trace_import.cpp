@@ -1,7 +1,7 @@
-// The profiler-trace readers (sc_main/replay/): exact decimals, gzip, format detection, Kineto
+// The profiler-trace readers (sc_main/profiler/): exact decimals, gzip, format detection, Kineto
 // JSON from CUDA and ROCm (the eight real traces of examples/traces/ and small hand-made ones),
 // rocprofv3's CSVs (tests/data/traces/), and the errors each names by byte or line.
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include "tests/files.h"
 

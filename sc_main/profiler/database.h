@@ -4,7 +4,7 @@
 // rows read through named columns, each value checked, every error naming the file, the table
 // and the row. The only user of SQLite's C library.
 #pragma once
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <cstdint>
 #include <initializer_list>

@@ -3,9 +3,9 @@
 // tables (rocpd_kernel_dispatch, rocpd_info_kernel_symbol, rocpd_region, rocpd_event,
 // rocpd_string, rocpd_memory_copy, rocpd_info_agent): dispatches, copies, the HIP API calls
 // and the GPUs. docs/trace-import.md lists what is read.
-#include "sc_main/replay/database.h"
-#include "sc_main/replay/profiler_trace.h"
-#include "sc_main/replay/rocprofiler.h"
+#include "sc_main/profiler/database.h"
+#include "sc_main/profiler/profiler_trace.h"
+#include "sc_main/profiler/rocprofiler.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // (rocprofv3_json.cpp) and the rocpd reader (rocpd.cpp): a kernel symbol's registers, an agent
 // record's device properties and a memory copy's direction.
 #pragma once
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -3,8 +3,8 @@
 // dispatches, memory copies and HIP API calls of buffer_records, named through strings and
 // kernel_symbols, and the GPUs of agents. One nlohmann document; a value's place is said by its
 // path ("rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[3].start_timestamp").
-#include "sc_main/replay/profiler_trace.h"
-#include "sc_main/replay/rocprofiler.h"
+#include "sc_main/profiler/profiler_trace.h"
+#include "sc_main/profiler/rocprofiler.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 // TARGET_INFO_GPU, NVTX ranges as the kernels' labels. Tables and columns are found by name
 // (docs/trace-import.md lists them and the export versions followed); times are integer ns on
 // the report's clock.
-#include "sc_main/replay/database.h"
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/database.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <algorithm>
 #include <map>

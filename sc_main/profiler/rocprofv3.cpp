@@ -2,8 +2,8 @@
 // ProfilerTrace: kernel_trace.csv's dispatches and, when given, hip_api_trace.csv's calls.
 // Columns are found by their header's names (any order, any case: rocpd's CSVs write
 // Lds_Block_Size for LDS_Block_Size); times are integer ns.
-#include "sc_main/replay/profiler_trace.h"
-#include "sc_main/replay/rocprofiler.h"
+#include "sc_main/profiler/profiler_trace.h"
+#include "sc_main/profiler/rocprofiler.h"
 
 #include <algorithm>
 #include <cctype>

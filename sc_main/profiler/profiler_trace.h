@@ -1,6 +1,6 @@
 // A GPU profiler trace as read from its file, before it becomes a scenario: the devices, the
 // host's runtime calls, the GPU's kernels, copies and fills, and the synchronisation records.
-// Filled by the readers of sc_main/replay/ (Kineto Chrome-trace JSON from CUDA or ROCm,
+// Filled by the readers of sc_main/profiler/ (Kineto Chrome-trace JSON from CUDA or ROCm,
 // rocprofv3 CSV, Nsight Systems' SQLite export); read by the converter to a scenario
 // (trace_scenario.h). No SystemC here.
 //

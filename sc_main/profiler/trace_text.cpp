@@ -1,7 +1,7 @@
-// What the readers of sc_main/replay/ share: a trace file's text (gunzipped by its magic), which
+// What the readers of sc_main/profiler/ share: a trace file's text (gunzipped by its magic), which
 // format it is, exact decimals, the host calls' kinds by function name, and read_profiler_trace.
-#include "sc_main/replay/profiler_trace.h"
-#include "sc_main/replay/database.h"
+#include "sc_main/profiler/profiler_trace.h"
+#include "sc_main/profiler/database.h"
 
 #include <zlib.h>
 

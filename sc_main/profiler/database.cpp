@@ -1,4 +1,4 @@
-#include "sc_main/replay/database.h"
+#include "sc_main/profiler/database.h"
 
 #include <sqlite3.h>
 

@@ -3,7 +3,7 @@
 // flat Event and kept (kernels, copies, fills, runtime calls, sync records) or dropped; no
 // document is built. Numbers keep their text, so ts and dur (µs, up to 3 decimals) become ns
 // exactly.
-#include "sc_main/replay/profiler_trace.h"
+#include "sc_main/profiler/profiler_trace.h"
 
 #include <nlohmann/json.hpp>
 

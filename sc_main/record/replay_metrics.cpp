@@ -1,4 +1,4 @@
-#include "sc_main/replay/replay_metrics.h"
+#include "sc_main/record/replay_metrics.h"
 
 #include <algorithm>
 #include <cmath>

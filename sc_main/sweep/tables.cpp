@@ -1,0 +1,191 @@
+#include "sc_main/sweep/tables.h"
+#include "sc_main/record/files.h"
+
+#include <cstdio>
+#include <optional>
+
+namespace gpuvp {
+
+namespace {
+
+// "%.3f", or empty for none.
+std::string number(const std::optional<double>& v) {
+    if (!v) return "";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", *v);
+    return b;
+}
+
+// A row of one of the tables and what its cells read.
+struct KernelLine {
+    const KernelRecord* k;  // null: the point did not run
+    int exit_code;
+    std::string status;     // the kernel's, or FAIL and why when the point failed
+};
+struct LockLine {
+    const std::string& priority;
+    const PriorityLocks& p;
+};
+struct DrawLine {
+    const DrawRecord& d;
+    const UsaRecord& usa;
+    int exit_code;
+};
+
+// A column: its name in the CSV file and its heading in the table (nullptr: not in that one),
+// and its cell's text (quoted for the CSV where it needs to be).
+template <class Row>
+struct Column {
+    const char* csv;
+    const char* heading;
+    std::string (*cell)(const Row&);
+};
+
+std::string of(uint64_t v) { return std::to_string(v); }
+
+const Column<KernelLine> kKernelColumns[] = {
+    {"kernel", "kernel", [](const KernelLine& r) { return r.k ? r.k->name : ""; }},
+    {"status", nullptr, [](const KernelLine& r) { return r.k ? r.k->status.text() : "did not run"; }},
+    {"dispatch_latency_ns", "dispatch ns", [](const KernelLine& r) { return r.k ? number(r.k->dispatch_latency_ns) : ""; }},
+    {"launch_latency_ns", "launch ns", [](const KernelLine& r) { return r.k ? number(r.k->launch_latency_ns) : ""; }},
+    {"response_ns", "response ns", [](const KernelLine& r) { return r.k ? number(r.k->response_ns) : ""; }},
+    {"turnaround_ns", "turnaround ns", [](const KernelLine& r) { return r.k ? number(r.k->turnaround_ns) : ""; }},
+    {"exit_code", nullptr, [](const KernelLine& r) { return std::to_string(r.exit_code); }},
+    {nullptr, "status", [](const KernelLine& r) { return r.status; }},
+};
+
+const Column<LockLine> kLockColumns[] = {
+    {"priority", "warp priority", [](const LockLine& r) { return r.priority; }},
+    {"warps", nullptr, [](const LockLine& r) { return of(r.p.warps); }},
+    {"acquisitions", nullptr, [](const LockLine& r) { return of(r.p.acquisitions); }},
+    {"wait_mean_ns", nullptr, [](const LockLine& r) { return number(r.p.wait_ns.mean); }},
+    {"wait_max_ns", nullptr, [](const LockLine& r) { return number(r.p.wait_ns.max); }},
+    {nullptr, "lock wait mean / max ns",
+     [](const LockLine& r) { return number(r.p.wait_ns.mean) + " / " + number(r.p.wait_ns.max); }},
+    {"task_end_mean_ns", nullptr, [](const LockLine& r) { return number(r.p.task_end_ns.mean); }},
+    {"task_end_max_ns", nullptr, [](const LockLine& r) { return number(r.p.task_end_ns.max); }},
+    {nullptr, "task end mean / max ns",
+     [](const LockLine& r) { return number(r.p.task_end_ns.mean) + " / " + number(r.p.task_end_ns.max); }},
+    {"sync_failures", "sync failures", [](const LockLine& r) { return of(r.p.sync_failures); }},
+    {"forced_releases", "forced releases", [](const LockLine& r) { return of(r.p.forced_releases); }},
+    {"hold_limit_releases", "hold-limit releases", [](const LockLine& r) { return of(r.p.hold_limit_releases); }},
+    {"retakes", nullptr, [](const LockLine& r) { return of(r.p.retakes); }},
+    {"redone_instructions", "redone instructions", [](const LockLine& r) { return of(r.p.redone_instructions); }},
+};
+
+const Column<DrawLine> kDrawColumns[] = {
+    {"draw", "draw", [](const DrawLine& r) { return r.d.name; }},
+    {"status", nullptr, [](const DrawLine& r) { return r.d.status.text(); }},
+    {"arrived_ns", nullptr, [](const DrawLine& r) { return number(r.d.arrived_ns); }},
+    {"first_task_ns", nullptr, [](const DrawLine& r) { return number(r.d.first_task_ns); }},
+    {"vertex_done_ns", nullptr, [](const DrawLine& r) { return number(r.d.vertex_done_ns); }},
+    {"end_ns", "end ns", [](const DrawLine& r) { return number(r.d.end_ns); }},
+    {"complete_ns", nullptr, [](const DrawLine& r) { return number(r.d.complete_ns); }},
+    {"turnaround_ns", "turnaround ns", [](const DrawLine& r) { return number(r.d.turnaround_ns); }},
+    {"usa_reassignments", "array: reassignments", [](const DrawLine& r) { return of(r.usa.reassignments); }},
+    {"usa_utilization", "utilization", [](const DrawLine& r) { return number(r.usa.utilization); }},
+    {"usa_vertex_cores", nullptr, [](const DrawLine& r) { return of(r.usa.cores.vertex); }},
+    {"usa_pixel_cores", nullptr, [](const DrawLine& r) { return of(r.usa.cores.pixel); }},
+    {nullptr, "final split V/P", [](const DrawLine& r) { return of(r.usa.cores.vertex) + "/" + of(r.usa.cores.pixel); }},
+    {"exit_code", nullptr, [](const DrawLine& r) { return std::to_string(r.exit_code); }},
+};
+
+// The CSV's header: the axes' keys, then the columns'.
+template <class Row, size_t N>
+void csv_header(std::ostream& o, const std::vector<SweepAxis>& axes, const Column<Row> (&columns)[N]) {
+    for (const SweepAxis& a : axes) o << csv_field(a.key) << ",";
+    const char* sep = "";
+    for (const Column<Row>& c : columns)
+        if (c.csv) {
+            o << sep << c.csv;
+            sep = ",";
+        }
+    o << "\n";
+}
+
+template <class Row, size_t N>
+void csv_row(std::ostream& o, const std::vector<std::string>& values, const Row& row, const Column<Row> (&columns)[N]) {
+    for (const std::string& v : values) o << csv_field(v) << ",";
+    const char* sep = "";
+    for (const Column<Row>& c : columns)
+        if (c.csv) {
+            o << sep << csv_field(c.cell(row));
+            sep = ",";
+        }
+    o << "\n";
+}
+
+// The table's: the axes' keys, two spaces apart, then "| " and the headings " | " apart.
+template <class Row, size_t N>
+void table_header(std::ostream& o, const std::vector<SweepAxis>& axes, const Column<Row> (&columns)[N]) {
+    for (const SweepAxis& a : axes) o << a.key << "  ";
+    const char* sep = "| ";
+    for (const Column<Row>& c : columns)
+        if (c.heading) {
+            o << sep << c.heading;
+            sep = " | ";
+        }
+    o << "\n";
+}
+
+template <class Row, size_t N>
+void table_row(std::ostream& o, const std::vector<std::string>& values, const Row& row, const Column<Row> (&columns)[N]) {
+    for (const std::string& v : values) o << v << "  ";
+    const char* sep = "| ";
+    for (const Column<Row>& c : columns)
+        if (c.heading) {
+            o << sep << c.cell(row);
+            sep = " | ";
+        }
+    o << "\n";
+}
+
+}  // namespace
+
+SweepTables::SweepTables(const std::vector<SweepAxis>& axes) {
+    csv_header(locks_csv_, axes, kLockColumns);
+    table_header(locks_, axes, kLockColumns);
+    csv_header(draws_csv_, axes, kDrawColumns);
+    table_header(draws_, axes, kDrawColumns);
+    csv_header(kernels_csv_, axes, kKernelColumns);
+    table_header(kernels_, axes, kKernelColumns);
+}
+
+void SweepTables::add(const std::vector<std::string>& values, const RunRecord* r, int exit_code,
+                      const std::vector<std::string>& problems) {
+    if (!r) {
+        csv_row(kernels_csv_, values, KernelLine{nullptr, exit_code, ""}, kKernelColumns);
+        for (const std::string& v : values) kernels_ << v << "  ";
+        kernels_ << "| - | did not run (exit " << exit_code << ")\n";
+        any_kernels_ = true;
+        return;
+    }
+    for (const auto& [priority, p] : r->locks.by_priority) {
+        any_locks_ = true;
+        csv_row(locks_csv_, values, LockLine{priority, p}, kLockColumns);
+        table_row(locks_, values, LockLine{priority, p}, kLockColumns);
+    }
+    for (const DrawRecord& d : r->usa.draws) {
+        any_draws_ = true;
+        csv_row(draws_csv_, values, DrawLine{d, r->usa, exit_code}, kDrawColumns);
+        table_row(draws_, values, DrawLine{d, r->usa, exit_code}, kDrawColumns);
+    }
+    for (const KernelRecord& k : r->kernels) {
+        any_kernels_ = true;
+        // A row's status: the kernel's, or FAIL and why when the point failed.
+        const std::string status =
+            exit_code == 0 ? k.status.text() : "FAIL: " + (!k.status.ok() ? k.status.text() : problems.front());
+        const KernelLine row{&k, exit_code, status};
+        csv_row(kernels_csv_, values, row, kKernelColumns);
+        table_row(kernels_, values, row, kKernelColumns);
+    }
+}
+
+std::string SweepTables::table() const {
+    std::string out = any_kernels_ || !any_draws_ ? kernels_.str() : "";
+    if (any_locks_) out += "\nLocks (M2), per warp priority:\n" + locks_.str();
+    if (any_draws_) out += std::string(out.empty() ? "" : "\n") + "Draws (M4), with the shading array's totals:\n" + draws_.str();
+    return out;
+}
+
+}  // namespace gpuvp
