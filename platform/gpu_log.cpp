@@ -32,7 +32,7 @@ const char* draw_stage_text(DrawStage s) {
 }  // namespace
 
 GpuLog::GpuLog(const std::string& gpu, const std::map<std::string, int>& levels, uint32_t sms, Observer* next)
-    : gpu_(gpu), class_level_(block_count, -1), sm_level_(sms, -1), arbiter_level_(sms, -1), next_(next) {
+    : Observer(next), gpu_(gpu), class_level_(block_count, -1), sm_level_(sms, -1), arbiter_level_(sms, -1) {
     const int all = levels.count("*") ? levels.at("*") : -1;
     for (int b = 0; b < block_count; ++b)
         if (auto it = levels.find(kNames[b]); it != levels.end()) class_level_[b] = it->second;
@@ -71,7 +71,7 @@ void GpuLog::report(Block b, uint32_t index, int verbosity, const sc_time& t, co
 void GpuLog::doorbell(uint32_t queue, uint64_t value, const sc_time& t) {
     if (on(cp, 0, sc_core::SC_FULL))
         report(cp, 0, sc_core::SC_FULL, t, "doorbell of queue " + std::to_string(queue) + ": " + std::to_string(value));
-    if (next_) next_->doorbell(queue, value, t);
+    Observer::doorbell(queue, value, t);
 }
 
 void GpuLog::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_time& doorbell, const sc_time& t) {
@@ -79,7 +79,7 @@ void GpuLog::kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet, con
         report(cp, 0, sc_core::SC_HIGH, t,
                "kernel packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " in kernel slot " +
                    std::to_string(slot));
-    if (next_) next_->kernel_accepted(slot, queue, packet, doorbell, t);
+    Observer::kernel_accepted(slot, queue, packet, doorbell, t);
 }
 
 void GpuLog::kernel_stage(uint32_t slot, Stage s, const sc_time& t) {
@@ -89,7 +89,7 @@ void GpuLog::kernel_stage(uint32_t slot, Stage s, const sc_time& t) {
                                                                                    : sm;
     if (on(b, ~0u, sc_core::SC_FULL))
         report(b, ~0u, sc_core::SC_FULL, t, "kernel slot " + std::to_string(slot) + ": " + stage_name(s));
-    if (next_) next_->kernel_stage(slot, s, t);
+    Observer::kernel_stage(slot, s, t);
 }
 
 void GpuLog::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
@@ -98,14 +98,14 @@ void GpuLog::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
         report(cp, 0, v, t,
                "kernel slot " + std::to_string(slot) +
                    (e == KernelError::none ? " completed" : std::string(" failed: ") + kernel_error_text(e)));
-    if (next_) next_->kernel_completed(slot, e, t);
+    Observer::kernel_completed(slot, e, t);
 }
 
 void GpuLog::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
     if (on(cp, 0, sc_core::SC_FULL))
         report(cp, 0, sc_core::SC_FULL, end,
                "barrier packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " done");
-    if (next_) next_->barrier_done(queue, packet, start, end);
+    Observer::barrier_done(queue, packet, start, end);
 }
 
 void GpuLog::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
@@ -114,12 +114,12 @@ void GpuLog::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck&
                "packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " refused (" +
                    queue_error_name(why.error) + ", field " + why.field + (why.detail.empty() ? "" : ": " + why.detail) +
                    "): the queue stops");
-    if (next_) next_->packet_rejected(queue, packet, why, t);
+    Observer::packet_rejected(queue, packet, why, t);
 }
 
 void GpuLog::irq(bool level, const sc_time& t) {
     if (on(cp, 0, sc_core::SC_FULL)) report(cp, 0, sc_core::SC_FULL, t, level ? "irq raised" : "irq lowered");
-    if (next_) next_->irq(level, t);
+    Observer::irq(level, t);
 }
 
 // ---- SMs and arbiters
@@ -127,14 +127,14 @@ void GpuLog::irq(bool level, const sc_time& t) {
 void GpuLog::block_started(uint32_t slot, uint64_t block, uint32_t s, const sc_time& t) {
     if (on(sm, s, sc_core::SC_FULL))
         report(sm, s, sc_core::SC_FULL, t, "block " + std::to_string(block) + " of kernel slot " + std::to_string(slot) + " placed");
-    if (next_) next_->block_started(slot, block, s, t);
+    Observer::block_started(slot, block, s, t);
 }
 
 void GpuLog::block_finished(uint32_t slot, uint64_t block, uint32_t s, const sc_time& t) {
     if (on(sm, s, sc_core::SC_FULL))
         report(sm, s, sc_core::SC_FULL, t,
                "block " + std::to_string(block) + " of kernel slot " + std::to_string(slot) + " finished");
-    if (next_) next_->block_finished(slot, block, s, t);
+    Observer::block_finished(slot, block, s, t);
 }
 
 void GpuLog::warp_finished(const WarpRecord& w) {
@@ -142,7 +142,7 @@ void GpuLog::warp_finished(const WarpRecord& w) {
         report(sm, w.sm, sc_core::SC_DEBUG, w.end,
                "warp " + std::to_string(w.warp) + " of block " + std::to_string(w.block) + " left slot " +
                    std::to_string(w.slot) + " after " + std::to_string(w.instructions) + " instructions");
-    if (next_) next_->warp_finished(w);
+    Observer::warp_finished(w);
 }
 
 // Whether this log writes table updates itself (it writes their values when it does).
@@ -150,9 +150,9 @@ bool GpuLog::logs_tables() const {
     return table_level_ >= sc_core::SC_DEBUG || sc_core::sc_report_handler::get_verbosity_level() >= sc_core::SC_DEBUG;
 }
 
-bool GpuLog::wants_table_updates() const { return logs_tables() || (next_ && next_->wants_table_updates()); }
+bool GpuLog::wants_table_updates() const { return logs_tables() || Observer::wants_table_updates(); }
 
-bool GpuLog::wants_table_values() const { return logs_tables() || (next_ && next_->wants_table_values()); }
+bool GpuLog::wants_table_values() const { return logs_tables() || Observer::wants_table_values(); }
 
 void GpuLog::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
                           const sc_time& t) {
@@ -161,7 +161,7 @@ void GpuLog::table_update(const std::string& block, const char* table, uint64_t 
     if (on(is_glc ? glc : sm, index, sc_core::SC_DEBUG))
         report(is_glc ? glc : sm, index, sc_core::SC_DEBUG, t,
                std::string(table) + " row " + std::to_string(row) + ": " + values);
-    if (next_ && next_->wants_table_updates()) next_->table_update(block, table, row, values, t);
+    Observer::table_update(block, table, row, values, t);
 }
 
 void GpuLog::lock_event(const LockEvent& e) {
@@ -170,7 +170,7 @@ void GpuLog::lock_event(const LockEvent& e) {
         report(b, e.sm, sc_core::SC_DEBUG, e.t,
                std::string(lock_event_name(e.kind)) + ": warp " + std::to_string(e.warp) + " of block " +
                    std::to_string(e.block) + ", lock " + std::to_string(e.lock));
-    if (next_) next_->lock_event(e);
+    Observer::lock_event(e);
 }
 
 void GpuLog::scalar_pool(uint32_t s, const std::array<uint32_t, 4>& used, const sc_time& t) {
@@ -178,13 +178,13 @@ void GpuLog::scalar_pool(uint32_t s, const std::array<uint32_t, 4>& used, const 
         report(sm, s, sc_core::SC_DEBUG, t,
                "scalar pool in use (kernel, workgroup, warp, slice): " + std::to_string(used[0]) + ", " +
                    std::to_string(used[1]) + ", " + std::to_string(used[2]) + ", " + std::to_string(used[3]));
-    if (next_) next_->scalar_pool(s, used, t);
+    Observer::scalar_pool(s, used, t);
 }
 
 void GpuLog::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
     if (on(sm, ~0u, sc_core::SC_LOW))
         report(sm, ~0u, sc_core::SC_LOW, t, "lock deadlock in kernel slot " + std::to_string(kernel_slot) + ": " + state);
-    if (next_) next_->lock_stalled(kernel_slot, state, t);
+    Observer::lock_stalled(kernel_slot, state, t);
 }
 
 // ---- Draws and the shading array (M4)
@@ -194,13 +194,13 @@ void GpuLog::draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const
         report(cp, 0, sc_core::SC_HIGH, t,
                "draw packet " + std::to_string(packet) + " of queue " + std::to_string(queue) + " in draw slot " +
                    std::to_string(slot));
-    if (next_) next_->draw_accepted(slot, queue, packet, doorbell, t);
+    Observer::draw_accepted(slot, queue, packet, doorbell, t);
 }
 
 void GpuLog::draw_stage(uint32_t slot, DrawStage s, const sc_time& t) {
     if (on(usa, 0, sc_core::SC_FULL))
         report(usa, 0, sc_core::SC_FULL, t, "draw slot " + std::to_string(slot) + ": " + draw_stage_text(s));
-    if (next_) next_->draw_stage(slot, s, t);
+    Observer::draw_stage(slot, s, t);
 }
 
 void GpuLog::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
@@ -209,7 +209,7 @@ void GpuLog::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
         report(cp, 0, v, t,
                "draw slot " + std::to_string(slot) +
                    (e == KernelError::none ? " completed" : std::string(" failed: ") + kernel_error_text(e)));
-    if (next_) next_->draw_completed(slot, e, t);
+    Observer::draw_completed(slot, e, t);
 }
 
 void GpuLog::shading_task(const ShadingTask& task) {
@@ -217,7 +217,7 @@ void GpuLog::shading_task(const ShadingTask& task) {
         report(usa, 0, sc_core::SC_DEBUG, task.end,
                std::string(task.type == CoreType::vertex ? "vertex" : "pixel") + " task " + std::to_string(task.task) +
                    " of draw slot " + std::to_string(task.draw_slot) + " ended on core " + std::to_string(task.core));
-    if (next_) next_->shading_task(task);
+    Observer::shading_task(task);
 }
 
 void GpuLog::shading_state(const ShadingState& s, const sc_time& t) {
@@ -226,7 +226,7 @@ void GpuLog::shading_state(const ShadingState& s, const sc_time& t) {
                "flags V=" + std::to_string(s.flags.idle_vertex) + " P=" + std::to_string(s.flags.idle_pixel) +
                    ", cores " + std::to_string(s.vertex_cores) + " vertex / " + std::to_string(s.pixel_cores) +
                    " pixel, ready tasks " + std::to_string(s.ready_vertex) + " / " + std::to_string(s.ready_pixel));
-    if (next_) next_->shading_state(s, t);
+    Observer::shading_state(s, t);
 }
 
 void GpuLog::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {
@@ -234,7 +234,7 @@ void GpuLog::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, 
         report(usa, 0, sc_core::SC_FULL, t,
                "core " + std::to_string(core) + " to " + (to == CoreType::vertex ? "vertex" : "pixel") + " (flags V=" +
                    std::to_string(f.idle_vertex) + " P=" + std::to_string(f.idle_pixel) + ")");
-    if (next_) next_->shading_reassigned(core, to, f, t);
+    Observer::shading_reassigned(core, to, f, t);
 }
 
 }  // namespace gpuvp

@@ -64,7 +64,6 @@ private:
     std::vector<int> class_level_;           // per Block; -1: not configured
     std::vector<int> sm_level_, arbiter_level_;  // per SM; -1: not configured
     int table_level_ = -1;                   // the highest configured level of a block with tables
-    Observer* next_;
 };
 
 }  // namespace gpuvp

@@ -117,53 +117,104 @@ struct ShadingState {
     bool operator!=(const ShadingState& o) const { return !(*this == o); }
 };
 
+// Every event a block reports, each a virtual function that passes the event on to the
+// observer this one was built with (`next`; none: the event ends here). An observer overrides
+// only the events it uses, and calls Observer's own to pass one on (GpuLog logs, then passes
+// each event to the Recorder). A new event is one function here.
 class Observer {
 public:
+    explicit Observer(Observer* next = nullptr) : next_(next) {}
     virtual ~Observer() = default;
-    virtual void doorbell(uint32_t queue, uint64_t value, const sc_core::sc_time& t) {}
+    virtual void doorbell(uint32_t queue, uint64_t value, const sc_core::sc_time& t) {
+        if (next_) next_->doorbell(queue, value, t);
+    }
     // The CP took the packet at `packet` of `queue` and gave it `slot`; `doorbell` is when
     // the doorbell that made it visible arrived.
     virtual void kernel_accepted(uint32_t slot, uint32_t queue, uint64_t packet,
-                                 const sc_core::sc_time& doorbell, const sc_core::sc_time& t) {}
-    virtual void kernel_stage(uint32_t slot, Stage s, const sc_core::sc_time& t) {}
+                                 const sc_core::sc_time& doorbell, const sc_core::sc_time& t) {
+        if (next_) next_->kernel_accepted(slot, queue, packet, doorbell, t);
+    }
+    virtual void kernel_stage(uint32_t slot, Stage s, const sc_core::sc_time& t) {
+        if (next_) next_->kernel_stage(slot, s, t);
+    }
     // The completion signal has been written (or the kernel failed); the slot is free after.
-    virtual void kernel_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) {}
+    virtual void kernel_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) {
+        if (next_) next_->kernel_completed(slot, e, t);
+    }
     virtual void barrier_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
-                              const sc_core::sc_time& end) {}
+                              const sc_core::sc_time& end) {
+        if (next_) next_->barrier_done(queue, packet, start, end);
+    }
     virtual void packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why,
-                                 const sc_core::sc_time& t) {}
-    virtual void block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) {}
-    virtual void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) {}
-    virtual void warp_finished(const WarpRecord& w) {}
-    // Whether table_update is wanted (formatting the values costs time).
-    virtual bool wants_table_updates() const { return false; }
+                                 const sc_core::sc_time& t) {
+        if (next_) next_->packet_rejected(queue, packet, why, t);
+    }
+    virtual void block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) {
+        if (next_) next_->block_started(slot, block, sm, t);
+    }
+    virtual void block_finished(uint32_t slot, uint64_t block, uint32_t sm, const sc_core::sc_time& t) {
+        if (next_) next_->block_finished(slot, block, sm, t);
+    }
+    virtual void warp_finished(const WarpRecord& w) {
+        if (next_) next_->warp_finished(w);
+    }
+    // Whether table_update is wanted (formatting the values costs time): by the next observer.
+    virtual bool wants_table_updates() const { return next_ && next_->wants_table_updates(); }
     // Whether a table_update made now would use its values' text; when not (a trace that is
-    // full: the update is only counted), the update is made with no values.
-    virtual bool wants_table_values() const { return wants_table_updates(); }
+    // full: the update is only counted), the update is made with no values. By the next
+    // observer; without one, whenever updates are wanted.
+    virtual bool wants_table_values() const { return next_ ? next_->wants_table_values() : wants_table_updates(); }
     // A row of a register table changed (block: "glc" or "sm[3]"; table: its name).
     virtual void table_update(const std::string& block, const char* table, uint64_t row,
-                              const std::string& values, const sc_core::sc_time& t) {}
-    virtual void irq(bool level, const sc_core::sc_time& t) {}
-    virtual void lock_event(const LockEvent& e) {}
+                              const std::string& values, const sc_core::sc_time& t) {
+        if (next_ && next_->wants_table_updates()) next_->table_update(block, table, row, values, t);
+    }
+    virtual void irq(bool level, const sc_core::sc_time& t) {
+        if (next_) next_->irq(level, t);
+    }
+    virtual void lock_event(const LockEvent& e) {
+        if (next_) next_->lock_event(e);
+    }
     // M3: an SM's scalar pool changed: registers in use per level (kernel, workgroup, warp, slice).
-    virtual void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) {}
+    virtual void scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_core::sc_time& t) {
+        if (next_) next_->scalar_pool(sm, used, t);
+    }
     // M2: the lock watchdog stopped the kernel's stuck warps; `state` names warps, locks, holders.
-    virtual void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) {}
+    virtual void lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_core::sc_time& t) {
+        if (next_) next_->lock_stalled(kernel_slot, state, t);
+    }
     // M4: draws, from the CP (accepted: it took the packet and gave it draw slot `slot`;
     // completed: the completion signal is written or the draw failed) and from the array.
     virtual void draw_accepted(uint32_t slot, uint32_t queue, uint64_t packet, const sc_core::sc_time& doorbell,
-                               const sc_core::sc_time& t) {}
-    virtual void draw_stage(uint32_t slot, DrawStage s, const sc_core::sc_time& t) {}
-    virtual void draw_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) {}
+                               const sc_core::sc_time& t) {
+        if (next_) next_->draw_accepted(slot, queue, packet, doorbell, t);
+    }
+    virtual void draw_stage(uint32_t slot, DrawStage s, const sc_core::sc_time& t) {
+        if (next_) next_->draw_stage(slot, s, t);
+    }
+    virtual void draw_completed(uint32_t slot, KernelError e, const sc_core::sc_time& t) {
+        if (next_) next_->draw_completed(slot, e, t);
+    }
     // M4: the shading array: a task ended; the state changed; the balancer moved a core.
-    virtual void shading_task(const ShadingTask& task) {}
-    virtual void shading_state(const ShadingState& s, const sc_core::sc_time& t) {}
+    virtual void shading_task(const ShadingTask& task) {
+        if (next_) next_->shading_task(task);
+    }
+    virtual void shading_state(const ShadingState& s, const sc_core::sc_time& t) {
+        if (next_) next_->shading_state(s, t);
+    }
     virtual void shading_reassigned(uint32_t core, CoreType to, const LoadFlags& decided_on,
-                                    const sc_core::sc_time& t) {}
+                                    const sc_core::sc_time& t) {
+        if (next_) next_->shading_reassigned(core, to, decided_on, t);
+    }
     // A replayed trace's copy or fill: the CP's copy engine took it (start), and its completion
     // signal is written (end).
     virtual void copy_done(uint32_t queue, uint64_t packet, const sc_core::sc_time& start,
-                           const sc_core::sc_time& end) {}
+                           const sc_core::sc_time& end) {
+        if (next_) next_->copy_done(queue, packet, start, end);
+    }
+
+private:
+    Observer* next_;
 };
 
 }  // namespace gpuvp

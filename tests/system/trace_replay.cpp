@@ -33,7 +33,7 @@ host:
     - {call: launch, work: [k0], duration_ns: 3000}
     - {call: launch, work: [c0], duration_ns: 3000}
     - {call: launch, work: [k1], duration_ns: 3000}
-)"));
+)"), {}, true);
     INFO(r.out.table);
     REQUIRE(r.results["status"] == "ok");
     const auto& k0 = r.kernel("k0");
@@ -49,6 +49,15 @@ host:
     // at least between k0's completion and k1's first block.
     CHECK(at(k1, "first_block_dispatch_ns") >= at(k0, "complete_ns") + 5000);
     CHECK(r.results["queues"][0]["packets_processed"] == 3);
+    // The trace shows the copy engine's work on the queue's row of the CP: packet 1, 5 µs at least.
+    size_t copies = 0;
+    for (const auto& e : r.trace["traceEvents"])
+        if (e["name"] == "copy packet 1") {
+            ++copies;
+            CHECK(e["ph"] == "X");
+            CHECK(e["dur"].get<double>() >= 5.0);
+        }
+    CHECK(copies == 1);
 }
 
 // A sync-device call waits for what was launched; the calls after it move with the GPU: the
