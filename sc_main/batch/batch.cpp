@@ -20,7 +20,7 @@ pid_t start(size_t i, const std::function<int(size_t)>& child) {
     int code = 2;
     try {
         code = child(i);
-    } catch (...) {  // (child(i) says what went wrong itself)
+    } catch (...) {  // (a child that can say what went wrong says so itself): exit 2
     }
     _exit(code);
 }

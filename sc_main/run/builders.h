@@ -1,6 +1,5 @@
 // The sections of a run's record, each built by a small function from what one part of the
-// platform reports once the simulation has stopped; run_scenario calls them in results.json's
-// order. Internal to sc_main/run/.
+// platform reports once the simulation has stopped. Internal to sc_main/run/.
 #pragma once
 #include <gpuvp/models/checker/protocol_checker.h>
 #include <gpuvp/platform/system.h>
@@ -53,8 +52,9 @@ std::vector<LaunchStatus> launch_statuses(const Ran& ran, const LaunchStatus& un
 // The hang's state dump names completion signals by address: say whose they are.
 void name_signals(std::vector<std::string>& state, const std::vector<LaunchRecord>& launches);
 
-// results.json's sections, in its order. `alone`: each kernel's turnaround run alone (with
-// measure_alone). The kernels' launch stages also go to the trace.
+// The sections, each filling its members of `r`; run_scenario calls them in a fixed order
+// (`kernels` adds the launch stages to the trace, before the trace's counts are read).
+// `alone`: each kernel's turnaround run alone (with measure_alone).
 void scenario_header(RunRecord& r, const Scenario& s);
 void kernels(RunRecord& r, const Ran& ran, const std::vector<LaunchStatus>& statuses, const std::vector<double>& alone);
 uint64_t sms(RunRecord& r, const Ran& ran);  // the warp-instructions of all of them

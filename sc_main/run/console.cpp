@@ -2,6 +2,7 @@
 #include "sc_main/run/builders.h"
 #include "sc_main/run/run.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace gpuvp {

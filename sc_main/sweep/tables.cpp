@@ -173,8 +173,8 @@ void SweepTables::add(const std::vector<std::string>& values, const RunRecord* r
     for (const KernelRecord& k : r->kernels) {
         any_kernels_ = true;
         // A row's status: the kernel's, or FAIL and why when the point failed.
-        const std::string status =
-            exit_code == 0 ? k.status.text() : "FAIL: " + (!k.status.ok() ? k.status.text() : problems.front());
+        const std::string why = problems.empty() ? "exit " + std::to_string(exit_code) : problems.front();
+        const std::string status = exit_code == 0 ? k.status.text() : "FAIL: " + (!k.status.ok() ? k.status.text() : why);
         const KernelLine row{&k, exit_code, status};
         csv_row(kernels_csv_, values, row, kKernelColumns);
         table_row(kernels_, values, row, kKernelColumns);

@@ -50,8 +50,6 @@ def allowed_gpuvp(path, target):
         return t[0] == "models" and t[1] in ("common", path[1])
     if top == "firmware":
         return t[0] == "firmware" or t[:2] == ["models", "common"]
-    if top == "sc_main" and len(path) > 2 and path[1] in NOT_INSTALLED:
-        return False
     return t[0] in installed  # platform/, sc_main/, tests, tools: any installed header
 
 
@@ -95,7 +93,9 @@ def check(root, f, breaches):
             breaches.append(f"{where}: the installed parts include nothing of the application or the tests")
         elif parts[0] in installed and first in ("nlohmann", "yaml-cpp"):
             breaches.append(f"{where}: the installed parts know no file format")
-        if first == "sc_main" and quote == '"':
+        if first == "sc_main" and quote == "<":
+            breaches.append(f"{where}: the application's headers are included as \"sc_main/...\"")
+        elif first == "sc_main":
             t = target.split("/")
             if not (root / target).is_file():
                 breaches.append(f"{where}: no such header in the source tree")
@@ -163,6 +163,7 @@ def self_test():
         write(MAIN, "#include <yaml-cpp/parser.h>", True)
         write("profiler/database.cpp", "#include <sqlite3.h>", False)
         write("run", '#include "sc_main/run/missing.h"', True)
+        write("run", "#include <sc_main/record/x.h>", True)
 
         # Each file made holds one include, on its line 1: a breach is known by its place.
         found = check_tree(root)
