@@ -131,13 +131,29 @@ public:
     bool default_platform_ = false;  // TraceImportSummary::default_platform: an unfit kernel's error says so
 
 private:
+    using CallsByCorr = std::unordered_map<int64_t, const TraceHostCall*>;  // the host's calls by correlation
+    using SyncsByCorr = std::unordered_map<int64_t, const TraceSync*>;      // the device's syncs by correlation
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const { throw op_error(t_, op, why); }
     const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
+    // Each op's name (its kernel's short name, unique, then #launch) and queue; a kernel the
+    // platform cannot hold is an error or, with --skip-unfit, left out. Then ops_ in launch
+    // order, indexed.
+    void name_work(const PlatformConfig& p, TraceImportSummary& sum);
     // The device's event waits and syncs that do not name their record call: joined to one, or
     // counted as unresolved.
     void join_events(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum);
+    // Cross-stream waits: the next work launched on the waiting stream after the wait waits for
+    // the recorded work's completion signal. Gives the device's syncs by correlation.
+    SyncsByCorr cross_stream_waits(const CallsByCorr& call_by_corr);
     // The wait calls no record says the target of (docs/replay.md, "Inferred waits").
     void infer_waits(const std::unordered_map<int64_t, const TraceHostCall*>& call_by_corr, TraceImportSummary& sum);
+    // The document's kernels and copies, the kernels' bodies solved against simulations of each
+    // alone (or the formula).
+    void work_nodes(Node& doc, const Scenario& base, TraceImportSummary& sum);
+    // The host's calls, thread by thread, from the first replayed launch on: launches and
+    // syncs; every other call's CPU time, and the time between calls, goes into the gap before
+    // the next call. A call whose work is not replayed (another GPU's) is CPU time too.
+    void call_nodes(Node& doc, const CallsByCorr& call_by_corr, const SyncsByCorr& sync_by_corr, TraceImportSummary& sum);
     // What a wait or sync's event recorded: the last work launched on `stream` before `at`.
     struct EventRecord {
         int64_t stream = -1, at = 0;
@@ -433,8 +449,18 @@ void Importer::infer_waits(const std::unordered_map<int64_t, const TraceHostCall
 }
 
 void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
-    const PlatformConfig& p = base.platform;
-    // Names, fit, and the kernels' bodies.
+    name_work(base.platform, sum);
+    CallsByCorr call_by_corr;
+    for (const TraceHostCall& c : t_.calls)
+        if (c.correlation >= 0) call_by_corr.emplace(c.correlation, &c);
+    join_events(call_by_corr, sum);
+    const SyncsByCorr sync_by_corr = cross_stream_waits(call_by_corr);
+    infer_waits(call_by_corr, sum);
+    work_nodes(doc, base, sum);
+    call_nodes(doc, call_by_corr, sync_by_corr, sum);
+}
+
+void Importer::name_work(const PlatformConfig& p, TraceImportSummary& sum) {
     std::map<std::string, std::string> short_of;  // full name -> its short name, one each
     std::map<std::string, uint64_t> launches;     // short name -> launches so far
     std::set<std::string> shorts;
@@ -487,18 +513,10 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         index_[ops_[i].op] = i;
         by_stream_[ops_[i].op->stream].push_back(i);
     }
-    std::unordered_map<int64_t, const TraceHostCall*> call_by_corr;
-    for (const TraceHostCall& c : t_.calls)
-        if (c.correlation >= 0) call_by_corr.emplace(c.correlation, &c);
-    join_events(call_by_corr, sum);
-    // What an event recorded: the last work of its stream launched before its cudaEventRecord.
-    auto recorded = [&](const TraceSync& s, int64_t before) -> const TraceGpuOp* {
-        const std::optional<EventRecord> r = event_record(s, before, call_by_corr);
-        return r ? op_before(r->stream, r->at) : nullptr;
-    };
-    // Cross-stream waits: the next work launched on the waiting stream after the wait waits for
-    // the recorded work's completion signal.
-    std::unordered_map<int64_t, const TraceSync*> sync_by_corr;
+}
+
+Importer::SyncsByCorr Importer::cross_stream_waits(const CallsByCorr& call_by_corr) {
+    SyncsByCorr sync_by_corr;
     for (const TraceSync& s : t_.syncs) {
         if (s.device != device_ && s.device >= 0) continue;
         sync_by_corr.emplace(s.correlation, &s);
@@ -508,7 +526,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         const TraceGpuOp* target = op_before(r->stream, r->at);
         auto waiting = by_stream_.find(s.stream);
         if (!target || waiting == by_stream_.end()) continue;
-        const int64_t at = call_by_corr.count(s.correlation) ? call_by_corr[s.correlation]->start_ns : s.start_ns;
+        const int64_t at = call_by_corr.count(s.correlation) ? call_by_corr.at(s.correlation)->start_ns : s.start_ns;
         for (size_t i : waiting->second)
             if (ops_[i].launch >= at) {
                 auto& after = ops_[i].after;
@@ -517,10 +535,11 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
                 break;
             }
     }
+    return sync_by_corr;
+}
 
-    infer_waits(call_by_corr, sum);
-
-    // The kernels' bodies: solved against simulations of each kernel alone, or the formula.
+void Importer::work_nodes(Node& doc, const Scenario& base, TraceImportSummary& sum) {
+    const PlatformConfig& p = base.platform;
     std::vector<BodyTarget> targets;
     std::vector<BodySolution> formula;  // the formula's, each target's (and the solve's start)
     for (const Replayed& r : ops_) {
@@ -597,10 +616,15 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
     }
     if (copies.size()) doc.set("copies", std::move(copies));
     doc.set("kernels", std::move(kernels));
+}
 
-    // The host's calls, thread by thread, from the first replayed launch on: launches and
-    // syncs; every other call's CPU time, and the time between calls, goes into the gap before
-    // the next call. A call whose work is not replayed (another GPU's) is CPU time too.
+void Importer::call_nodes(Node& doc, const CallsByCorr& call_by_corr, const SyncsByCorr& sync_by_corr,
+                          TraceImportSummary& sum) {
+    // What an event recorded: the last work of its stream launched before its cudaEventRecord.
+    auto recorded = [&](const TraceSync& s, int64_t before) -> const TraceGpuOp* {
+        const std::optional<EventRecord> r = event_record(s, before, call_by_corr);
+        return r ? op_before(r->stream, r->at) : nullptr;
+    };
     std::unordered_multimap<const TraceHostCall*, size_t> work_of;
     for (size_t i = 0; i < ops_.size(); ++i)
         if (ops_[i].call) work_of.emplace(ops_[i].call, i);
@@ -617,7 +641,7 @@ void Importer::work(Node& doc, const Scenario& base, TraceImportSummary& sum) {
         std::vector<size_t> work;
         for (auto w = range.first; w != range.second; ++w) work.push_back(w->second);
         std::sort(work.begin(), work.end());
-        const TraceSync* sync = sync_by_corr.count(c.correlation) ? sync_by_corr[c.correlation] : nullptr;
+        const TraceSync* sync = sync_by_corr.count(c.correlation) ? sync_by_corr.at(c.correlation) : nullptr;
         const bool blocking_copy = (c.kind == Call::copy || c.kind == Call::fill) && c.name.find("Async") == std::string::npos;
         std::string kind;
         if (!work.empty()) {
