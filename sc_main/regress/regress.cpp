@@ -1,4 +1,5 @@
 #include "sc_main/regress/regress.h"
+#include "sc_main/record/files.h"
 #include "sc_main/record/problems.h"
 #include "sc_main/run/jobs.h"
 #include "sc_main/scenario/scenario.h"

@@ -2,7 +2,6 @@
 // regressions, calibration and a scenario's variants share.
 #pragma once
 #include "sc_main/batch/batch.h"
-#include "sc_main/record/files.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <functional>

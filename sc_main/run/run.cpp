@@ -219,7 +219,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     out.warp_instructions = instructions;
     out.kernels = r.kernels.size();
     out.lock_acquisitions = r.locks.acquisitions;
-    out.shading_tasks = sys.gpu.usa().stats().tasks[0] + sys.gpu.usa().stats().tasks[1];
+    out.shading_tasks = r.usa.tasks.vertex + r.usa.tasks.pixel;
     out.expectations_passed = std::all_of(r.expectations.begin(), r.expectations.end(),
                                           [](const ExpectationRecord& e) { return e.passed; });
     // A failed kernel fails the run, unless the scenario states how many kernels should fail

@@ -1,4 +1,5 @@
 #include "sc_main/sweep/sweep.h"
+#include "sc_main/record/files.h"
 #include "sc_main/record/problems.h"
 #include "sc_main/report/report.h"
 #include "sc_main/run/jobs.h"
