@@ -7,11 +7,12 @@
 // fields::FieldError naming the member, read_trace's false with its message, a SlurmError). A bug: any other
 // exception, a crash, a sanitizer report, a hang; or a record read that does not write back to
 // text that reads to the same record (results_text and trace_text of what was read).
-// read_trace's own pass over the text gpuvp writes must read what the general parser reads
-// (detail::read_trace_parsed): the same record, or the same error.
+// read_chrome's own pass over the text gpuvp writes must read what the general parser reads
+// (detail::read_chrome_parsed): the same events, or the same error.
 // --expect-clean (replay only): every input must read as one or the other; the seeds are
 // checked this way.
 #include "sc_main/cluster/slurm.h"
+#include "sc_main/record/chrome_trace.h"
 #include "sc_main/record/run_record.h"
 #include "sc_main/record/trace_record.h"
 #include "sc_main/report/report.h"
@@ -38,15 +39,15 @@ bool expect_clean = false;
 // The same bits (a double's sign and all), the same types.
 bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-bool same_trace(const gpuvp::TraceRecord& a, const gpuvp::TraceRecord& b) {
+bool same_trace(const gpuvp::ChromeTrace& a, const gpuvp::ChromeTrace& b) {
     if (a.note != b.note || a.events.size() != b.events.size()) return false;
     for (size_t i = 0; i < a.events.size(); ++i) {
-        const gpuvp::TraceEvent &x = a.events[i], &y = b.events[i];
+        const gpuvp::ChromeEvent &x = a.events[i], &y = b.events[i];
         if (x.name != y.name || x.cat != y.cat || x.ph != y.ph || !same_double(x.ts_us, y.ts_us) ||
             !same_double(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size())
             return false;
         for (size_t k = 0; k < x.args.size(); ++k) {
-            const gpuvp::TraceValue &v = x.args[k].value, &w = y.args[k].value;
+            const gpuvp::ChromeValue &v = x.args[k].value, &w = y.args[k].value;
             const double* dv = std::get_if<double>(&v);
             const double* dw = std::get_if<double>(&w);
             if (x.args[k].key != y.args[k].key || v.index() != w.index() || (dv ? !same_double(*dv, *dw) : v != w)) return false;
@@ -75,11 +76,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string error;
     const bool is_trace = gpuvp::read_trace(text, trace, &error);
     {
-        gpuvp::TraceRecord parsed;
-        std::string parsed_error;
-        const bool is_parsed = gpuvp::detail::read_trace_parsed(text, parsed, &parsed_error);
-        if (is_parsed != is_trace || (is_trace ? !same_trace(trace, parsed) : parsed_error != error))
-            bug("read_trace and the general parser read the text differently");
+        gpuvp::ChromeTrace fast, parsed;
+        std::string fast_error, parsed_error;
+        const bool is_fast = gpuvp::read_chrome(text, fast, &fast_error);
+        const bool is_parsed = gpuvp::detail::read_chrome_parsed(text, parsed, &parsed_error);
+        if (is_parsed != is_fast || (is_fast ? !same_trace(fast, parsed) : parsed_error != fast_error))
+            bug("read_chrome and the general parser read the text differently");
+        if (is_fast != is_trace || fast_error != error) bug("read_trace and read_chrome disagree on whether it is a trace");
     }
     if (is_trace) {
         read_any = true;

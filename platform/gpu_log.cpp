@@ -154,14 +154,13 @@ bool GpuLog::wants_table_updates() const { return logs_tables() || Observer::wan
 
 bool GpuLog::wants_table_values() const { return logs_tables() || Observer::wants_table_values(); }
 
-void GpuLog::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+void GpuLog::table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                           const sc_time& t) {
-    const bool is_glc = block == "glc";
-    const uint32_t index = is_glc ? 0 : instance_index(block, "sm").value_or(~0u);  // "sm[3]"
-    if (on(is_glc ? glc : sm, index, sc_core::SC_DEBUG))
-        report(is_glc ? glc : sm, index, sc_core::SC_DEBUG, t,
-               std::string(table) + " row " + std::to_string(row) + ": " + values);
-    Observer::table_update(block, table, row, values, t);
+    const Block b = source.glc() ? glc : sm;
+    const uint32_t index = source.glc() ? 0 : source.sm;
+    if (on(b, index, sc_core::SC_DEBUG))
+        report(b, index, sc_core::SC_DEBUG, t, std::string(table) + " row " + std::to_string(row) + ": " + values);
+    Observer::table_update(source, table, row, values, t);
 }
 
 void GpuLog::lock_event(const LockEvent& e) {

@@ -37,7 +37,7 @@ public:
     void warp_finished(const WarpRecord& w) override;
     bool wants_table_updates() const override;
     bool wants_table_values() const override;
-    void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+    void table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;
     void lock_event(const LockEvent& e) override;

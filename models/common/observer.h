@@ -82,6 +82,13 @@ struct LockEvent {
     uint64_t redone = 0;                      // a release that abandons the critical section: instructions to redo
 };
 
+// Whose register table a table_update writes: the GLC's, or SM `sm`'s block status table.
+struct TableSource {
+    static constexpr uint32_t kGlc = ~0u;
+    uint32_t sm = kGlc;
+    bool glc() const { return sm == kGlc; }
+};
+
 // M4: a draw's progress in the unified shading array.
 enum class DrawStage : uint8_t {
     arrived,      // the array took the draw descriptor
@@ -164,10 +171,10 @@ public:
     // full: the update is only counted), the update is made with no values. By the next
     // observer; without one, whenever updates are wanted.
     virtual bool wants_table_values() const { return next_ ? next_->wants_table_values() : wants_table_updates(); }
-    // A row of a register table changed (block: "glc" or "sm[3]"; table: its name).
-    virtual void table_update(const std::string& block, const char* table, uint64_t row,
-                              const std::string& values, const sc_core::sc_time& t) {
-        if (next_ && next_->wants_table_updates()) next_->table_update(block, table, row, values, t);
+    // A row of a register table changed (whose table; table: its name).
+    virtual void table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
+                              const sc_core::sc_time& t) {
+        if (next_ && next_->wants_table_updates()) next_->table_update(source, table, row, values, t);
     }
     virtual void irq(bool level, const sc_core::sc_time& t) {
         if (next_) next_->irq(level, t);

@@ -207,7 +207,7 @@ void GlobalLogicController::kernel_row_changed(uint32_t slot, const sc_time& t) 
                           std::to_string(k.shared_per_block) + " undispatched " + std::to_string(k.undispatched)
                     : "free";
     }
-    observer_->table_update("glc", "kernel_status", slot, v, t);
+    observer_->table_update(TableSource{}, "kernel_status", slot, v, t);
 }
 
 void GlobalLogicController::sm_row_changed(uint32_t sm, const sc_time& t) {
@@ -219,7 +219,7 @@ void GlobalLogicController::sm_row_changed(uint32_t sm, const sc_time& t) {
             " free_shared " + std::to_string(s.free_shared) + " highest_prio " +
             (s.highest_priority == kNoPriority ? std::string("none") : std::to_string(s.highest_priority));
     }
-    observer_->table_update("glc", "sm_status", sm, v, t);
+    observer_->table_update(TableSource{}, "sm_status", sm, v, t);
 }
 
 }  // namespace gpuvp

@@ -625,7 +625,7 @@ void StreamingMultiprocessor::table_changed(const Block& b, const sc_time& t) {
     } else {
         v = "free";
     }
-    observer_->table_update(tag_, "block_status", row, v, t);
+    observer_->table_update(TableSource{id_}, "block_status", row, v, t);
 }
 
 sc_time StreamingMultiprocessor::busy_time() const {

@@ -1,92 +1,164 @@
-// trace.json's events, typed: the recorder fills a TraceRecord, trace.json is written from it,
-// and the report reads it. `gpuvp report DIR` reads a trace.json back into one (read_trace).
-// The layout is Chrome's trace-event format (docs/results.md): each event's members in the
-// order trace_text writes them.
+// What trace.json holds, typed: the recorder fills a TraceRecord as the blocks report, trace.json
+// is written from it (trace_text), and the page draws from it. Each event is a span or an instant
+// of one kind (a warp, a block, a kernel, a shading task, a launch stage, a lock event, a counter,
+// a register-table write, ...) with its own fields; an event of a kernel or a draw names it by its
+// launch id (an index into `launches`), never by its name or its position. Only trace_record.cpp
+// knows how Chrome's trace-event format spells them (names, categories, process and row ids,
+// arguments: docs/results.md); `gpuvp report DIR` reads a trace.json back with read_trace.
 #pragma once
+#include <gpuvp/models/common/aql.h>
+#include <gpuvp/models/common/messages.h>
+#include <gpuvp/models/common/observer.h>
+
+#include <array>
 #include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
-#include <set>
+#include <map>
 #include <string>
-#include <string_view>
 #include <type_traits>
-#include <utility>
 #include <variant>
 #include <vector>
 
 namespace gpuvp {
 
-using TraceValue = std::variant<bool, int64_t, uint64_t, double, std::string>;
-
-// An argument's name is a view of text that outlives the record: a literal (the recorder's
-// names, gpuvp's own), or the record's `names` (a read trace's names that are none of gpuvp's).
-// It is never a view of a std::string that goes away with the event.
-struct TraceArg {
-    std::string_view key;
-    TraceValue value;
-    TraceArg(std::string_view k, TraceValue v) : key(k), value(std::move(v)) {}
-    // Any integer, floating-point number, bool or text (an integer keeps its sign's type).
-    template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
-    TraceArg(std::string_view k, T v) : key(k), value(as_value(v)) {}
-    TraceArg(std::string_view k, const char* v) : key(k), value(std::string(v)) {}
-
-private:
-    template <class T>
-    static TraceValue as_value(T v) {
-        if constexpr (std::is_same_v<T, bool>) return v;
-        else if constexpr (std::is_floating_point_v<T>) return double(v);
-        else if constexpr (std::is_signed_v<T>) return int64_t(v);
-        else return uint64_t(v);
-    }
-};
-
-struct TraceEvent {
+// A kernel or draw of the run as the trace names it.
+struct TraceLaunch {
     std::string name;
-    std::string cat;  // none on metadata events ('M')
-    char ph = 'i';    // X complete, i instant, C counter, M metadata
-    double ts_us = 0, dur_us = 0;  // ts: not on 'M'; dur: 'X' only
-    uint32_t pid = 0;
-    std::optional<uint32_t> tid;  // none on process-wide metadata (process_sort_index)
-    std::vector<TraceArg> args;   // none written when empty
-
-    const TraceValue* arg(std::string_view key) const {
-        for (const TraceArg& a : args)
-            if (a.key == key) return &a.value;
-        return nullptr;
-    }
-    // An argument as a number (NaN if absent or not a number), or as text ("" if not text).
-    double number(std::string_view key) const;
-    std::string text(std::string_view key) const;
+    bool instanced = false;  // its events name the instance too
 };
+
+namespace trace {
+
+constexpr uint32_t kNone = ~0u;
+
+// Whose an event is: a launch (an index into TraceRecord::launches; kNone: no kernel or draw)
+// and which of its instances.
+struct Owner {
+    uint32_t launch = kNone;
+    uint64_t instance = 0;
+};
+
+// Times are in µs to whole picoseconds (as trace.json has them): `ts` when it starts (an
+// instant: when it happened), `dur` how long a span lasts.
+struct Kernel {  // a kernel or a draw, from its doorbell (a draw: its arrival) to its completion
+    double ts = 0, dur = 0;
+    Owner owner;
+    bool draw = false;
+    uint32_t queue = 0;
+    uint64_t packet = 0;
+    KernelError status = KernelError::none;
+    uint32_t lane = 0;  // its row among the kernels' (or draws') rows
+};
+struct Packet {  // a barrier or copy packet, on its queue's row
+    double ts = 0, dur = 0;
+    bool copy = false;
+    uint32_t queue = 0;
+    uint64_t packet = 0;
+};
+struct Rejected {  // a packet the command processor refused
+    double ts = 0;
+    uint32_t queue = 0;
+    uint64_t packet = 0;
+    PacketCheck why;
+};
+struct Block {  // a block on its SM
+    double ts = 0, dur = 0;
+    Owner owner;
+    uint32_t sm = 0, lane = 0;  // lane: its row among the SM's block rows
+    uint64_t block = 0;
+};
+struct Warp {  // a warp on its SM's warp slot
+    double ts = 0, dur = 0;
+    Owner owner;
+    uint32_t sm = 0, slot = 0, warp = 0;
+    uint64_t block = 0, instructions = 0;
+    bool in_flight = false;  // still resident when the run stopped: it ends at the stop
+};
+struct Task {  // a shading task on its core
+    double ts = 0, dur = 0;  // from the core taking it to the core idle again
+    Owner owner;             // its draw
+    uint32_t core = 0;
+    CoreType type = CoreType::vertex;
+    uint64_t task = 0;
+    double start_ns = 0;  // its inputs in and shader state loaded
+    bool switched = false;
+};
+struct Stage {  // one launch stage of a kernel, on the kernel's row of the launch stages
+    double ts = 0, dur = 0;
+    uint32_t lane = 0;  // TraceRecord::stage_rows
+    std::string name;
+};
+struct Lock {  // M2: a lock event, on its warp's slot row (the arbiter's on the SM's arbiter row)
+    double ts = 0;
+    Owner owner;  // none for the arbiter's
+    LockEvent event;
+};
+struct TableWrite {  // a register-table row written
+    double ts = 0;
+    uint32_t sm = kNone;  // its SM's block status table; kNone: the GLC's
+    const char* table = "";
+    uint64_t row = 0;
+    std::string values;
+};
+struct Scalar {  // M3: an SM's scalar registers in use per level (kernel, workgroup, warp, slice)
+    double ts = 0;
+    uint32_t sm = 0;
+    std::array<uint32_t, 4> used{};
+};
+struct Shading {  // M4: a pair of the shading array's counters after a change
+    enum Which : uint8_t { load_flags, cores_by_type, busy_cores, ready_tasks };
+    double ts = 0;
+    Which which = load_flags;
+    uint64_t vertex = 0, pixel = 0;  // (load_flags: the idle-vertex and idle-pixel flags)
+};
+struct Reassigned {  // M4: a core given to the other type
+    double ts = 0;
+    uint32_t core = 0;
+    CoreType to = CoreType::vertex;
+    LoadFlags decided_on;
+};
+struct Irq {  // the interrupt line's level
+    double ts = 0;
+    bool level = false;
+};
+
+// Whether an event is a span (it has a duration).
+template <class T, class = void>
+constexpr bool is_span = false;
+template <class T>
+constexpr bool is_span<T, std::void_t<decltype(T::dur)>> = true;
+
+using Event = std::variant<Kernel, Packet, Rejected, Block, Warp, Task, Stage, Lock, TableWrite, Scalar, Shading,
+                           Reassigned, Irq>;
+
+}  // namespace trace
 
 struct TraceRecord {
-    std::vector<TraceEvent> events;  // metadata first, then in time order of recording
-    std::string note;                // otherData.note: why events are missing (the limit); "" none
-    // The text of argument names the events view that are none of gpuvp's own (a trace.json
-    // written by something else, read by read_trace); shared by the record's copies. Null: none.
-    std::shared_ptr<const std::set<std::string, std::less<>>> names;
+    // What names the rows: the run's launches (kernels, then draws), queues, SMs (each one's
+    // warp-slot rows), whether the shading array is in the trace (its cores and draw rows), and
+    // each kernel's row of launch stages (row -> kernel name).
+    std::vector<TraceLaunch> launches;
+    std::vector<std::string> queues;
+    std::vector<uint32_t> sm_slots;
+    bool usa = false;
+    uint32_t usa_cores = 0, draw_rows = 0;
+    std::map<uint32_t, std::string> stage_rows;
+    std::vector<trace::Event> events;  // in the order they were recorded
+    std::string note;                  // why events are missing (the limit); "" none
+    double end_ns = 0;                 // when the last event ends (ns)
+
+    const TraceLaunch* launch(const trace::Owner& o) const { return o.launch < launches.size() ? &launches[o.launch] : nullptr; }
 };
 
-// Trace process ids (pid) and the rows (tid) of an SM's process.
-struct TracePid {
-    static constexpr uint32_t host = 1, cp = 2, glc = 3, launch = 4, kernels = 5, usa = 6, sm0 = 100;
-    static constexpr uint32_t arbiter_tid = 998, table_tid = 999;
-    static constexpr uint32_t usa_draw_tid0 = 1000;  // the shading array's draw rows
-};
+// A shading core's name: "SSC2 core3" (its cluster and its place in it, from 1).
+std::string shading_core_name(uint32_t core);
 
 // trace.json's text (compact, a final newline).
 std::string trace_text(const TraceRecord& t);
-// A TraceRecord from trace.json's text; false, with `error` naming the byte offset or the event,
-// if it is not a trace (a `traceEvents` array of objects).
+// A TraceRecord from trace.json's text: the rows' names, the warps, the shading tasks and the
+// scalar-pool and cores-by-type counters (what the page draws; every other event counts only
+// in end_ns). False, with `error` naming the byte offset or the event, if the text is not a
+// trace (a `traceEvents` array of objects; `out` is then empty); an event that is not one of
+// gpuvp's is skipped.
 bool read_trace(const std::string& text, TraceRecord& out, std::string* error);
-
-namespace detail {
-// read_trace by the general JSON parser alone. read_trace reads the text gpuvp writes (ASCII
-// strings without escapes, an event's arguments its only nested object) on a path of its own
-// and gives anything else to this one; the tests and the fuzz target hold the two to the same
-// records.
-bool read_trace_parsed(const std::string& text, TraceRecord& out, std::string* error);
-}  // namespace detail
 
 }  // namespace gpuvp

@@ -11,84 +11,62 @@
 
 namespace gpuvp::report {
 
-namespace {
-// A number argument as an integer; -1 if absent or not a number.
-int64_t i64(const TraceEvent& e, std::string_view key) {
-    const double v = e.number(key);
-    return std::isfinite(v) ? int64_t(v) : -1;
-}
-}  // namespace
-
 TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
     TraceView tv;
     if (!trace) return tv;
     tv.present = true;
     tv.note = trace->note;
-    std::map<uint32_t, uint32_t> slots;           // SM -> slot count (from the thread names)
-    std::map<uint32_t, std::string> core_names;   // shading core -> name
+    tv.end_ns = trace->end_ns;
     std::map<uint32_t, std::vector<Bar>> task_rows;
     std::map<uint32_t, std::map<uint32_t, std::vector<Bar>>> warp_rows;  // SM -> slot -> warps
-    std::set<uint32_t> sms;
-    constexpr uint32_t sm0 = TracePid::sm0, usa = TracePid::usa, cores_end = TracePid::usa_draw_tid0;
-    for (const TraceEvent& e : trace->events) {
-        const uint32_t pid = e.pid, tid = e.tid.value_or(0);
-        const double ts = e.ts_us * 1000, dur = e.ph == 'X' ? e.dur_us * 1000 : 0;
-        if (e.ph == 'M') {
-            const std::string arg = e.text("name");
-            if (e.name == "process_name" && pid >= sm0 && arg.rfind("sm[", 0) == 0) sms.insert(pid - sm0);
-            if (e.name == "thread_name" && pid >= sm0 && arg.rfind("warp slot ", 0) == 0)
-                slots[pid - sm0] = std::max(slots[pid - sm0], tid + 1);
-            if (e.name == "thread_name" && pid == usa && tid < cores_end) core_names[tid] = arg;
-            continue;
-        }
-        if (!std::isfinite(ts)) continue;
-        tv.end_ns = std::max(tv.end_ns, ts + (std::isfinite(dur) ? dur : 0));
-        if (e.cat == "warp" && e.ph == 'X' && pid >= sm0) {
-            std::string k = e.text("kernel");
-            if (k.empty()) k = e.name.substr(0, e.name.find(" b"));
-            Bar b{ts, ts + dur, kernels.id(k)};
-            b.a = i64(e, "block");
-            b.b = i64(e, "warp");
-            b.c = i64(e, "instructions");
-            b.in_flight = e.arg("in_flight") != nullptr;
-            warp_rows[pid - sm0][tid].push_back(b);
-            sms.insert(pid - sm0);
+    auto kernel = [&](const trace::Owner& o) {
+        const TraceLaunch* l = trace->launch(o);
+        return kernels.id(l ? l->name : "(no kernel)");
+    };
+    for (const trace::Event& event : trace->events) {
+        if (const auto* w = std::get_if<trace::Warp>(&event)) {
+            Bar b{w->ts * 1000, w->ts * 1000 + w->dur * 1000, kernel(w->owner)};
+            b.a = int64_t(w->block);
+            b.b = int64_t(w->warp);
+            b.c = int64_t(w->instructions);
+            b.in_flight = w->in_flight;
+            warp_rows[w->sm][w->slot].push_back(b);
             ++tv.warps;
-        } else if (e.cat == "shading" && e.ph == 'X' && pid == usa && tid < cores_end) {
-            Bar b{ts, ts + dur, e.name == "vertex" ? 0 : 1};
-            b.a = i64(e, "task");
-            b.c = e.arg("switched") ? 1 : 0;
-            task_rows[tid].push_back(b);
-        } else if (e.ph == 'C' && e.name == "scalar pool" && pid >= sm0) {
-            Counter& c = tv.scalar[pid - sm0];
-            c.t.push_back(ts);
-            std::vector<double> v;
-            for (const char* l : kScalarLevels) v.push_back(std::max(0.0, e.number(l)));
-            for (double& x : v)
-                if (!std::isfinite(x)) x = 0;
-            c.v.push_back(v);
-        } else if (e.ph == 'C' && e.name == "cores by type" && pid == usa) {
-            tv.cores.t.push_back(ts);
-            const double v = e.number("vertex"), p = e.number("pixel");
-            tv.cores.v.push_back({std::isfinite(v) ? v : 0, std::isfinite(p) ? p : 0});
+        } else if (const auto* k = std::get_if<trace::Task>(&event)) {
+            Bar b{k->ts * 1000, k->ts * 1000 + k->dur * 1000, k->type == CoreType::vertex ? 0 : 1};
+            b.a = int64_t(k->task);
+            b.c = k->switched ? 1 : 0;
+            task_rows[k->core].push_back(b);
+        } else if (const auto* s = std::get_if<trace::Scalar>(&event)) {
+            Counter& c = tv.scalar[s->sm];
+            c.t.push_back(s->ts * 1000);
+            c.v.push_back({double(s->used[0]), double(s->used[1]), double(s->used[2]), double(s->used[3])});
+        } else if (const auto* u = std::get_if<trace::Shading>(&event); u && u->which == trace::Shading::cores_by_type) {
+            tv.cores.t.push_back(u->ts * 1000);
+            tv.cores.v.push_back({double(u->vertex), double(u->pixel)});
         }
     }
+    // An SM's chart: a row per warp slot the trace names, and any its warps ran on (at most 4096).
+    std::set<uint32_t> sms;
+    for (uint32_t sm = 0; sm < trace->sm_slots.size(); ++sm) sms.insert(sm);
+    for (const auto& [sm, rows] : warp_rows) sms.insert(sm);
     for (uint32_t sm : sms) {
         Gantt& g = tv.sms[sm];
-        uint32_t n = slots.count(sm) ? slots[sm] : 0;
-        if (warp_rows.count(sm) && !warp_rows[sm].empty()) n = std::max(n, warp_rows[sm].rbegin()->first + 1);
+        uint32_t n = sm < trace->sm_slots.size() ? trace->sm_slots[sm] : 0;
+        auto w = warp_rows.find(sm);
+        if (w != warp_rows.end() && !w->second.empty()) n = std::max(n, w->second.rbegin()->first + 1);
         n = std::min<uint32_t>(n, 4096);
         g.rows.resize(n);
-        for (uint32_t w = 0; w < n; ++w) g.rows[w].label = "slot " + std::to_string(w);
-        for (auto& [slot, bars] : warp_rows[sm])
-            if (slot < n) g.rows[slot].bars = std::move(bars);
+        for (uint32_t r = 0; r < n; ++r) g.rows[r].label = "slot " + std::to_string(r);
+        if (w != warp_rows.end())
+            for (auto& [slot, bars] : w->second)
+                if (slot < n) g.rows[slot].bars = std::move(bars);
     }
     uint32_t cores = task_rows.empty() ? 0 : task_rows.rbegin()->first + 1;
-    if (!core_names.empty()) cores = std::max(cores, core_names.rbegin()->first + 1);
-    cores = std::min<uint32_t>(cores, 4096);
+    cores = std::min<uint32_t>(std::max(cores, trace->usa_cores), 4096);
     tv.usa.rows.resize(cores);
     for (uint32_t c = 0; c < cores; ++c) {
-        tv.usa.rows[c].label = core_names.count(c) ? core_names[c] : "core " + std::to_string(c);
+        tv.usa.rows[c].label = c < trace->usa_cores ? shading_core_name(c) : "core " + std::to_string(c);
         if (task_rows.count(c)) tv.usa.rows[c].bars = std::move(task_rows[c]);
     }
     // Counters stay in time order (the trace is; a stable sort keeps same-time order).

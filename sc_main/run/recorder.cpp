@@ -31,17 +31,6 @@ InstanceStats& Recorder::stats(uint32_t launch) {
     return stats_[launch];
 }
 
-void Recorder::push(Event&& ev, std::initializer_list<TraceArg> args) {
-    reserve_args(ev, args.size());
-    ev.args.insert(ev.args.end(), args);
-    push(std::move(ev));
-}
-
-void Recorder::push(Event&& ev) {
-    owners_.push_back(static_cast<const Owner&>(ev));
-    events_.push_back(std::move(static_cast<TraceEvent&>(ev)));
-}
-
 // What every instance adds, kernel or draw: its completion, its end, whether it was ok.
 // True if it was (its latencies are then added too).
 bool Recorder::fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -177,34 +166,24 @@ void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) 
     Kernel* k = kernels_.live(slot);
     if (!k) return;
     if (trace_ && room()) {
-        Event ev{{"", "kernel", 'X', us(k->doorbell_seen), us(t) - us(k->doorbell_seen), TracePid::kernels, 0, {}}};
-        own(ev, k->ref);
-        ev.tid = lane(kernel_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), {{"queue", k->queue}, {"packet", k->packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
+        trace::Kernel ev{us(k->doorbell_seen), us(t) - us(k->doorbell_seen), owner(k->ref), false, k->queue, k->packet, e};
+        ev.lane = lane(kernel_lanes_, ev.ts, ev.ts + ev.dur);
+        events_.emplace_back(ev);
     }
     complete(kernels_, slot, *k, e, t);
 }
 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
-    if (!trace_ || !room()) return;
-    Event ev{{"barrier packet " + std::to_string(packet), "barrier", 'X', us(start), us(end) - us(start),
-                  TracePid::cp, 100 + queue, {}}};
-    push(std::move(ev), {});
+    if (trace_ && room()) events_.emplace_back(trace::Packet{us(start), us(end) - us(start), false, queue, packet});
 }
 
 void Recorder::copy_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
-    if (!trace_ || !room()) return;
-    Event ev{{"copy packet " + std::to_string(packet), "copy", 'X', us(start), us(end) - us(start), TracePid::cp,
-              100 + queue, {}}};
-    push(std::move(ev), {});
+    if (trace_ && room()) events_.emplace_back(trace::Packet{us(start), us(end) - us(start), true, queue, packet});
 }
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
     rejections_.push_back({queue, packet, why, t});
-    if (!trace_ || !room()) return;
-    Event ev{{std::string("rejected: ") + queue_error_name(why.error), "error", 'i', us(t), 0, TracePid::cp,
-                  100 + queue, {}}};
-    push(std::move(ev), {{"packet", packet}, {"field", why.field}, {"detail", why.detail}});
+    if (trace_ && room()) events_.emplace_back(trace::Rejected{us(t), queue, packet, why});
 }
 
 void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
@@ -228,11 +207,10 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
         return;
     }
     if (sm >= block_lanes_.size()) block_lanes_.resize(sm + 1);
-    Event ev{{"block " + std::to_string(block), "block", 'X', us(it->second), us(t) - us(it->second),
-                  TracePid::sm0 + sm, 0, {}}};
-    ev.tid = 1000 + lane(block_lanes_[sm], ev.ts_us, ev.ts_us + ev.dur_us);
-    own(ev, kernels_.ref(slot));
-    push(std::move(ev), {{"block", block}, {"sm", sm}});
+    trace::Block ev{us(it->second), us(t) - us(it->second), owner(kernels_.ref(slot)), sm};
+    ev.lane = lane(block_lanes_[sm], ev.ts, ev.ts + ev.dur);
+    ev.block = block;
+    events_.emplace_back(ev);
     block_start_.erase(it);
 }
 
@@ -274,77 +252,24 @@ void Recorder::warp_in_flight(const WarpRecord& w) { warp_span(w, true); }
 void Recorder::warp_span(const WarpRecord& w, bool in_flight) {
     occupancy_.add(w.sm, ps_of(w.start), ps_of(w.end));
     if (!trace_ || !room()) return;
-    Event ev{{"warp " + std::to_string(w.warp), "warp", 'X', us(w.start), us(w.end) - us(w.start), TracePid::sm0 + w.sm,
-                  w.slot, {}}};
-    own(ev, kernels_.ref(w.kernel_slot));
-    ev.block = w.block;
-    if (in_flight) ev.args.emplace_back("in_flight", true);
-    push(std::move(ev), {{"block", w.block}, {"warp", w.warp}, {"sm", w.sm}, {"slot", w.slot}, {"instructions", w.instructions}});
+    events_.emplace_back(trace::Warp{us(w.start), us(w.end) - us(w.start), owner(kernels_.ref(w.kernel_slot)), w.sm, w.slot,
+                                     w.warp, w.block, w.instructions, in_flight});
 }
 
-void Recorder::table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+void Recorder::table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                             const sc_time& t) {
     ++table_updates_;
-    if (!room()) return;
-    uint32_t pid = TracePid::glc;
-    if (block.rfind("sm[", 0) == 0) pid = TracePid::sm0 + uint32_t(std::stoul(block.substr(3)));
-    Event ev{{std::string(table) + "[" + std::to_string(row) + "]", "table", 'i', us(t), 0, pid, TracePid::table_tid, {}}};
-    push(std::move(ev), {{"values", values}});
+    if (room()) events_.emplace_back(trace::TableWrite{us(t), source.sm, table, row, values});
 }
 
-// M2: each lock event is an instant on its warp's slot row (the arbiter's on its own row).
+// M2: each lock event, whose warp's kernel it is (none from the arbiter).
 void Recorder::lock_event(const LockEvent& e) {
-    if (!trace_ || !room()) return;
-    const std::string lock = "lock " + std::to_string(e.lock);
-    const std::string other = e.other == ~0u ? "" : "warp " + std::to_string(e.other);
-    std::string name;
-    switch (e.kind) {
-    case LockEventKind::acquired: name = lock + " acquired"; break;
-    case LockEventKind::released: name = lock + " released"; break;
-    case LockEventKind::requested: name = lock + " held by " + other + ": request"; break;
-    case LockEventKind::arbiter_push:
-        name = "fifo <- (" + std::to_string(e.warp) + ", " + std::to_string(e.other) + ") " + lock;
-        break;
-    case LockEventKind::arbiter_decision:
-        name = "warp " + std::to_string(e.warp) + (e.verdict == LockVerdict::preempt ? " pre-empts " : " waits for ") +
-               other + " (" + lock + ")";
-        break;
-    case LockEventKind::forced_release: name = lock + " forced release for " + other; break;
-    case LockEventKind::hold_limit_release: name = lock + " released: hold limit"; break;
-    case LockEventKind::sync_failure: name = "sync failure on " + lock + " (held by " + other + ")"; break;
-    case LockEventKind::failure_release: name = lock + " released: sync failure"; break;
-    case LockEventKind::parked: name = "waits for " + lock; break;
-    case LockEventKind::woken: name = lock + " free: retry"; break;
-    case LockEventKind::exit_release: name = lock + " released at exit"; break;
-    case LockEventKind::rewound: name = "critical section abandoned: " + std::to_string(e.redone) + " instructions to redo"; break;
-    case LockEventKind::count: break;
-    }
-    const bool from_arbiter = e.slot == ~0u;
-    Event ev{{name, "lock", 'i', us(e.t), 0, TracePid::sm0 + e.sm, from_arbiter ? TracePid::arbiter_tid : e.slot, {}}};
-    if (!from_arbiter) own(ev, kernels_.ref(e.kernel_slot));
-    const bool acquired = e.kind == LockEventKind::acquired;
-    reserve_args(ev, 2 + (e.lock != ~0u) + (e.other != ~0u) + (e.cpr != ~0u) + (e.other_cpr != ~0u) + 2 * acquired +
-                         (e.redone != 0));
-    std::vector<TraceArg>& args = ev.args;
-    args.emplace_back(from_arbiter ? "row" : "block", e.block);
-    args.emplace_back("warp", e.warp);
-    if (e.lock != ~0u) args.emplace_back("lock", e.lock);
-    if (e.other != ~0u) args.emplace_back("other", e.other);
-    if (e.cpr != ~0u) args.emplace_back("cpr", e.cpr);
-    if (e.other_cpr != ~0u) args.emplace_back("other_cpr", e.other_cpr);
-    if (acquired) {
-        args.emplace_back("word", hex(e.word));
-        args.emplace_back("wait_ns", to_ns(e.wait));
-    }
-    if (e.redone) args.emplace_back("redone_instructions", e.redone);
-    push(std::move(ev));
+    if (trace_ && room()) events_.emplace_back(trace::Lock{us(e.t), e.slot == ~0u ? trace::Owner{} : owner(kernels_.ref(e.kernel_slot)), e});
 }
 
 // M3: a counter track per SM: scalar registers in use per level.
 void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
-    if (!trace_ || !room()) return;
-    Event ev{{"scalar pool", "scalar", 'C', us(t), 0, TracePid::sm0 + sm, 0, {}}};
-    push(std::move(ev), {{"kernel", used[0]}, {"workgroup", used[1]}, {"warp", used[2]}, {"slice", used[3]}});
+    if (trace_ && room()) events_.emplace_back(trace::Scalar{us(t), sm, used});
 }
 
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
@@ -367,10 +292,9 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
     if (!d) return;
     if (trace_ && room()) {
         const sc_time from = d->stages[size_t(DrawStage::arrived)].value_or(d->accepted);
-        Event ev{{"", "draw", 'X', us(from), us(t) - us(from), TracePid::usa, 0, {}}};
-        own(ev, d->ref);
-        ev.tid = TracePid::usa_draw_tid0 + lane(draw_lanes_, ev.ts_us, ev.ts_us + ev.dur_us);
-        push(std::move(ev), {{"queue", d->queue}, {"packet", d->packet}, {"status", e == KernelError::none ? "ok" : kernel_error_text(e)}});
+        trace::Kernel ev{us(from), us(t) - us(from), owner(d->ref), true, d->queue, d->packet, e};
+        ev.lane = lane(draw_lanes_, ev.ts, ev.ts + ev.dur);
+        events_.emplace_back(ev);
         usa_seen_ = true;
     }
     complete(draws_, slot, *d, e, t);
@@ -380,14 +304,8 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
 void Recorder::shading_task(const ShadingTask& task) {
     if (!trace_ || !room()) return;
     usa_seen_ = true;
-    Event ev{{core_type_name(task.type), "shading", 'X', us(task.assigned), us(task.end) - us(task.assigned),
-                  TracePid::usa, task.core, {}}};
-    own(ev, draws_.ref(task.draw_slot));
-    reserve_args(ev, 2 + task.switched);
-    ev.args.emplace_back("task", task.task);
-    ev.args.emplace_back("start_ns", to_ns(task.start));  // start: inputs in (and shader state loaded)
-    if (task.switched) ev.args.emplace_back("switched", true);
-    push(std::move(ev));
+    events_.emplace_back(trace::Task{us(task.assigned), us(task.end) - us(task.assigned), owner(draws_.ref(task.draw_slot)),
+                                     task.core, task.type, task.task, to_ns(task.start), task.switched});
 }
 
 // Counter tracks: the load flags, the split, busy cores and ready tasks, each when it changes.
@@ -399,18 +317,14 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     if (!trace_) return;
     const ShadingState* was = last_usa_ ? &*last_usa_ : nullptr;
     usa_seen_ = true;
-    auto counter = [&](const char* name, const char* a, uint64_t av, const char* b, uint64_t bv, bool changed) {
-        if (!changed || !room()) return;
-        Event ev{{name, "usa", 'C', us(t), 0, TracePid::usa, 0, {}}};
-        push(std::move(ev), {{a, av}, {b, bv}});
+    auto counter = [&](trace::Shading::Which which, uint64_t vertex, uint64_t pixel, bool changed) {
+        if (changed && room()) events_.emplace_back(trace::Shading{us(t), which, vertex, pixel});
     };
-    counter("load flags", "idle_vertex", s.flags.idle_vertex, "idle_pixel", s.flags.idle_pixel,
-            !was || was->flags != s.flags);
-    counter("cores by type", "vertex", s.vertex_cores, "pixel", s.pixel_cores,
-            !was || was->vertex_cores != s.vertex_cores);
-    counter("busy cores", "vertex", s.busy_vertex, "pixel", s.busy_pixel,
+    counter(trace::Shading::load_flags, s.flags.idle_vertex, s.flags.idle_pixel, !was || was->flags != s.flags);
+    counter(trace::Shading::cores_by_type, s.vertex_cores, s.pixel_cores, !was || was->vertex_cores != s.vertex_cores);
+    counter(trace::Shading::busy_cores, s.busy_vertex, s.busy_pixel,
             !was || was->busy_vertex != s.busy_vertex || was->busy_pixel != s.busy_pixel);
-    counter("ready tasks", "vertex", s.ready_vertex, "pixel", s.ready_pixel,
+    counter(trace::Shading::ready_tasks, s.ready_vertex, s.ready_pixel,
             !was || was->ready_vertex != s.ready_vertex || was->ready_pixel != s.ready_pixel);
     last_usa_ = s;
 }
@@ -418,101 +332,53 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
 void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {
     if (!trace_ || !room()) return;
     usa_seen_ = true;
-    Event ev{{std::string("to ") + core_type_name(to) + " (V=" + flag_bits(f.idle_vertex) + " P=" +
-                      flag_bits(f.idle_pixel) + ")",
-                  "usa", 'i', us(t), 0, TracePid::usa, core, {}}};
-    push(std::move(ev), {{"core", core}, {"idle_vertex", flag_bits(f.idle_vertex)}, {"idle_pixel", flag_bits(f.idle_pixel)}});
+    events_.emplace_back(trace::Reassigned{us(t), core, to, f});
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
     if (vcd_on_) vcd_.change(vcd_irq_, level, t);
-    if (!trace_ || !room()) return;
-    Event ev{{"irq", "irq", 'C', us(t), 0, TracePid::host, 0, {}}};
-    push(std::move(ev), {{"level", level ? 1 : 0}});
+    if (trace_ && room()) events_.emplace_back(trace::Irq{us(t), level});
 }
 
 void Recorder::add_launch_stages(const std::string& kernel,
                                  const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                                  uint32_t lane) {
     if (!trace_) return;
-    thread_names_[{TracePid::launch, lane}] = kernel;
-    for (const auto& [name, span] : stages) {
-        if (!room()) continue;  // counted as dropped
-        Event ev{{name, "launch", 'X', span.first / 1000, (span.second - span.first) / 1000, TracePid::launch, lane, {}}};
-        push(std::move(ev), {{"kernel", kernel}});
-    }
+    stage_rows_[lane] = kernel;
+    for (const auto& [name, span] : stages)
+        if (room())  // (else counted as dropped)
+            events_.emplace_back(trace::Stage{span.first / 1000, (span.second - span.first) / 1000, lane, name});
 }
 
-TraceRecord Recorder::take_trace(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
-                                 uint32_t sms, uint32_t warp_slots, uint32_t usa_cores) {
-    std::vector<TraceEvent> ev;  // the metadata
-    auto meta = [&](const char* what, uint32_t pid, std::optional<uint32_t> tid, TraceArg arg) {
-        TraceEvent& e = ev.emplace_back();
-        e.name = what;
-        e.ph = 'M';
-        e.pid = pid;
-        e.tid = tid;
-        e.args.push_back(std::move(arg));
-    };
-    auto name_of = [&](uint32_t pid, uint32_t tid, const char* what, std::string name) {
-        meta(what, pid, tid, {"name", std::move(name)});
-    };
-    name_of(TracePid::host, 0, "process_name", "host");
-    name_of(TracePid::cp, 0, "process_name", "command processor");
-    for (uint32_t q = 0; q < queue_names.size(); ++q) name_of(TracePid::cp, 100 + q, "thread_name", "queue " + queue_names[q]);
-    name_of(TracePid::glc, 0, "process_name", "global logic controller");
-    name_of(TracePid::launch, 0, "process_name", "launch stages");
-    name_of(TracePid::kernels, 0, "process_name", "kernels");
-    for (uint32_t s = 0; s < sms; ++s) {
-        name_of(TracePid::sm0 + s, 0, "process_name", "sm[" + std::to_string(s) + "]");
-        meta("process_sort_index", TracePid::sm0 + s, std::nullopt, {"sort_index", 10 + s});
-        for (uint32_t w = 0; w < warp_slots; ++w) name_of(TracePid::sm0 + s, w, "thread_name", "warp slot " + std::to_string(w));
-        name_of(TracePid::sm0 + s, TracePid::arbiter_tid, "thread_name", "lock arbiters");
-        name_of(TracePid::sm0 + s, TracePid::table_tid, "thread_name", "block status table");
-    }
-    if (usa_seen_) {
-        name_of(TracePid::usa, 0, "process_name", "unified shading array");
-        for (uint32_t c = 0; c < usa_cores; ++c)
-            name_of(TracePid::usa, c, "thread_name",
-                    "SSC" + std::to_string(c / kCoresPerCluster + 1) + " core" + std::to_string(c % kCoresPerCluster + 1));
-        for (uint32_t l = 0; l < draw_lanes_.size(); ++l) name_of(TracePid::usa, TracePid::usa_draw_tid0 + l, "thread_name", "draws");
-    }
-    for (const auto& [key, name] : thread_names_) name_of(key.first, key.second, "thread_name", name);
-
-    // The events, in their own array: named, times to whole picoseconds (so 1.5 us reads 1.5 and
-    // not 1.5000000000000002).
-    auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
-    for (size_t i = 0; i < events_.size(); ++i) {
-        TraceEvent& e = events_[i];
-        const Owner& o = owners_[i];
-        const std::string_view cat = e.cat;
-        const TraceLaunch* l = o.launch < launches.size() ? &launches[o.launch] : nullptr;
-        if (l && (cat == "kernel" || cat == "draw" || cat == "block" || cat == "warp")) {  // named after its kernel or draw
-            std::string name = l->name;
-            if (l->instanced) name += "[" + std::to_string(o.instance) + "]";
-            if (cat == "block") name += " " + e.name;
-            if (cat == "warp") name += " b" + std::to_string(o.block) + " " + e.name;
-            e.name = std::move(name);
-        }
-        if (l) {  // its kernel or draw (and instance) added to its arguments
-            e.args.reserve(e.args.size() + 1 + l->instanced);
-            e.args.emplace_back(cat == "draw" || cat == "shading" ? "draw" : "kernel", l->name);
-            if (l->instanced) e.args.emplace_back("instance", o.instance);
-        }
-        e.ts_us = ps(e.ts_us);
-        e.dur_us = e.ph == 'X' ? ps(e.dur_us) : 0;
-    }
-    owners_ = {};
-    // The metadata moved in front of them, in the same array (a new one only if it has no room
-    // left for the metadata).
+TraceRecord Recorder::take_trace(std::vector<TraceLaunch> launches, std::vector<std::string> queue_names, uint32_t sms,
+                                 uint32_t warp_slots, uint32_t usa_cores) {
     TraceRecord out;
+    out.launches = std::move(launches);
+    out.queues = std::move(queue_names);
+    out.sm_slots.assign(sms, warp_slots);
+    out.usa = usa_seen_;
+    if (usa_seen_) {
+        out.usa_cores = usa_cores;
+        out.draw_rows = uint32_t(draw_lanes_.size());
+    }
+    out.stage_rows = std::move(stage_rows_);
+    stage_rows_ = {};
+    // Times to whole picoseconds (so 1.5 us reads 1.5 and not 1.5000000000000002); end_ns from them.
+    auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
+    for (trace::Event& event : events_)
+        std::visit(
+            [&](auto& e) {
+                e.ts = ps(e.ts);
+                double end = e.ts * 1000;
+                if constexpr (trace::is_span<std::decay_t<decltype(e)>>) {
+                    e.dur = ps(e.dur);
+                    if (std::isfinite(e.dur * 1000)) end += e.dur * 1000;
+                }
+                if (std::isfinite(e.ts * 1000)) out.end_ns = std::max(out.end_ns, end);
+            },
+            event);
     out.events = std::move(events_);
     events_ = {};
-    const size_t n = out.events.size();
-    out.events.reserve(n + ev.size());
-    out.events.resize(n + ev.size());
-    std::move_backward(out.events.begin(), out.events.begin() + ptrdiff_t(n), out.events.end());
-    std::move(ev.begin(), ev.end(), out.events.begin());
     if (dropped_)
         out.note = "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " + std::to_string(limit_) +
                    "; see --trace-limit)";

@@ -17,7 +17,6 @@
 #include <array>
 #include <cmath>
 #include <functional>
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -112,12 +111,6 @@ struct InstanceStats {
     std::optional<sc_core::sc_time> last_end, last_complete;  // the latest of each
 };
 
-// How the trace names a launch: its name, and whether its events name the instance too.
-struct TraceLaunch {
-    std::string name;
-    bool instanced = false;  // `name[i]`, and args.instance
-};
-
 class Recorder : public Observer {
 public:
     // `trace_limit`: the most trace events kept (memory stays bounded on huge runs); the
@@ -182,11 +175,12 @@ public:
     const Occupancy& occupancy() const { return occupancy_; }
     uint64_t table_updates() const { return table_updates_; }
 
-    // The trace, handed over (the recorder keeps no events after): the metadata that names
-    // processes and rows, then every event recorded, a kernel's or draw's named after it;
-    // `launches` names the kernels, then the draws, as the host's launches() has them.
-    TraceRecord take_trace(const std::vector<TraceLaunch>& launches, const std::vector<std::string>& queue_names,
-                           uint32_t sms, uint32_t warp_slots, uint32_t usa_cores);
+    // The trace, handed over (the recorder keeps no events after): every event recorded, with
+    // what names the rows. `launches` are the kernels, then the draws, as the host's launches()
+    // has them (the events' launch ids index it).
+    TraceRecord take_trace(std::vector<TraceLaunch> launches, std::vector<std::string> queue_names, uint32_t sms,
+                           uint32_t warp_slots, uint32_t usa_cores);
+    // A kernel's launch stages (name, start and end in ns) on its own row of the launch stages.
     void add_launch_stages(const std::string& kernel, const std::vector<std::pair<std::string, std::pair<double, double>>>& stages,
                            uint32_t lane);
 
@@ -210,7 +204,7 @@ public:
     void warp_in_flight(const WarpRecord& w);
     bool wants_table_updates() const override { return trace_; }
     bool wants_table_values() const override { return trace_ && events_.size() < limit_; }  // (a full trace counts them)
-    void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+    void table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;
     void lock_event(const LockEvent& e) override;
@@ -226,16 +220,6 @@ public:
 
 
 private:
-    // Whose an event is: a kernel's or draw's is named after it when the trace is taken.
-    struct Owner {
-        uint32_t launch = ~0u;  // the kernel or draw it belongs to
-        uint64_t instance = 0;
-        uint64_t block = 0;     // a warp's block, for its name
-    };
-    // An event as recorded, and whose it is.
-    struct Event : TraceEvent, Owner {
-        Event(TraceEvent e) : TraceEvent(std::move(e)) {}
-    };
     // Kernels' (or draws') records by (queue, packet), and the one each CP slot holds while it is live.
     template <class T>
     struct Slots {
@@ -253,16 +237,9 @@ private:
     // folded into its launch's, and an instance other than the first is dropped.
     template <class T>
     void complete(Slots<T>& slots, uint32_t slot, T& r, KernelError e, const sc_core::sc_time& t);
-    static void own(Owner& o, const LaunchRef& r) {  // an event of launch r
-        o.launch = r.launch;
-        o.instance = r.instance;
-    }
+    static trace::Owner owner(const LaunchRef& r) { return {r.launch, r.instance}; }
     void warp_span(const WarpRecord& w, bool in_flight);  // its occupancy and trace event
     bool room();  // false (and counted) once the trace is full
-    // Room for `n` arguments, and for the kernel's or draw's name that take_trace adds.
-    static void reserve_args(Event& ev, size_t n) { ev.args.reserve(n + (ev.launch != ~0u)); }
-    void push(Event&& ev, std::initializer_list<TraceArg> args);
-    void push(Event&& ev);  // its arguments in ev.args
     LaunchRef resolve(uint32_t queue, uint64_t packet) const;
     InstanceStats& stats(uint32_t launch);
     static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -291,9 +268,8 @@ private:
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
     std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
     std::vector<double> kernel_lanes_;
-    std::vector<TraceEvent> events_;  // the trace's array (take_trace hands it over with the metadata in front)
-    std::vector<Owner> owners_;       // each event's
-    std::map<std::pair<uint32_t, uint32_t>, std::string> thread_names_;  // (pid, tid) -> name
+    std::vector<trace::Event> events_;            // the trace's (take_trace hands them over)
+    std::map<uint32_t, std::string> stage_rows_;  // launch-stage row -> its kernel
     uint64_t warps_ = 0, table_updates_ = 0;
     Occupancy occupancy_;
 };

@@ -236,8 +236,8 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
         const auto& launches = sys.host.launches();
         std::vector<TraceLaunch> names;
         for (size_t i = 0; i < launches.size(); ++i) names.push_back({launches[i].name, ran.instanced(i)});
-        auto trace = std::make_shared<const TraceRecord>(
-            rec.take_trace(names, qn, sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores));
+        auto trace = std::make_shared<const TraceRecord>(rec.take_trace(
+            std::move(names), std::move(qn), sys.gpu.sm_count(), s.platform.largest_sm().warp_slots, s.platform.usa.cores));
         out.trace = trace_text(*trace);
         out.trace_record = std::move(trace);
     }

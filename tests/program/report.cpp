@@ -1,6 +1,7 @@
 // report.html (sc_main/report/): the page render_report builds from a run's record and
 // trace records, on hand-built records and on real runs of the `gpuvp` program; trace.json read
 // back (read_trace) and write_report from the files.
+#include "sc_main/record/chrome_trace.h"
 #include "sc_main/record/run_record.h"
 #include "sc_main/record/trace_record.h"
 #include "sc_main/report/report.h"
@@ -40,9 +41,10 @@ using gpuvp::KernelRecord;
 using gpuvp::PriorityLocks;
 using gpuvp::RunRecord;
 using gpuvp::StageRecord;
-using gpuvp::TraceEvent;
+using gpuvp::ChromeEvent;
+using gpuvp::ChromeTrace;
+using gpuvp::ChromeValue;
 using gpuvp::TraceRecord;
-using gpuvp::TraceValue;
 using gpuvp::VariantEntry;
 
 size_t count(const std::string& text, const std::string& what) {
@@ -132,9 +134,10 @@ RunRecord small_results(const std::string& first = "alpha", const std::string& s
     return r;
 }
 
-TraceEvent event(const std::string& name, const std::string& cat, char ph, double ts_us, double dur_us, uint32_t pid,
-                 std::optional<uint32_t> tid, std::vector<gpuvp::TraceArg> args) {
-    TraceEvent e;
+// A Chrome trace event (for the reader of the format).
+ChromeEvent event(const std::string& name, const std::string& cat, char ph, double ts_us, double dur_us, uint32_t pid,
+                  std::optional<uint32_t> tid, std::vector<gpuvp::ChromeArg> args) {
+    ChromeEvent e;
     e.name = name;
     e.cat = cat;
     e.ph = ph;
@@ -146,58 +149,47 @@ TraceEvent event(const std::string& name, const std::string& cat, char ph, doubl
     return e;
 }
 
-TraceEvent meta(const char* what, uint32_t pid, uint32_t tid, const std::string& name) {
-    return event(what, "", 'M', 0, 0, pid, tid, {{"name", name}});
+// The launch id of `name` in `t` (added the first time).
+uint32_t launch(TraceRecord& t, const std::string& name) {
+    for (uint32_t i = 0; i < t.launches.size(); ++i)
+        if (t.launches[i].name == name) return i;
+    t.launches.push_back({name, false});
+    return uint32_t(t.launches.size() - 1);
 }
 
-TraceEvent warp_event(const std::string& kernel, uint32_t sm, uint32_t slot, uint64_t block, uint64_t warp, double start_ns,
-                      double dur_ns) {
-    return event(kernel + " b" + std::to_string(block) + " warp " + std::to_string(warp), "warp", 'X', start_ns / 1000,
-                 dur_ns / 1000, gpuvp::TracePid::sm0 + sm, slot,
-                 {{"block", block}, {"warp", warp}, {"sm", uint64_t(sm)}, {"slot", uint64_t(slot)},
-                  {"instructions", uint64_t(10)}, {"kernel", kernel}});
+void add_warp(TraceRecord& t, const std::string& kernel, uint32_t sm, uint32_t slot, uint64_t block, uint32_t warp,
+              double start_ns, double dur_ns) {
+    gpuvp::trace::Warp w{start_ns / 1000, dur_ns / 1000, {launch(t, kernel), 0}, sm, slot, warp, block, 10};
+    t.events.emplace_back(w);
+    t.end_ns = std::max(t.end_ns, start_ns + dur_ns);
 }
 
 // Two SMs of 4 warp slots: 3 warps of `first` and 2 of `second`.
 TraceRecord small_trace(const std::string& first = "alpha", const std::string& second = "beta") {
     TraceRecord t;
-    auto& ev = t.events;
-    for (uint32_t sm = 0; sm < 2; ++sm) {
-        ev.push_back(meta("process_name", 100 + sm, 0, "sm[" + std::to_string(sm) + "]"));
-        for (uint32_t w = 0; w < 4; ++w) ev.push_back(meta("thread_name", 100 + sm, w, "warp slot " + std::to_string(w)));
-    }
-    ev.push_back(warp_event(first, 0, 0, 0, 0, 800, 2000));
-    ev.push_back(warp_event(first, 0, 1, 0, 1, 800, 2100));
-    ev.push_back(warp_event(first, 1, 0, 1, 0, 850, 1900));
-    ev.push_back(warp_event(second, 1, 1, 0, 0, 1300, 1500));
-    ev.push_back(warp_event(second, 0, 2, 1, 0, 1350, 1400));
+    t.sm_slots = {4, 4};
+    add_warp(t, first, 0, 0, 0, 0, 800, 2000);
+    add_warp(t, first, 0, 1, 0, 1, 800, 2100);
+    add_warp(t, first, 1, 0, 1, 0, 850, 1900);
+    add_warp(t, second, 1, 1, 0, 0, 1300, 1500);
+    add_warp(t, second, 0, 2, 1, 0, 1350, 1400);
     return t;
 }
 
-// The same events, argument values compared as the report reads them (a number as a number,
-// whether it is kept signed or not).
-bool same_trace(const TraceRecord& a, const TraceRecord& b) {
-    if (a.note != b.note || a.events.size() != b.events.size()) return false;
-    auto same_value = [](const TraceValue& x, const TraceValue& y) {
-        auto number = [](const TraceValue& v) {
-            if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
-            if (auto* u = std::get_if<uint64_t>(&v)) return double(*u);
-            if (auto* d = std::get_if<double>(&v)) return *d;
-            return double(NAN);
-        };
-        return std::isnan(number(x)) ? x == y : number(x) == number(y);
-    };
-    for (size_t i = 0; i < a.events.size(); ++i) {
-        const TraceEvent &x = a.events[i], &y = b.events[i];
-        INFO("event " << i << " " << x.name);
-        const bool timed = x.ph != 'M';
-        if (x.name != y.name || x.ph != y.ph || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size() ||
-            (timed && (x.cat != y.cat || x.ts_us != y.ts_us)) || (x.ph == 'X' && x.dur_us != y.dur_us))
-            return false;
-        for (size_t k = 0; k < x.args.size(); ++k)
-            if (x.args[k].key != y.args[k].key || !same_value(x.args[k].value, y.args[k].value)) return false;
+// What the page draws of a trace, as text: its rows and note, its warps, shading tasks and
+// counters (what read_trace reads back), and when it ends.
+std::string drawn(const TraceRecord& t) {
+    TraceRecord d = t;
+    d.events.clear();
+    for (const gpuvp::trace::Event& e : t.events) {
+        const auto* shading = std::get_if<gpuvp::trace::Shading>(&e);
+        if (std::holds_alternative<gpuvp::trace::Warp>(e) || std::holds_alternative<gpuvp::trace::Task>(e) ||
+            std::holds_alternative<gpuvp::trace::Scalar>(e) || (shading && shading->which == gpuvp::trace::Shading::cores_by_type))
+            d.events.push_back(e);
     }
-    return true;
+    std::ostringstream end;
+    end << " end " << t.end_ns;
+    return gpuvp::trace_text(d) + end.str();
 }
 
 // Every external reference a page could make: none may appear.
@@ -239,14 +231,13 @@ size_t warps_drawn(const std::string& html, size_t* bars = nullptr) {
 // `n` warps on 2 SMs of 48 slots, back to back on each slot, in runs of 100 of one kernel.
 TraceRecord big_trace(size_t n) {
     TraceRecord t;
-    for (uint32_t sm = 0; sm < 2; ++sm) t.events.push_back(meta("process_name", 100 + sm, 0, "sm[" + std::to_string(sm) + "]"));
+    t.sm_slots = {0, 0};
     const char* kernels[] = {"k0", "k1", "k2"};
-    t.events.reserve(n + 2);
+    t.events.reserve(n);
     for (size_t i = 0; i < n; ++i) {
         const uint32_t sm = uint32_t(i % 2), slot = uint32_t((i / 2) % 48);
         const double start = double(i / 96) * 10.0;  // 10 ns each on its slot
-        t.events.push_back(event("", "warp", 'X', start / 1000, 0.009, 100 + sm, slot,
-                                 {{"kernel", std::string(kernels[(i / 9600) % 3])}}));
+        add_warp(t, kernels[(i / 9600) % 3], sm, slot, i, 0, start, 9);
     }
     return t;
 }
@@ -445,18 +436,14 @@ TEST_CASE("scalar pool and shading array charts come from the trace counters", "
     r.usa.utilization = 0.75;
     TraceRecord trace = small_trace();
     auto& ev = trace.events;
-    const uint32_t usa = gpuvp::TracePid::usa;
-    for (int i = 0; i < 10; ++i)
-        ev.push_back(event("scalar pool", "scalar", 'C', 0.1 * i, 0, 101, 0,
-                           {{"kernel", uint64_t(4)}, {"workgroup", uint64_t(8 * i)}, {"warp", uint64_t(100)},
-                            {"slice", uint64_t(i % 2 ? 64 : 0)}}));
-    ev.push_back(meta("thread_name", usa, 0, "SSC1 core1"));
-    ev.push_back(meta("thread_name", usa, 1, "SSC1 core2"));
-    for (int i = 0; i < 4; ++i) {
-        ev.push_back(event("cores by type", "usa", 'C', 0.5 + 0.5 * i, 0, usa, 0,
-                           {{"vertex", uint64_t(8 - i)}, {"pixel", uint64_t(8 + i)}}));
-        ev.push_back(event(i < 2 ? "vertex" : "pixel", "shading", 'X', 0.5 + 0.5 * i, 0.4, usa, uint32_t(i % 2),
-                           {{"task", uint64_t(i)}, {"start_ns", 600.0}, {"draw", std::string("terrain")}}));
+    for (uint32_t i = 0; i < 10; ++i) ev.emplace_back(gpuvp::trace::Scalar{0.1 * i, 1, {4, 8 * i, 100, i % 2 ? 64u : 0u}});
+    trace.usa = true;
+    trace.usa_cores = 2;
+    const uint32_t terrain = launch(trace, "terrain");
+    for (uint32_t i = 0; i < 4; ++i) {
+        ev.emplace_back(gpuvp::trace::Shading{0.5 + 0.5 * i, gpuvp::trace::Shading::cores_by_type, 8 - i, 8 + i});
+        ev.emplace_back(gpuvp::trace::Task{0.5 + 0.5 * i, 0.4, {terrain, 0}, i % 2,
+                                           i < 2 ? gpuvp::CoreType::vertex : gpuvp::CoreType::pixel, i, 600.0});
     }
     const std::string html = gpuvp::render_report(r, {&trace});
     const std::string scalar = section(html, "scalar");
@@ -575,9 +562,8 @@ TEST_CASE("the warp bars stay bounded on a trace of 200k warps", "[report]") {
 TEST_CASE("bars of different kernels merge when nothing else keeps the bound", "[report]") {
     // Every warp alternates kernels on its slot: same-kernel merging cannot help.
     TraceRecord trace;
-    trace.events.push_back(meta("process_name", 100, 0, "sm[0]"));
-    for (int i = 0; i < 40000; ++i)
-        trace.events.push_back(warp_event((i / 4) % 2 ? "k1" : "k0", 0, uint32_t(i % 4), uint64_t(i), 0, double(i / 4) * 10, 9));
+    trace.sm_slots = {0};
+    for (int i = 0; i < 40000; ++i) add_warp(trace, (i / 4) % 2 ? "k1" : "k0", 0, uint32_t(i % 4), uint64_t(i), 0, double(i / 4) * 10, 9);
     const std::string html = gpuvp::render_report(small_results("k0", "k1"), {&trace});
     size_t bars = 0;
     CHECK(warps_drawn(html, &bars) == 40000);
@@ -755,7 +741,7 @@ TEST_CASE("write_report reads the variant traces from their folders", "[report]"
     CHECK(count(slurp(dir + "/report.html"), "priority-warp: run without a trace") == 1);
 }
 
-TEST_CASE("read_trace reads a real run's trace.json into its events", "[report]") {
+TEST_CASE("read_trace reads a real run's trace.json into what the page draws", "[report]") {
     const std::string dir = temp_dir();
     REQUIRE(run_program("run " + kScenarios + "lock-contention.yaml --quiet --out " + dir) == 0);
     const std::string text = slurp(dir + "/trace.json");
@@ -764,57 +750,115 @@ TEST_CASE("read_trace reads a real run's trace.json into its events", "[report]"
     std::string error;
     REQUIRE(gpuvp::read_trace(text, t, &error));
     CHECK(error.empty());
-    REQUIRE(t.events.size() == doc["traceEvents"].size());
-    // The first warp event, member by member.
-    size_t i = 0;
-    while (i < t.events.size() && t.events[i].cat != "warp") ++i;
-    REQUIRE(i < t.events.size());
-    const TraceEvent& e = t.events[i];
-    const json& j = doc["traceEvents"][i];
-    CHECK(e.name == j["name"].get<std::string>());
-    CHECK(e.ph == 'X');
-    CHECK(e.ts_us == j["ts"].get<double>());
-    CHECK(e.dur_us == j["dur"].get<double>());
-    CHECK(e.pid == j["pid"].get<uint32_t>());
-    CHECK(e.pid >= gpuvp::TracePid::sm0);
-    REQUIRE(e.tid);
-    CHECK(*e.tid == j["tid"].get<uint32_t>());
-    CHECK(e.args.size() == j["args"].size());
-    CHECK(e.text("kernel") == j["args"]["kernel"].get<std::string>());
-    CHECK(e.number("block") == j["args"]["block"].get<double>());
-    CHECK(e.number("instructions") == j["args"]["instructions"].get<double>());
-    CHECK(std::holds_alternative<uint64_t>(*e.arg("warp")));
-    CHECK(std::isnan(e.number("kernel")));  // text, not a number
-    CHECK(e.text("block").empty());
-    CHECK(e.arg("no such") == nullptr);
+    // Every warp, and the first member by member.
+    std::vector<const json*> warps;
+    double end = 0;
+    for (const json& e : doc["traceEvents"]) {
+        if (e["ph"] == "M") continue;
+        end = std::max(end, e["ts"].get<double>() * 1000 + (e["ph"] == "X" ? e["dur"].get<double>() * 1000 : 0));
+        if (e.value("cat", "") == "warp") warps.push_back(&e);
+    }
+    CHECK(t.end_ns == end);
+    size_t n = 0;
+    const gpuvp::trace::Warp* first = nullptr;
+    for (const gpuvp::trace::Event& e : t.events)
+        if (const auto* w = std::get_if<gpuvp::trace::Warp>(&e)) {
+            if (!first) first = w;
+            ++n;
+        }
+    REQUIRE(!warps.empty());
+    CHECK(n == warps.size());
+    REQUIRE(first);
+    const json& j = *warps[0];
+    CHECK(first->ts == j["ts"].get<double>());
+    CHECK(first->dur == j["dur"].get<double>());
+    CHECK(first->sm == j["pid"].get<uint32_t>() - 100);
+    CHECK(first->slot == j["tid"].get<uint32_t>());
+    CHECK(first->block == j["args"]["block"].get<uint64_t>());
+    CHECK(first->warp == j["args"]["warp"].get<uint32_t>());
+    CHECK(first->instructions == j["args"]["instructions"].get<uint64_t>());
+    REQUIRE(t.launch(first->owner));
+    CHECK(t.launch(first->owner)->name == j["args"]["kernel"].get<std::string>());
+    // The rows: 2 SMs of the largest SM's warp slots; its queues.
+    const json results = json::parse(slurp(dir + "/results.json"));
+    CHECK(t.sm_slots.size() == results["sms"].size());
+    CHECK(t.queues.size() == results["queues"].size());
     // The page from the files is the run's page.
     const std::string page = slurp(dir + "/report.html");
     REQUIRE(gpuvp::write_report(dir, &error));
     CHECK(slurp(dir + "/report.html") == page);
 }
 
-TEST_CASE("read_trace gives back the record trace_text wrote", "[report]") {
+TEST_CASE("read_trace gives back what the page draws of the record trace_text wrote", "[report]") {
     TraceRecord t = small_trace();
-    t.events.push_back(event("odd \"name\"", "misc", 'i', 1.25, 0, 7, std::nullopt,
-                             {{"yes", true}, {"neg", int64_t(-3)}, {"big", uint64_t(1) << 63}, {"x", 0.1}, {"s", std::string("é\n")}}));
+    t.queues = {"q0", "with \"quotes\""};
+    t.usa = true;
+    t.usa_cores = 3;
+    t.draw_rows = 2;
+    t.stage_rows[0] = "alpha";
+    const uint32_t draw = launch(t, "terrain");
+    t.launches[draw].instanced = true;
+    t.events.emplace_back(gpuvp::trace::Task{2.5, 0.5, {draw, 7}, 2, gpuvp::CoreType::pixel, 3, 2600.0, true});
+    t.events.emplace_back(gpuvp::trace::Scalar{1.0, 1, {1, 2, 3, 4}});
+    t.events.emplace_back(gpuvp::trace::Shading{1.5, gpuvp::trace::Shading::cores_by_type, 5, 3});
+    // Events the page does not draw: read back only as when the trace ends.
+    t.events.emplace_back(gpuvp::trace::Shading{1.5, gpuvp::trace::Shading::busy_cores, 1, 1});
+    gpuvp::LockEvent lock{gpuvp::LockEventKind::acquired, 0, 0, 0, 0, ~0u, 3, 1, 0, sc_core::SC_ZERO_TIME};
+    t.events.emplace_back(gpuvp::trace::Lock{9.75, {0, 0}, lock});
+    t.events.emplace_back(gpuvp::trace::Stage{0.5, 0.25, 0, "host"});
     t.note = "trace full: 3 events dropped";
+    t.end_ns = 9750;
     TraceRecord back;
     std::string error;
     REQUIRE(gpuvp::read_trace(gpuvp::trace_text(t), back, &error));
-    CHECK(same_trace(t, back));
-    CHECK(std::get<int64_t>(*back.events.back().arg("neg")) == -3);
-    CHECK(std::get<std::string>(*back.events.back().arg("s")) == "é\n");
+    CHECK(drawn(back) == drawn(t));
+    CHECK(back.end_ns == 9750);
+    CHECK(back.events.size() == t.events.size() - 3);
+    CHECK(back.queues == t.queues);
+    CHECK(back.stage_rows == t.stage_rows);
+    CHECK(back.draw_rows == 2);
+    // The task's draw and instance.
+    const auto* task = std::get_if<gpuvp::trace::Task>(&back.events[5]);
+    REQUIRE(task);
+    REQUIRE(back.launch(task->owner));
+    CHECK(back.launch(task->owner)->name == "terrain");
+    CHECK(back.launch(task->owner)->instanced);
+    CHECK(task->owner.instance == 7);
+    CHECK(task->switched);
 }
 
-TEST_CASE("read_trace types each argument and names what is wrong", "[report]") {
+TEST_CASE("read_trace skips what is not one of gpuvp's events and keeps the rows in their order", "[report]") {
     TraceRecord t;
     std::string error;
-    REQUIRE(gpuvp::read_trace(R"({"traceEvents":[{"name":"a","cat":"c","ph":"i","ts":1.5,"pid":3,"args":)"
+    // A warp without its block, one with a fractional warp, an SM named out of order, a slot
+    // row of another SM: not gpuvp's. A warp beyond the named SMs is drawn on its own.
+    REQUIRE(gpuvp::read_trace(R"({"traceEvents":[)"
+                              R"({"name":"process_name","ph":"M","pid":100,"tid":0,"args":{"name":"sm[0]"}},)"
+                              R"({"name":"thread_name","ph":"M","pid":100,"tid":0,"args":{"name":"warp slot 0"}},)"
+                              R"({"name":"process_name","ph":"M","pid":105,"tid":0,"args":{"name":"sm[5]"}},)"
+                              R"({"name":"thread_name","ph":"M","pid":100,"tid":3,"args":{"name":"warp slot 3"}},)"
+                              R"({"name":"w","cat":"warp","ph":"X","ts":1,"dur":1,"pid":100,"tid":0,"args":{"warp":0,"instructions":1}},)"
+                              R"({"name":"w","cat":"warp","ph":"X","ts":1,"dur":1,"pid":100,"tid":0,"args":{"block":0,"warp":0.5,"instructions":1}},)"
+                              R"({"name":"w","cat":"warp","ph":"X","ts":1,"dur":5,"pid":107,"tid":2,"args":{"block":1,"warp":0,"instructions":1}}]})",
+                              t, &error));
+    CHECK(t.sm_slots == std::vector<uint32_t>{1});
+    REQUIRE(t.events.size() == 1);
+    const auto& w = std::get<gpuvp::trace::Warp>(t.events[0]);
+    CHECK(w.sm == 7);
+    CHECK(w.slot == 2);
+    CHECK_FALSE(t.launch(w.owner));
+    CHECK(t.end_ns == 6000);
+}
+
+TEST_CASE("read_chrome types each argument and names what is wrong", "[report]") {
+    ChromeTrace t;
+    std::string error;
+    REQUIRE(gpuvp::read_chrome(R"({"traceEvents":[{"name":"a","cat":"c","ph":"i","ts":1.5,"pid":3,"args":)"
                               R"({"yes":true,"neg":-2,"big":18446744073709551615,"x":0.25,"s":"t","n":null,"l":[1],"o":{}}}],)"
                               R"("otherData":{"note":"full"}})",
                               t, &error));
     REQUIRE(t.events.size() == 1);
-    const TraceEvent& e = t.events[0];
+    const ChromeEvent& e = t.events[0];
     CHECK(e.name == "a");
     CHECK(e.cat == "c");
     CHECK(e.ph == 'i');
@@ -864,15 +908,15 @@ namespace {
 // Two reads the same to the bit: each double's sign and digits, each value's type.
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-bool identical(const TraceRecord& a, const TraceRecord& b) {
+bool identical(const ChromeTrace& a, const ChromeTrace& b) {
     if (a.note != b.note || a.events.size() != b.events.size()) return false;
     for (size_t i = 0; i < a.events.size(); ++i) {
-        const TraceEvent &x = a.events[i], &y = b.events[i];
+        const ChromeEvent &x = a.events[i], &y = b.events[i];
         if (x.name != y.name || x.cat != y.cat || x.ph != y.ph || !same_bits(x.ts_us, y.ts_us) ||
             !same_bits(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size())
             return false;
         for (size_t k = 0; k < x.args.size(); ++k) {
-            const TraceValue &v = x.args[k].value, &w = y.args[k].value;
+            const ChromeValue &v = x.args[k].value, &w = y.args[k].value;
             const double* dv = std::get_if<double>(&v);
             if (x.args[k].key != y.args[k].key || v.index() != w.index() ||
                 (dv ? !same_bits(*dv, std::get<double>(w)) : v != w))
@@ -882,14 +926,14 @@ bool identical(const TraceRecord& a, const TraceRecord& b) {
     return true;
 }
 
-// read_trace (its own pass over gpuvp's text, the parser for the rest) and the parser alone
-// read `text` alike: the same record, or the same error.
+// read_chrome (its own pass over gpuvp's text, the parser for the rest) and the parser alone
+// read `text` alike: the same events, or the same error.
 void reads_as_the_parser(const std::string& text) {
     INFO(text.substr(0, 400));
-    TraceRecord fast, parsed;
+    ChromeTrace fast, parsed;
     std::string fast_error, parsed_error;
-    const bool ok = gpuvp::read_trace(text, fast, &fast_error);
-    REQUIRE(gpuvp::detail::read_trace_parsed(text, parsed, &parsed_error) == ok);
+    const bool ok = gpuvp::read_chrome(text, fast, &fast_error);
+    REQUIRE(gpuvp::detail::read_chrome_parsed(text, parsed, &parsed_error) == ok);
     CHECK(fast_error == parsed_error);
     CHECK(identical(fast, parsed));
 }
@@ -979,14 +1023,15 @@ std::string random_trace_text(std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("read_trace reads any text as the general parser reads it", "[report]") {
+TEST_CASE("read_chrome reads any text as the general parser reads it", "[report]") {
     // gpuvp's own texts: a hand-made record with odd names and values, and a real run's trace.
-    TraceRecord t = small_trace();
+    ChromeTrace t;
+    REQUIRE(gpuvp::read_chrome(gpuvp::trace_text(small_trace()), t, nullptr));
     t.events.push_back(event("odd \"name\"", "misc", 'i', 1.25, 0, 7, std::nullopt,
                              {{"yes", true}, {"neg", int64_t(-3)}, {"big", uint64_t(1) << 63}, {"x", 0.1},
                               {"s", std::string("é\n")}, {"tiny", 5e-324}, {"huge", 1.7e308}, {"neg0", -0.0}}));
     t.note = "trace full: 3 events dropped";
-    const std::string own = gpuvp::trace_text(t);
+    const std::string own = gpuvp::chrome_text(t);
     reads_as_the_parser(own);
     const std::string dir = temp_dir();
     REQUIRE(run_program("run " + kScenarios + "scalar-levels.yaml --quiet --out " + dir) == 0);
@@ -994,7 +1039,8 @@ TEST_CASE("read_trace reads any text as the general parser reads it", "[report]"
     reads_as_the_parser(real);
     // Every prefix of a small trace (each is no trace, for the same reason).
     TraceRecord few = small_trace();
-    few.events.resize(3);
+    few.sm_slots = {1};
+    few.events.resize(1);
     few.note = "n";
     const std::string small = gpuvp::trace_text(few);
     for (size_t n = 0; n <= small.size(); ++n) reads_as_the_parser(small.substr(0, n));
@@ -1003,12 +1049,12 @@ TEST_CASE("read_trace reads any text as the general parser reads it", "[report]"
     for (int i = 0; i < gpuvp::test::family_size(20000, 2000); ++i) reads_as_the_parser(random_trace_text(rng));
 }
 
-TEST_CASE("read_trace keeps argument names that are not gpuvp's own with the record", "[report]") {
+TEST_CASE("read_chrome keeps argument names that are not gpuvp's own with the events", "[report]") {
     std::string error;
-    TraceRecord copy;
+    ChromeTrace copy;
     {
-        TraceRecord t;
-        REQUIRE(gpuvp::read_trace(R"({"traceEvents":[{"name":"a","ph":"i","pid":1,"args":{"not gpuvp's":1,"block":2}},)"
+        ChromeTrace t;
+        REQUIRE(gpuvp::read_chrome(R"({"traceEvents":[{"name":"a","ph":"i","pid":1,"args":{"not gpuvp's":1,"block":2}},)"
                                   R"({"name":"b","ph":"i","pid":1,"args":{"not gpuvp's":3,"x":"y","x":"z"}}]})",
                                   t, &error));
         REQUIRE(t.names);
@@ -1023,13 +1069,13 @@ TEST_CASE("read_trace keeps argument names that are not gpuvp's own with the rec
     REQUIRE(copy.events[1].args.size() == 3);  // a repeated argument: both kept
     CHECK(copy.events[1].text("x") == "y");
     CHECK(copy.events[1].args[2].key == "x");
-    CHECK(gpuvp::trace_text(copy) ==
+    CHECK(gpuvp::chrome_text(copy) ==
           R"({"traceEvents":[{"name":"a","cat":"","ph":"i","ts":0.0,"s":"t","pid":1,"args":{"not gpuvp's":1,"block":2}},)"
           R"({"name":"b","cat":"","ph":"i","ts":0.0,"s":"t","pid":1,"args":{"not gpuvp's":3,"x":"y","x":"z"}}],)"
           R"("displayTimeUnit":"ns"})" "\n");
     // gpuvp's own names are its static text: no copy.
-    TraceRecord own;
-    REQUIRE(gpuvp::read_trace(gpuvp::trace_text(small_trace()), own, &error));
+    ChromeTrace own;
+    REQUIRE(gpuvp::read_chrome(gpuvp::trace_text(small_trace()), own, &error));
     CHECK_FALSE(own.names);
 }
 
@@ -1041,11 +1087,11 @@ TEST_CASE("the report from the run's output in memory is the report of its files
     REQUIRE(real.record);
     CHECK(gpuvp::results_text(*real.record) == real.results);
     const std::string run = temp_dir();
-    // Its trace record is what its trace.json reads back as.
+    // What the page draws of its trace record is what its trace.json reads back as.
     REQUIRE(real.trace_record);
     TraceRecord back;
     REQUIRE(gpuvp::read_trace(real.trace, back, &error));
-    CHECK(same_trace(*real.trace_record, back));
+    CHECK(drawn(*real.trace_record) == drawn(back));
     REQUIRE(gpuvp::write_run_output(run, real, true, &error));
     const std::string real_page = slurp(run + "/report.html");
     CHECK(warps_drawn(real_page) == json::parse(real.results)["totals"]["warps"].get<size_t>());
@@ -1118,13 +1164,11 @@ RunRecord with_occupancy(uint32_t sms) {
     return r;
 }
 
-// A trace of `sms` SMs of 4 slots, a warp of alpha on each.
+// A trace of `sms` SMs, a warp of alpha on each (in slot 0).
 TraceRecord one_warp_per_sm(uint32_t sms) {
     TraceRecord t;
-    for (uint32_t sm = 0; sm < sms; ++sm) {
-        t.events.push_back(meta("process_name", 100 + sm, 0, "sm[" + std::to_string(sm) + "]"));
-        t.events.push_back(warp_event("alpha", sm, 0, sm, 0, 800, 2000));
-    }
+    t.sm_slots.assign(sms, 0);
+    for (uint32_t sm = 0; sm < sms; ++sm) add_warp(t, "alpha", sm, 0, sm, 0, 800, 2000);
     return t;
 }
 

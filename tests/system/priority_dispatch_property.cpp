@@ -103,10 +103,10 @@ public:
         if (s == Stage::first_warp_started)  // reported by each SM the first time: the earliest counts
             response_ns.emplace(load_.kernels[slot_kernel_.at(slot)].name, (t - doorbell_.at(slot)).to_seconds() * 1e9);
     }
-    void table_update(const std::string& block, const char* table, uint64_t row, const std::string& values,
+    void table_update(const gpuvp::TableSource& source, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override {
-        if (block.rfind("sm[", 0) != 0 || std::string(table) != "block_status") return;
-        Sm& sm = sms_.at(std::stoul(block.substr(3)));
+        if (source.glc() || std::string(table) != "block_status") return;
+        Sm& sm = sms_.at(source.sm);
         if (sm.time != t) finish(sm);  // every change at sm.time has been made
         sm.time = t;
         if (values == "free") {  // the block's last warp ended

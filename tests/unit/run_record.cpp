@@ -344,8 +344,8 @@ TEST_CASE("a real run's SM occupancy holds every warp's time, as its trace shows
     REQUIRE(o.trace_record);
     REQUIRE(o.trace_record->note.empty());
     std::map<uint32_t, double> traced;  // SM -> warp-ns in the trace
-    for (const gpuvp::TraceEvent& e : o.trace_record->events)
-        if (e.cat == "warp" && e.ph == 'X') traced[e.pid - gpuvp::TracePid::sm0] += e.dur_us * 1000;
+    for (const gpuvp::trace::Event& e : o.trace_record->events)
+        if (const auto* w = std::get_if<gpuvp::trace::Warp>(&e)) traced[w->sm] += w->dur * 1000;
     REQUIRE(traced.size() == o.record->sms.size());
     for (const gpuvp::SmRecord& sm : o.record->sms) {
         INFO("sm " << sm.id);

@@ -1,7 +1,7 @@
 // sc_main/record/json_text.h: the trace's JSON text, written piece by piece, must be byte for byte
 // what nlohmann's dump() writes for the same value (trace.json stays identical).
 #include "sc_main/record/json_text.h"
-#include "sc_main/record/trace_record.h"
+#include "sc_main/record/chrome_trace.h"
 #include "tests/sizes.h"
 
 #include <catch2/catch.hpp>
@@ -74,13 +74,13 @@ TEST_CASE("numbers are written as dump() writes a double", "[trace][json]") {
 
 TEST_CASE("trace.json is written as nlohmann's dump() writes the same document", "[trace][json]") {
     using nlohmann::ordered_json;
-    gpuvp::TraceRecord t;
-    gpuvp::TraceEvent& sort = t.events.emplace_back();  // process-wide metadata: no tid
+    gpuvp::ChromeTrace t;
+    gpuvp::ChromeEvent& sort = t.events.emplace_back();  // process-wide metadata: no tid
     sort.name = "process_sort_index";
     sort.ph = 'M';
     sort.pid = 100;
     sort.args.emplace_back("sort_index", 10u);
-    gpuvp::TraceEvent& x = t.events.emplace_back();
+    gpuvp::ChromeEvent& x = t.events.emplace_back();
     x.name = "k b3 warp \"7\"";
     x.cat = "warp";
     x.ph = 'X';
@@ -91,7 +91,7 @@ TEST_CASE("trace.json is written as nlohmann's dump() writes the same document",
     x.args = {{"block", uint64_t(18446744073709551615ull)}, {"warp", uint32_t(7)}, {"delta", int64_t(-42)},
               {"on", true}, {"off", false}, {"wait_ns", 12.5}, {"whole", 3.0}, {"nan", std::nan("")},
               {"word", std::string("0x8000\"0001")}, {"flag", "01"}, {"tab\tkey", "x"}};
-    gpuvp::TraceEvent& i = t.events.emplace_back();  // an instant: "s" after its time; no args
+    gpuvp::ChromeEvent& i = t.events.emplace_back();  // an instant: "s" after its time; no args
     i.name = "irq";
     i.cat = "irq";
     i.ph = 'i';
@@ -121,7 +121,7 @@ TEST_CASE("trace.json is written as nlohmann's dump() writes the same document",
         {{"name", "irq"}, {"cat", "irq"}, {"ph", "i"}, {"ts", 2.0}, {"s", "t"}, {"pid", 1}, {"tid", 0}});
     doc["displayTimeUnit"] = "ns";
     doc["otherData"] = {{"note", "trace full: 3 events dropped"}};
-    CHECK(gpuvp::trace_text(t) == doc.dump() + "\n");
+    CHECK(gpuvp::chrome_text(t) == doc.dump() + "\n");
 }
 
 TEST_CASE("numbers with at most three decimals, written without to_chars, are dump()'s digits", "[trace][json]") {

@@ -1,8 +1,8 @@
-// trace.json's text back into a TraceRecord (`gpuvp report DIR`, a variant's trace from its child
+// trace.json's text back into a ChromeTrace (`gpuvp report DIR`, a variant's trace from its child
 // process): one pass, each event's members checked and typed as they are read. The text gpuvp
 // writes is read by a pass of its own (TextReader); anything it does not take goes to
 // nlohmann's parser (SaxReader), which reads any JSON and names what is wrong.
-#include "sc_main/record/trace_record.h"
+#include "sc_main/record/chrome_trace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,8 +15,8 @@
 
 namespace gpuvp {
 
-double TraceEvent::number(std::string_view key) const {
-    const TraceValue* v = arg(key);
+double ChromeEvent::number(std::string_view key) const {
+    const ChromeValue* v = arg(key);
     if (!v) return NAN;
     if (const auto* i = std::get_if<int64_t>(v)) return double(*i);
     if (const auto* u = std::get_if<uint64_t>(v)) return double(*u);
@@ -24,8 +24,8 @@ double TraceEvent::number(std::string_view key) const {
     return NAN;
 }
 
-std::string TraceEvent::text(std::string_view key) const {
-    const TraceValue* v = arg(key);
+std::string ChromeEvent::text(std::string_view key) const {
+    const ChromeValue* v = arg(key);
     const auto* s = v ? std::get_if<std::string>(v) : nullptr;
     return s ? *s : std::string();
 }
@@ -45,7 +45,7 @@ public:
         if (seen.size() != k.size() || std::memcmp(seen.data(), k.data(), k.size()) != 0) seen = find(k);
         return seen;
     }
-    void into(TraceRecord& t) { t.names = std::move(other_); }
+    void into(ChromeTrace& t) { t.names = std::move(other_); }
 
 private:
     std::string_view find(std::string_view k) {
@@ -70,7 +70,7 @@ private:
 // stepped over. The first thing wrong stops the parse, named in `error`.
 class SaxReader : public nlohmann::json_sax<json> {
 public:
-    TraceRecord trace;
+    ChromeTrace trace;
     Names names;
     std::string error;
     bool events_seen = false;
@@ -158,18 +158,18 @@ private:
             break;
         case In::events:
             if (k != Kind::object) return fail(where() + ": an object expected, found " + type);
-            event_ = TraceEvent{};
+            event_ = ChromeEvent{};
             ph_seen_ = pid_seen_ = false;
             stack_.push_back(In::event);
             return true;
         case In::event: return member(type, k);
         case In::args:
             switch (k) {
-            case Kind::boolean: event_.args.push_back({names(key_), TraceValue(b_)}); break;
-            case Kind::integer: event_.args.push_back({names(key_), TraceValue(int64_t(i_))}); break;
-            case Kind::unsigned_integer: event_.args.push_back({names(key_), TraceValue(uint64_t(u_))}); break;
-            case Kind::floating: event_.args.push_back({names(key_), TraceValue(double(d_))}); break;
-            case Kind::text: event_.args.push_back({names(key_), TraceValue(std::move(*s_))}); break;
+            case Kind::boolean: event_.args.push_back({names(key_), ChromeValue(b_)}); break;
+            case Kind::integer: event_.args.push_back({names(key_), ChromeValue(int64_t(i_))}); break;
+            case Kind::unsigned_integer: event_.args.push_back({names(key_), ChromeValue(uint64_t(u_))}); break;
+            case Kind::floating: event_.args.push_back({names(key_), ChromeValue(double(d_))}); break;
+            case Kind::text: event_.args.push_back({names(key_), ChromeValue(std::move(*s_))}); break;
             default: break;  // (null, arrays and objects: not an argument the record holds)
             }
             break;
@@ -234,7 +234,7 @@ private:
     std::vector<In> stack_;
     std::string key_;
     size_t skip_ = 0;  // > 0: inside a value stepped over, at that depth
-    TraceEvent event_;
+    ChromeEvent event_;
     bool ph_seen_ = false, pid_seen_ = false;
     bool b_ = false;
     int64_t i_ = 0;
@@ -243,7 +243,7 @@ private:
     std::string* s_ = nullptr;
 };
 
-// The text trace_text writes, read without the general parser: strings of ASCII without control
+// The text chrome_text writes, read without the general parser: strings of ASCII without control
 // characters or escapes, numbers, true, false and null, an event's arguments its one nested object,
 // whitespace anywhere JSON allows it, each root member once (traceEvents, otherData with its
 // note, and scalars). Members are read in any order, with the meaning SaxReader gives them.
@@ -254,7 +254,7 @@ class TextReader {
 public:
     explicit TextReader(const std::string& text) : p_(text.data()), end_(text.data() + text.size()) {}
 
-    bool read(TraceRecord& out) {
+    bool read(ChromeTrace& out) {
         if (!take('{')) return false;
         bool events = false, other = false;
         do {
@@ -432,7 +432,7 @@ private:
         default: return number(i, u, d) != Num::none;
         }
     }
-    bool event(TraceEvent& e) {
+    bool event(ChromeEvent& e) {
         if (!take('{')) return false;
         bool ph = false, pid = false;
         if (take('}')) return false;  // (no ph: the parser names it)
@@ -470,7 +470,7 @@ private:
         return take('}') && ph && pid;
     }
     // The arguments, typed as SaxReader types them (null: none), into a vector of their size.
-    bool args(TraceEvent& e) {
+    bool args(ChromeEvent& e) {
         if (!take('{')) return false;
         args_.clear();
         if (!take('}')) {
@@ -485,24 +485,24 @@ private:
                 switch (*p_) {
                 case '"':
                     if (!string(s)) return false;
-                    args_.emplace_back(names_(k), TraceValue(std::in_place_type<std::string>, s));
+                    args_.emplace_back(names_(k), ChromeValue(std::in_place_type<std::string>, s));
                     break;
                 case 't':
                     if (!word("true", 4)) return false;
-                    args_.emplace_back(names_(k), TraceValue(true));
+                    args_.emplace_back(names_(k), ChromeValue(true));
                     break;
                 case 'f':
                     if (!word("false", 5)) return false;
-                    args_.emplace_back(names_(k), TraceValue(false));
+                    args_.emplace_back(names_(k), ChromeValue(false));
                     break;
                 case 'n':
                     if (!word("null", 4)) return false;
                     break;
                 default:
                     switch (number(i, u, d)) {
-                    case Num::integer: args_.emplace_back(names_(k), TraceValue(i)); break;
-                    case Num::unsigned_integer: args_.emplace_back(names_(k), TraceValue(u)); break;
-                    case Num::floating: args_.emplace_back(names_(k), TraceValue(d)); break;
+                    case Num::integer: args_.emplace_back(names_(k), ChromeValue(i)); break;
+                    case Num::unsigned_integer: args_.emplace_back(names_(k), ChromeValue(u)); break;
+                    case Num::floating: args_.emplace_back(names_(k), ChromeValue(d)); break;
                     case Num::none: return false;
                     }
                 }
@@ -516,20 +516,20 @@ private:
     const char* p_;
     const char* const end_;
     Names names_;
-    std::vector<TraceArg> args_;  // an event's, before they are moved into a vector of their size
+    std::vector<ChromeArg> args_;  // an event's, before they are moved into a vector of their size
 };
 
 }  // namespace
 
 namespace detail {
 
-bool read_trace_parsed(const std::string& text, TraceRecord& out, std::string* error) {
+bool read_chrome_parsed(const std::string& text, ChromeTrace& out, std::string* error) {
     SaxReader r;
     const bool parsed = json::sax_parse(text, &r);
     if (parsed && !r.events_seen) r.error = "traceEvents: missing";
     if (!parsed || !r.events_seen) {
         if (error) *error = r.error.empty() ? "not a trace" : r.error;
-        out = TraceRecord{};
+        out = ChromeTrace{};
         return false;
     }
     r.names.into(r.trace);
@@ -539,13 +539,13 @@ bool read_trace_parsed(const std::string& text, TraceRecord& out, std::string* e
 
 }  // namespace detail
 
-bool read_trace(const std::string& text, TraceRecord& out, std::string* error) {
-    TraceRecord t;
+bool read_chrome(const std::string& text, ChromeTrace& out, std::string* error) {
+    ChromeTrace t;
     if (TextReader(text).read(t)) {
         out = std::move(t);
         return true;
     }
-    return detail::read_trace_parsed(text, out, error);
+    return detail::read_chrome_parsed(text, out, error);
 }
 
 }  // namespace gpuvp
