@@ -98,176 +98,222 @@ std::string grouped_bars(const std::string& metric, const std::string& caption, 
 
 }  // namespace
 
-std::string section_variants(Page& p, const std::vector<size_t>& limits, std::vector<Bound>& bounds) {
-    const std::vector<VariantEntry>& vs = *p.results.variants;
-    const size_t nv = vs.size();
+namespace {
+
+// What the parts of the section share: the variants' records, and the kernels, lock priorities
+// and draws any of them has (in the first variant's order, then any only in later ones).
+struct Variants {
+    const Page& p;
     std::vector<const RunRecord*> rs;
-    for (const VariantEntry& v : vs) rs.push_back(&v.results);
-    std::ostringstream o;
-    o << "<section id=\"variants\"><details open><summary><h2>Variants</h2></summary>\n<p>The scenario run " << nv
-      << " times, each with its overrides; ratios (×) are to the first variant, <b>" << esc(p.variant_names[0])
-      << "</b>.</p>\n";
-    // The table.
-    o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"variants-table\"><thead><tr><th>metric</th>";
-    for (size_t i = 0; i < nv; ++i) {
-        o << "<th class=\"variant-col\" data-variant=\"" << esc(p.variant_names[i]) << "\"><span class=\"swatch\" style=\"background:"
-          << kVariantColours[i % 8] << "\"></span>" << esc(p.variant_names[i]);
-        std::map<std::string, std::string> set;  // (by name, the last of a repeated one)
-        for (const auto& [k, v] : vs[i].set) set[k] = v;
-        for (const auto& [k, v] : set) o << "<br><code class=\"set\">" << esc(k) << "=" << esc(v) << "</code>";
-        o << "</th>";
+    std::vector<std::string> kernels, prios, draws;
+    size_t n() const { return rs.size(); }
+};
+
+Variants variants_of(const Page& p) {
+    Variants v{p, {}, {}, {}, {}};
+    for (const VariantEntry& e : *p.results.variants) v.rs.push_back(&e.results);
+    auto add = [](std::vector<std::string>& to, const std::string& name) {
+        if (std::find(to.begin(), to.end(), name) == to.end()) to.push_back(name);
+    };
+    std::set<std::pair<double, std::string>> prio_order;  // numeric order
+    for (const RunRecord* r : v.rs) {
+        for (const KernelRecord& k : r->kernels) add(v.kernels, k.name);
+        for (const auto& [name, e] : r->locks.by_priority) prio_order.insert({priority_key(name), name});
+        for (const DrawRecord& d : r->usa.draws) add(v.draws, d.name);
     }
-    o << "</tr></thead><tbody>\n";
-    // A row of a value of each variant's results (`get` sees only finished ones), if any has it.
-    auto row = [&](const std::string& label, const std::function<Cell(const RunRecord&)>& get, bool ratio, int decimals) {
+    for (const auto& [k, name] : prio_order) v.prios.push_back(name);
+    return v;
+}
+
+// The variants table, a row at a time: a row of a value of each variant's results (`get`
+// sees only finished ones) where any has it, with its ratio to the first.
+class VariantsTable {
+public:
+    explicit VariantsTable(const Variants& v) : v_(v) {}
+    std::ostringstream o;
+
+    void row(const std::string& label, const std::function<Cell(const RunRecord&)>& get, bool ratio, int decimals) {
         std::vector<Cell> values;
-        for (const RunRecord* r : rs) values.push_back(r->unfinished ? Cell() : get(*r));
+        for (const RunRecord* r : v_.rs) values.push_back(r->unfinished ? Cell() : get(*r));
         bool any = false;
-        for (const Cell& v : values) any = any || !v.is_null();
+        for (const Cell& c : values) any = any || !c.is_null();
         if (!any) return;
         o << "<tr><th>" << label << "</th>";
         const Cell& base = values[0];
-        for (size_t i = 0; i < nv; ++i) {
-            const Cell& v = values[i];
+        for (size_t i = 0; i < v_.n(); ++i) {
+            const Cell& c = values[i];
             o << "<td>";
-            if (v.is_number() && decimals >= 0)
-                o << fmt(v.get<double>(), decimals);
+            if (c.is_number() && decimals >= 0)
+                o << fmt(c.get<double>(), decimals);
             else
-                o << value_text(v);
-            if (ratio && i > 0) o << " " << ratio_text(num(v), num(base));
+                o << value_text(c);
+            if (ratio && i > 0) o << " " << ratio_text(num(c), num(base));
             o << "</td>";
         }
         o << "</tr>\n";
-    };
-    auto group = [&](const std::string& title) { o << "<tr class=\"group\"><th colspan=\"" << nv + 1 << "\">" << esc(title) << "</th></tr>\n"; };
-    group("run");
-    o << "<tr><th>exit code</th>";
-    for (size_t i = 0; i < nv; ++i) o << "<td>" << vs[i].exit_code << "</td>";
-    o << "</tr>\n";
-    o << "<tr><th>status</th>";
-    for (size_t i = 0; i < nv; ++i) o << "<td>" << esc(rs[i]->status) << "</td>";
-    o << "</tr>\n";
+    }
+    void group(const std::string& title) {
+        o << "<tr class=\"group\"><th colspan=\"" << v_.n() + 1 << "\">" << esc(title) << "</th></tr>\n";
+    }
+
+private:
+    const Variants& v_;
+};
+
+// The head: a column per variant with its overrides.
+void table_head(VariantsTable& t, const Variants& v) {
+    const std::vector<VariantEntry>& vs = *v.p.results.variants;
+    t.o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"variants-table\"><thead><tr><th>metric</th>";
+    for (size_t i = 0; i < v.n(); ++i) {
+        t.o << "<th class=\"variant-col\" data-variant=\"" << esc(v.p.variant_names[i]) << "\"><span class=\"swatch\" style=\"background:"
+            << kVariantColours[i % 8] << "\"></span>" << esc(v.p.variant_names[i]);
+        std::map<std::string, std::string> set;  // (by name, the last of a repeated one)
+        for (const auto& [k, x] : vs[i].set) set[k] = x;
+        for (const auto& [k, x] : set) t.o << "<br><code class=\"set\">" << esc(k) << "=" << esc(x) << "</code>";
+        t.o << "</th>";
+    }
+    t.o << "</tr></thead><tbody>\n";
+}
+
+// The run: exit code, status, the policies that differ, the simulated end.
+void run_rows(VariantsTable& t, const Variants& v) {
+    const std::vector<VariantEntry>& vs = *v.p.results.variants;
+    t.group("run");
+    t.o << "<tr><th>exit code</th>";
+    for (size_t i = 0; i < v.n(); ++i) t.o << "<td>" << vs[i].exit_code << "</td>";
+    t.o << "</tr>\n";
+    t.o << "<tr><th>status</th>";
+    for (size_t i = 0; i < v.n(); ++i) t.o << "<td>" << esc(v.rs[i]->status) << "</td>";
+    t.o << "</tr>\n";
     std::set<std::string> policy_keys;
     auto policy_of = [](const RunRecord& r, const std::string& key) {
-        for (const auto& [k, v] : policy_items(r.policy))
-            if (k == key) return Cell(v);
+        for (const auto& [k, x] : policy_items(r.policy))
+            if (k == key) return Cell(x);
         return Cell();
     };
-    for (const RunRecord* r : rs)
+    for (const RunRecord* r : v.rs)
         if (!r->unfinished)
-            for (const auto& [k, v] : policy_items(r->policy)) policy_keys.insert(k);
+            for (const auto& [k, x] : policy_items(r->policy)) policy_keys.insert(k);
     for (const std::string& k : policy_keys) {
         std::set<std::string> seen;
-        for (const RunRecord* r : rs) seen.insert(r->unfinished ? "–" : value_text(policy_of(*r, k)));
-        if (seen.size() > 1)
-            row("policy." + esc(k), [&, k](const RunRecord& r) { return policy_of(r, k); }, false, -1);
+        for (const RunRecord* r : v.rs) seen.insert(r->unfinished ? "–" : value_text(policy_of(*r, k)));
+        if (seen.size() > 1) t.row("policy." + esc(k), [&, k](const RunRecord& r) { return policy_of(r, k); }, false, -1);
     }
-    row("sim_end_ns", [](const RunRecord& r) { return Cell(r.sim_end_ns); }, true, 1);
-    // Kernels: in the first variant's order, then any only in later ones.
-    std::vector<std::string> kernels;
-    for (const RunRecord* r : rs)
-        for (const KernelRecord& k : r->kernels)
-            if (std::find(kernels.begin(), kernels.end(), k.name) == kernels.end()) kernels.push_back(k.name);
-    for (const std::string& k : kernels) {
-        group("kernel " + k);
+    t.row("sim_end_ns", [](const RunRecord& r) { return Cell(r.sim_end_ns); }, true, 1);
+}
+
+// Each kernel's latencies and status; each lock priority's wait and task end.
+void kernel_and_lock_rows(VariantsTable& t, const Variants& v) {
+    for (const std::string& k : v.kernels) {
+        t.group("kernel " + k);
         using Member = std::optional<double> KernelRecord::*;
         for (const auto& [f, m] : {std::pair<const char*, Member>{"response_ns", &KernelRecord::response_ns},
                                    {"turnaround_ns", &KernelRecord::turnaround_ns},
                                    {"launch_latency_ns", &KernelRecord::launch_latency_ns}})
-            row(f, [k, m = m](const RunRecord& r) {
+            t.row(f, [k, m = m](const RunRecord& r) {
                 const KernelRecord* kr = kernel_of(r, k);
                 return kr ? cell(kr->*m) : Cell();
             }, true, 1);
-        row("status", [k](const RunRecord& r) {
+        t.row("status", [k](const RunRecord& r) {
             const KernelRecord* kr = kernel_of(r, k);
             return kr ? Cell(kr->status.text()) : Cell();
         }, false, -1);
     }
-    std::set<std::pair<double, std::string>> prio_order;  // numeric order
-    for (const RunRecord* r : rs)
-        for (const auto& [name, e] : r->locks.by_priority) prio_order.insert({priority_key(name), name});
-    std::vector<std::string> prios;
-    for (const auto& [k, name] : prio_order) prios.push_back(name);
-    if (!prios.empty()) {
-        group("locks");
-        for (const std::string& pr : prios) {
-            row("wait mean ns, CPR " + esc(pr), [pr](const RunRecord& r) {
-                const PriorityLocks* e = priority_of(r, pr);
-                return e ? Cell(e->wait_ns.mean) : Cell();
-            }, true, 1);
-            row("task end max ns, CPR " + esc(pr), [pr](const RunRecord& r) {
-                const PriorityLocks* e = priority_of(r, pr);
-                return e ? Cell(e->task_end_ns.max) : Cell();
-            }, true, 1);
-        }
+    if (v.prios.empty()) return;
+    t.group("locks");
+    for (const std::string& pr : v.prios) {
+        t.row("wait mean ns, CPR " + esc(pr), [pr](const RunRecord& r) {
+            const PriorityLocks* e = priority_of(r, pr);
+            return e ? Cell(e->wait_ns.mean) : Cell();
+        }, true, 1);
+        t.row("task end max ns, CPR " + esc(pr), [pr](const RunRecord& r) {
+            const PriorityLocks* e = priority_of(r, pr);
+            return e ? Cell(e->task_end_ns.max) : Cell();
+        }, true, 1);
     }
-    bool any_draws = false;
-    for (const RunRecord* r : rs) any_draws = any_draws || !r->usa.draws.empty();
-    std::vector<double> last_draw(nv, NAN);
-    if (any_draws) {
-        group("shading array");
-        row("utilization", [](const RunRecord& r) { return Cell(r.usa.utilization); }, true, 3);
-        row("reassignments", [](const RunRecord& r) { return Cell(r.usa.reassignments); }, true, -1);
-        for (size_t i = 0; i < nv; ++i) {
+}
+
+// The shading array (with draws) and the scalar registers (where any variant used them).
+void shading_and_scalar_rows(VariantsTable& t, const Variants& v) {
+    if (!v.draws.empty()) {
+        t.group("shading array");
+        t.row("utilization", [](const RunRecord& r) { return Cell(r.usa.utilization); }, true, 3);
+        t.row("reassignments", [](const RunRecord& r) { return Cell(r.usa.reassignments); }, true, -1);
+        std::vector<double> last_draw(v.n(), NAN);
+        for (size_t i = 0; i < v.n(); ++i) {
             double m = NAN;
-            for (const DrawRecord& d : rs[i]->usa.draws)
+            for (const DrawRecord& d : v.rs[i]->usa.draws)
                 if (d.status.ok() && std::isfinite(report::num(d.complete_ns)))
                     m = std::isfinite(m) ? std::max(m, *d.complete_ns) : *d.complete_ns;
             last_draw[i] = m;
         }
-        o << "<tr><th>last draw complete ns</th>";
-        for (size_t i = 0; i < nv; ++i)
-            o << "<td>" << ns(last_draw[i]) << (i ? " " + ratio_text(last_draw[i], last_draw[0]) : "") << "</td>";
-        o << "</tr>\n";
+        t.o << "<tr><th>last draw complete ns</th>";
+        for (size_t i = 0; i < v.n(); ++i)
+            t.o << "<td>" << ns(last_draw[i]) << (i ? " " + ratio_text(last_draw[i], last_draw[0]) : "") << "</td>";
+        t.o << "</tr>\n";
     }
     bool scalar = false;
-    for (const RunRecord* r : rs) scalar = scalar || r->scalar.policy == "multilevel" || r->scalar.allocation_stalls > 0;
+    for (const RunRecord* r : v.rs) scalar = scalar || r->scalar.policy == "multilevel" || r->scalar.allocation_stalls > 0;
     if (scalar) {
-        group("scalar registers");
-        row("allocation_stalls", [](const RunRecord& r) { return Cell(r.scalar.allocation_stalls); }, true, -1);
-        row("pool peak total", [](const RunRecord& r) { return Cell(r.scalar.pool_peak.total); }, true, -1);
+        t.group("scalar registers");
+        t.row("allocation_stalls", [](const RunRecord& r) { return Cell(r.scalar.allocation_stalls); }, true, -1);
+        t.row("pool peak total", [](const RunRecord& r) { return Cell(r.scalar.pool_peak.total); }, true, -1);
     }
-    o << "</tbody></table></div>\n";
-    // Per-variant expectations are in the header's table.
-    if (!kernels.empty()) {
+}
+
+std::string variants_table(const Variants& v) {
+    VariantsTable t(v);
+    table_head(t, v);
+    run_rows(t, v);
+    kernel_and_lock_rows(t, v);
+    shading_and_scalar_rows(t, v);
+    t.o << "</tbody></table></div>\n";
+    return t.o.str();
+}
+
+// Grouped bars: per kernel (response and turnaround), per lock priority, per draw.
+std::string variant_bars(const Variants& v) {
+    std::ostringstream o;
+    const std::vector<std::string>& names = v.p.variant_names;
+    if (!v.kernels.empty()) {
         o << "<h3>Per kernel</h3>\n";
         for (const char* metric : {"response_ns", "turnaround_ns"}) {
-            Groups gs{"data-kernel", "kernel", kernels, kernels, [&](size_t v, size_t g) {
-                          const KernelRecord* k = kernel_of(*rs[v], kernels[g]);
+            Groups gs{"data-kernel", "kernel", v.kernels, v.kernels, [&](size_t i, size_t g) {
+                          const KernelRecord* k = kernel_of(*v.rs[i], v.kernels[g]);
                           return k ? report::num(std::string(metric) == "response_ns" ? k->response_ns : k->turnaround_ns) : NAN;
                       }};
-            o << grouped_bars(metric, std::string(metric) + " per kernel and variant", gs, p.variant_names);
+            o << grouped_bars(metric, std::string(metric) + " per kernel and variant", gs, names);
         }
     }
-    if (!prios.empty()) {
-        std::vector<std::string> keys(prios.begin(), prios.end()), labels;
-        for (const std::string& k : keys) labels.push_back("CPR " + k);
-        Groups gs{"data-priority", "warp priority (CPR)", keys, labels, [&](size_t v, size_t g) {
-                      const PriorityLocks* e = priority_of(*rs[v], keys[g]);
+    if (!v.prios.empty()) {
+        std::vector<std::string> labels;
+        for (const std::string& k : v.prios) labels.push_back("CPR " + k);
+        Groups gs{"data-priority", "warp priority (CPR)", v.prios, labels, [&](size_t i, size_t g) {
+                      const PriorityLocks* e = priority_of(*v.rs[i], v.prios[g]);
                       return e ? e->wait_ns.mean : NAN;
                   }};
-        o << "<h3>Lock waits</h3>\n" << grouped_bars("lock wait mean", "Lock wait mean per priority and variant", gs, p.variant_names);
+        o << "<h3>Lock waits</h3>\n" << grouped_bars("lock wait mean", "Lock wait mean per priority and variant", gs, names);
     }
-    if (any_draws) {
-        std::vector<std::string> draws;
-        for (const RunRecord* r : rs)
-            for (const DrawRecord& d : r->usa.draws)
-                if (std::find(draws.begin(), draws.end(), d.name) == draws.end()) draws.push_back(d.name);
-        Groups gs{"data-draw", "draw", draws, draws, [&](size_t v, size_t g) {
-                      const DrawRecord* d = draw_of(*rs[v], draws[g]);
+    if (!v.draws.empty()) {
+        Groups gs{"data-draw", "draw", v.draws, v.draws, [&](size_t i, size_t g) {
+                      const DrawRecord* d = draw_of(*v.rs[i], v.draws[g]);
                       return d ? report::num(d->turnaround_ns) : NAN;
                   }};
-        o << "<h3>Draws</h3>\n" << grouped_bars("turnaround_ns", "Draw turnaround_ns per draw and variant", gs, p.variant_names);
+        o << "<h3>Draws</h3>\n" << grouped_bars("turnaround_ns", "Draw turnaround_ns per draw and variant", gs, names);
     }
-    // Per-SM timelines on one scale.
-    double end = 1;
-    for (size_t i = 0; i < nv; ++i)
-        end = std::max(end, sim_end(*rs[i], i < p.traces.size() && p.traces[i].present ? &p.traces[i] : nullptr));
+    return o.str();
+}
+
+// Each variant's SM occupancy, then for each SM a chart per variant, on one time scale.
+std::string variant_timelines(Page& p, const Variants& v, const Scale& xs, const std::vector<size_t>& limits,
+                              std::vector<Bound>& bounds) {
+    std::ostringstream o;
+    const size_t nv = v.n();
+    const double end = xs.hi;
     const Unit u = time_unit(end);
-    const Scale xs{0, end, kLeft, kWidth - kRight};
     o << "<h3>SM occupancy per variant</h3>\n";
     for (size_t i = 0; i < nv; ++i)
-        if (!rs[i]->unfinished) o << sm_overview(*rs[i], xs, u, p.variant_names[i], kVariantColours[i % 8]);
+        if (!v.rs[i]->unfinished) o << sm_overview(*v.rs[i], xs, u, p.variant_names[i], kVariantColours[i % 8]);
     std::set<uint32_t> sms;  // those where some variant ran warps
     for (size_t i = 0; i < nv && i < p.traces.size(); ++i)
         for (auto& [sm, g] : p.traces[i].sms)
@@ -309,28 +355,50 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
         o << "</details>\n";
     }
     o << "</div>\n";
-    // The shading array of each variant, on the same time scale.
-    if (any_draws) {
-        o << "<h3>Shading array per variant</h3>\n<p>Cores by type and the draws' phases of each variant, on the same time "
-             "scale as above.</p>\n<div id=\"variant-shading\">\n";
-        for (size_t i = 0; i < nv; ++i) {
-            const std::string name = esc(p.variant_names[i]);
-            const std::string sw = std::string("<span class=\"swatch\" style=\"background:") + kVariantColours[i % 8] + "\"></span>";
-            const TraceView* tv = i < p.traces.size() && p.traces[i].present ? &p.traces[i] : nullptr;
-            if (tv && !tv->cores.t.empty())
-                o << "<figure class=\"chart\"><figcaption>" << sw << name << ": cores by type</figcaption>"
-                  << counter_chart("variant-shading-chart", " data-variant=\"" + name + "\"", p.variant_names[i] + " cores by type",
-                                   cores_counter(*rs[i], *tv), end, {"vertex", "pixel"}, {kVertex, kPixel},
-                                   rs[i]->unfinished ? NAN : double(rs[i]->usa.cores.total), false, "cores", 0, "", 110)
-                  << "</figure>\n";
-            const std::vector<DrawRecord>& draws = rs[i]->usa.draws;
-            if (draws.empty())
-                o << "<p class=\"empty\">" << name << ": no draws</p>\n";
-            else
-                o << draw_phases(draws, end, " data-variant=\"" + name + "\"", sw + name + ": draws, their phases");
-        }
-        o << "</div>\n";
+    return o.str();
+}
+
+// The shading array of each variant, on the same time scale.
+std::string variant_shading(const Page& p, const Variants& v, double end) {
+    if (v.draws.empty()) return "";
+    std::ostringstream o;
+    o << "<h3>Shading array per variant</h3>\n<p>Cores by type and the draws' phases of each variant, on the same time "
+         "scale as above.</p>\n<div id=\"variant-shading\">\n";
+    for (size_t i = 0; i < v.n(); ++i) {
+        const RunRecord& r = *v.rs[i];
+        const std::string name = esc(p.variant_names[i]);
+        const std::string sw = std::string("<span class=\"swatch\" style=\"background:") + kVariantColours[i % 8] + "\"></span>";
+        const TraceView* tv = i < p.traces.size() && p.traces[i].present ? &p.traces[i] : nullptr;
+        if (tv && !tv->cores.t.empty())
+            o << "<figure class=\"chart\"><figcaption>" << sw << name << ": cores by type</figcaption>"
+              << counter_chart("variant-shading-chart", " data-variant=\"" + name + "\"", p.variant_names[i] + " cores by type",
+                               cores_counter(r, *tv), end, {"vertex", "pixel"}, {kVertex, kPixel},
+                               r.unfinished ? NAN : double(r.usa.cores.total), false, "cores", 0, "", 110)
+              << "</figure>\n";
+        if (r.usa.draws.empty())
+            o << "<p class=\"empty\">" << name << ": no draws</p>\n";
+        else
+            o << draw_phases(r.usa.draws, end, " data-variant=\"" + name + "\"", sw + name + ": draws, their phases");
     }
+    o << "</div>\n";
+    return o.str();
+}
+
+}  // namespace
+
+std::string section_variants(Page& p, const std::vector<size_t>& limits, std::vector<Bound>& bounds) {
+    const Variants v = variants_of(p);
+    std::ostringstream o;
+    o << "<section id=\"variants\"><details open><summary><h2>Variants</h2></summary>\n<p>The scenario run " << v.n()
+      << " times, each with its overrides; ratios (×) are to the first variant, <b>" << esc(p.variant_names[0])
+      << "</b>.</p>\n";
+    o << variants_table(v);
+    o << variant_bars(v);  // (per-variant expectations are in the header's table)
+    double end = 1;
+    for (size_t i = 0; i < v.n(); ++i)
+        end = std::max(end, sim_end(*v.rs[i], i < p.traces.size() && p.traces[i].present ? &p.traces[i] : nullptr));
+    o << variant_timelines(p, v, Scale{0, end, kLeft, kWidth - kRight}, limits, bounds);
+    o << variant_shading(p, v, end);
     o << "</details></section>\n";
     return o.str();
 }
