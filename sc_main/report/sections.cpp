@@ -76,11 +76,13 @@ size_t passed_count(const std::vector<ExpectationRecord>& ex) {
 
 }  // namespace
 
-std::string section_header(const Page& p) {
+namespace {
+
+// The facts: status, expectations passed, policies, the end, kernels, draws, the trace, variants.
+std::string header_facts(const Page& p) {
     const RunRecord& r = p.results;
     std::ostringstream o;
-    o << "<header id=\"summary\">\n<h1>gpuvp report: <span id=\"scenario-name\">" << esc(r.scenario)
-      << "</span></h1>\n<table class=\"facts\" id=\"facts\">\n";
+    o << "<table class=\"facts\" id=\"facts\">\n";
     o << "<tr><th>status</th><td id=\"status\">" << badge(r.status == "ok", r.status) << "</td></tr>\n";
     const std::vector<ExpectationRecord>& ex = r.expectations;
     {
@@ -128,11 +130,15 @@ std::string section_header(const Page& p) {
         o << "</td></tr>\n";
     }
     o << "</table>\n";
-    // Kernels and draws that did not end ok, and the errors.
-    std::ostringstream bad;
-    for (const KernelRecord& k : ks)
+    return o.str();
+}
+
+// Kernels and draws that did not end ok, the errors, and a hang's state.
+std::string header_problems(const RunRecord& r) {
+    std::ostringstream o, bad;
+    for (const KernelRecord& k : r.kernels)
         if (!k.status.ok()) bad << "<li>kernel <b>" << esc(k.name) << "</b>: " << esc(k.status.text()) << "</li>";
-    for (const DrawRecord& d : draws)
+    for (const DrawRecord& d : r.usa.draws)
         if (!d.status.ok()) bad << "<li>draw <b>" << esc(d.name) << "</b>: " << esc(d.status.text()) << "</li>";
     size_t shown = 0;
     for (const ErrorRecord& e : r.errors) {
@@ -155,7 +161,12 @@ std::string section_header(const Page& p) {
         for (const std::string& line : h->state) o << esc(line) << "\n";
         o << "</pre>\n";
     }
+    return o.str();
+}
 
+// The expectations, a row each.
+std::string header_expectations(const std::vector<ExpectationRecord>& ex) {
+    std::ostringstream o;
     o << "<h2 id=\"expectations-heading\">Expectations</h2>\n";
     if (ex.empty())
         o << "<p class=\"empty\" id=\"expectations\">the scenario has no expectations</p>\n";
@@ -192,6 +203,16 @@ std::string section_header(const Page& p) {
         }
         o << "</tbody></table>\n";
     }
+    return o.str();
+}
+
+}  // namespace
+
+std::string section_header(const Page& p) {
+    std::ostringstream o;
+    o << "<header id=\"summary\">\n<h1>gpuvp report: <span id=\"scenario-name\">" << esc(p.results.scenario)
+      << "</span></h1>\n";
+    o << header_facts(p) << header_problems(p.results) << header_expectations(p.results.expectations);
     o << "</header>\n";
     return o.str();
 }
@@ -342,73 +363,83 @@ std::string section_instances(const Page& p) {
 
 }  // namespace
 
-std::string section_stages(const Page& p) {
-    // The bars: each kernel's (with variants: each kernel's in every variant that has it, side
-    // by side, in the first variant's kernel order and then any only in later ones).
-    struct Entry {
-        const KernelRecord* k;
-        size_t variant;  // with variants: its index
-    };
-    std::vector<Entry> entries;
-    if (p.variants) {
-        const std::vector<VariantEntry>& vs = *p.results.variants;
-        std::vector<std::string> names;
-        for (const VariantEntry& v : vs)
-            for (const KernelRecord& k : v.results.kernels)
-                if (std::find(names.begin(), names.end(), k.name) == names.end()) names.push_back(k.name);
-        for (const std::string& name : names)
-            for (size_t i = 0; i < vs.size(); ++i)
-                for (const KernelRecord& k : vs[i].results.kernels)
-                    if (k.name == name) {
-                        entries.push_back({&k, i});
-                        break;
-                    }
-    } else
+namespace {
+
+// A bar of the launch-stage chart: a kernel's (with variants: a kernel's in one variant).
+struct StageEntry {
+    const KernelRecord* k;
+    size_t variant;  // with variants: its index
+};
+
+// Each kernel's (with variants: each kernel's in every variant that has it, side by side, in the
+// first variant's kernel order and then any only in later ones).
+std::vector<StageEntry> stage_entries(const Page& p) {
+    std::vector<StageEntry> entries;
+    if (!p.variants) {
         for (const KernelRecord& k : p.results.kernels) entries.push_back({&k, 0});
-    auto variant = [&](const Entry& e) { return p.variants ? p.variant_names[e.variant] : std::string(); };
-    auto label = [&](const Entry& e) { return e.k->name + (p.variants ? " — " + variant(e) : ""); };
-    std::ostringstream o;
-    o << "<section id=\"launch-stages\"><details open><summary><h2>Launch stages</h2></summary>\n";
-    if (entries.empty()) {
-        o << "<p class=\"empty\">no kernels in this run</p>\n</details></section>\n";
-        return o.str();
+        return entries;
     }
-    o << "<p>Each kernel's launch, from submit to its first instruction with its arguments in hand "
-         "(<code>launch_latency_ns</code>), as its stages laid end to end (<code>kernels[].stages[].ns</code>)"
-      << (p.variants ? "; each kernel's bar in every variant, one under the other, on one scale" : "") << ".</p>\n";
-    std::vector<std::string> order;
-    for (const LaunchStage& s : kLaunchStages) order.push_back(s.name);
-    std::set<std::string> present;
+    const std::vector<VariantEntry>& vs = *p.results.variants;
+    std::vector<std::string> names;
+    for (const VariantEntry& v : vs)
+        for (const KernelRecord& k : v.results.kernels)
+            if (std::find(names.begin(), names.end(), k.name) == names.end()) names.push_back(k.name);
+    for (const std::string& name : names)
+        for (size_t i = 0; i < vs.size(); ++i)
+            for (const KernelRecord& k : vs[i].results.kernels)
+                if (k.name == name) {
+                    entries.push_back({&k, i});
+                    break;
+                }
+    return entries;
+}
+
+// The stages in kLaunchStages' order (then any other), those any entry has, and the longest sum.
+struct StageNames {
+    std::vector<std::string> order, shown;
     double longest = 0;
-    for (const Entry& e : entries) {
+};
+
+StageNames stage_names(const std::vector<StageEntry>& entries) {
+    StageNames n;
+    for (const LaunchStage& s : kLaunchStages) n.order.push_back(s.name);
+    std::set<std::string> present;
+    for (const StageEntry& e : entries) {
         double total = 0;
         for (const StageRecord& s : e.k->stages) {
-            const std::string& name = s.stage;
-            if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
-            present.insert(name);
+            if (std::find(n.order.begin(), n.order.end(), s.stage) == n.order.end()) n.order.push_back(s.stage);
+            present.insert(s.stage);
             if (std::isfinite(s.ns)) total += std::max(0.0, s.ns);
         }
-        longest = std::max(longest, total);
+        n.longest = std::max(n.longest, total);
     }
-    std::vector<std::string> shown;
-    for (const std::string& s : order)
-        if (present.count(s)) shown.push_back(s);
-    // The chart.
+    for (const std::string& s : n.order)
+        if (present.count(s)) n.shown.push_back(s);
+    return n;
+}
+
+std::string entry_variant(const Page& p, const StageEntry& e) { return p.variants ? p.variant_names[e.variant] : std::string(); }
+std::string entry_label(const Page& p, const StageEntry& e) {
+    return e.k->name + (p.variants ? " — " + entry_variant(p, e) : "");
+}
+
+// The chart: a stacked bar per entry.
+std::string stage_chart(const Page& p, const std::vector<StageEntry>& entries, const StageNames& sn) {
     const size_t n = std::min(entries.size(), kMaxBarRows);
     const double left = p.variants ? 260 : 150, right = kWidth - 90;
-    const Unit u = time_unit(longest);
-    const Scale xs{0, longest > 0 ? longest : 1, left, right};
+    const Unit u = time_unit(sn.longest);
+    const Scale xs{0, sn.longest > 0 ? sn.longest : 1, left, right};
     std::ostringstream c;
     std::vector<Swatch> legend;
-    for (const std::string& s : shown) legend.push_back({s, stage_colour(s, order)});
+    for (const std::string& s : sn.shown) legend.push_back({s, stage_colour(s, sn.order)});
     double y = 6 + svg_legend(c, legend, left, 6, kWidth - kRight, "stages:") + 8;
     const double rh = n > 40 ? 10 : 22, top = y;
     for (size_t i = 0; i < n; ++i) {
         const KernelRecord& k = *entries[i].k;
-        const std::string name = label(entries[i]);
+        const std::string name = entry_label(p, entries[i]), variant = entry_variant(p, entries[i]);
         const double ry = top + rh * double(i);
         c << "<g class=\"stage-bar\" data-kernel=\"" << esc(k.name) << "\"";
-        if (p.variants) c << " data-variant=\"" << esc(variant(entries[i])) << "\"";
+        if (p.variants) c << " data-variant=\"" << esc(variant) << "\"";
         c << ">";
         if (p.variants) {  // the kernel's name on its first row, a line over its group; each row: its variant
             const bool first = i == 0 || entries[i - 1].k->name != k.name;
@@ -419,22 +450,20 @@ std::string section_stages(const Page& p) {
                   << "<title>" << esc(k.name) << (k.label ? " [" + esc(*k.label) + "]" : "") << "</title></text>";
             c << "<rect x=\"" << px(left - 122) << "\" y=\"" << px(ry + rh / 2 - 4) << "\" width=\"8\" height=\"8\" fill=\""
               << kVariantColours[entries[i].variant % 8] << "\"/><text x=\"" << px(left - 110) << "\" y=\""
-              << px(ry + rh / 2 + 4) << "\">" << esc(cut(variant(entries[i]), 18)) << "</text>";
+              << px(ry + rh / 2 + 4) << "\">" << esc(cut(variant, 18)) << "</text>";
         } else
             c << "<text x=\"" << px(left - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
               << esc(cut(name, 22)) << "<title>" << esc(name) << "</title></text>";
         double x = 0;
-        const std::vector<StageRecord>& stages = k.stages;
-        for (const StageRecord& s : stages) {
-            const std::string& stage = s.stage;
+        for (const StageRecord& s : k.stages) {
             const double v = std::max(0.0, std::isfinite(s.ns) ? s.ns : 0);
-            c << "<rect class=\"stage\" data-stage=\"" << esc(stage) << "\" x=\"" << px(xs(x)) << "\" y=\"" << px(ry + 2)
+            c << "<rect class=\"stage\" data-stage=\"" << esc(s.stage) << "\" x=\"" << px(xs(x)) << "\" y=\"" << px(ry + 2)
               << "\" width=\"" << px(std::max(0.0, xs(x + v) - xs(x))) << "\" height=\"" << px(rh - 4) << "\" fill=\""
-              << stage_colour(stage, order) << "\"><title>" << esc(name) << ": " << esc(stage) << " " << ns(v) << " ns ("
+              << stage_colour(s.stage, sn.order) << "\"><title>" << esc(name) << ": " << esc(s.stage) << " " << ns(v) << " ns ("
               << ns(s.start_ns) << "–" << ns(s.end_ns) << " ns)</title></rect>";
             x += v;
         }
-        if (stages.empty())
+        if (k.stages.empty())
             c << "<text class=\"muted\" x=\"" << px(left + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">no launch stages ("
               << esc(cut(k.status.text(), 80)) << ")</text>";
         else if (rh >= 14)
@@ -443,37 +472,43 @@ std::string section_stages(const Page& p) {
     }
     c << x_axis(xs, u, top, top + rh * double(n), "time from submit");
     const double h = top + rh * double(n) + 40;
+    std::ostringstream o;
     o << "<figure class=\"chart\"><figcaption>Launch stages per kernel" << (p.variants ? " and variant" : "")
       << (entries.size() > n ? " (the first " + std::to_string(n) + " of " + std::to_string(entries.size()) + "; the table lists all)" : "")
       << "</figcaption>" << svg_open("stage-chart", " id=\"stage-chart\"", kWidth, h, "launch stages per kernel") << c.str()
       << "</svg></figure>\n";
-    // The table: a column per kernel (a row per kernel when there are many).
+    return o.str();
+}
+
+// The table: a column per kernel (a row per kernel when there are many).
+std::string stage_table(const Page& p, const std::vector<StageEntry>& entries, const StageNames& sn) {
     std::vector<std::string> heads{"priority"};
-    for (const std::string& s : shown) heads.push_back(wbr(s));
+    for (const std::string& s : sn.shown) heads.push_back(wbr(s));
     for (const char* f : {"launch latency", "dispatch latency", "response", "turnaround"}) heads.push_back(f);
     std::vector<std::string> names;
     std::vector<std::vector<std::string>> cells;
-    for (const Entry& e : entries) {
+    for (const StageEntry& e : entries) {
         const KernelRecord& k = *e.k;
-        names.push_back(esc(label(e)) + (k.status.ok() ? "" : " " + badge(false, cut(k.status.text(), 60))));
+        names.push_back(esc(entry_label(p, e)) + (k.status.ok() ? "" : " " + badge(false, cut(k.status.text(), 60))));
         std::vector<std::string> row{value_text(k.priority)};
         std::map<std::string, double> v;
         for (const StageRecord& s : k.stages) v[s.stage] = s.ns;
-        for (const std::string& s : shown) row.push_back(v.count(s) ? ns(v[s]) : "–");
+        for (const std::string& s : sn.shown) row.push_back(v.count(s) ? ns(v[s]) : "–");
         for (const std::optional<double>* f : {&k.launch_latency_ns, &k.dispatch_latency_ns, &k.response_ns, &k.turnaround_ns})
             row.push_back(ns(num(*f)));
         cells.push_back(row);
     }
-    auto attrs = [&](const Entry& e) {
-        return "data-kernel=\"" + esc(e.k->name) + "\"" + (p.variants ? " data-variant=\"" + esc(variant(e)) + "\"" : "");
+    auto attrs = [&](const StageEntry& e) {
+        return "data-kernel=\"" + esc(e.k->name) + "\"" + (p.variants ? " data-variant=\"" + esc(entry_variant(p, e)) + "\"" : "");
     };
+    std::ostringstream o;
     o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"stage-table\"><thead><tr>";
     if (entries.size() <= 10) {
         o << "<th>ns</th>";
         for (size_t i = 0; i < entries.size(); ++i) o << "<th " << attrs(entries[i]) << ">" << names[i] << "</th>";
         o << "</tr></thead><tbody>\n";
         for (size_t r = 0; r < heads.size(); ++r) {
-            o << "<tr" << (r == shown.size() + 1 ? " class=\"total\"" : "") << "><th>" << heads[r] << "</th>";
+            o << "<tr" << (r == sn.shown.size() + 1 ? " class=\"total\"" : "") << "><th>" << heads[r] << "</th>";
             for (size_t i = 0; i < entries.size(); ++i) o << "<td>" << cells[i][r] << "</td>";
             o << "</tr>\n";
         }
@@ -490,6 +525,24 @@ std::string section_stages(const Page& p) {
     o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns. <code>launch latency</code>: submit → first instruction with "
          "its arguments; <code>dispatch latency</code>: doorbell → the same; <code>response</code>: submit → first warp "
          "running; <code>turnaround</code>: submit → completion signal.</p>\n";
+    return o.str();
+}
+
+}  // namespace
+
+std::string section_stages(const Page& p) {
+    const std::vector<StageEntry> entries = stage_entries(p);
+    std::ostringstream o;
+    o << "<section id=\"launch-stages\"><details open><summary><h2>Launch stages</h2></summary>\n";
+    if (entries.empty()) {
+        o << "<p class=\"empty\">no kernels in this run</p>\n</details></section>\n";
+        return o.str();
+    }
+    o << "<p>Each kernel's launch, from submit to its first instruction with its arguments in hand "
+         "(<code>launch_latency_ns</code>), as its stages laid end to end (<code>kernels[].stages[].ns</code>)"
+      << (p.variants ? "; each kernel's bar in every variant, one under the other, on one scale" : "") << ".</p>\n";
+    const StageNames sn = stage_names(entries);
+    o << stage_chart(p, entries, sn) << stage_table(p, entries, sn);
     o << section_instances(p) << "</details></section>\n";
     return o.str();
 }

@@ -147,13 +147,13 @@ Scale value_scale(const std::vector<double>& values, double div, double bottom, 
 
 // One chart: `series`' values (`values[i]`: point i's) against axis `axis`, a line per
 // combination of the other axes' values.
-std::string sweep_chart(const Series& series, const std::vector<double>& values, size_t axis,
-                        const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points) {
-    const SweepAxis& ax = axes[axis];
-    const double left = kChartLeft, right = kChartW - kChartRight;
-    // x: the values' positions, numeric or evenly spaced in the order given.
+namespace {
+
+// x of each of the axis's values: by value where they are numbers, else evenly spaced in the
+// order given.
+std::vector<double> x_positions(const SweepAxis& ax, double left, double right, bool& numeric) {
     const std::vector<double> numbers = numeric_values(ax);
-    const bool numeric = !numbers.empty();
+    numeric = !numbers.empty();
     std::vector<double> xs(ax.values.size());
     if (numeric) {
         const auto [lo, hi] = std::minmax_element(numbers.begin(), numbers.end());
@@ -163,10 +163,12 @@ std::string sweep_chart(const Series& series, const std::vector<double>& values,
         const double band = (right - left) / double(std::max<size_t>(1, xs.size()));
         for (size_t i = 0; i < xs.size(); ++i) xs[i] = left + band * (double(i) + 0.5);
     }
-    // The lines: the points by their other axes' values, in order of first appearance.
-    std::vector<size_t> others;
-    for (size_t a = 0; a < axes.size(); ++a)
-        if (a != axis) others.push_back(a);
+    return xs;
+}
+
+// The lines of a chart against `axis`: the points by their other axes' values (`others`), in
+// order of first appearance.
+std::vector<std::vector<size_t>> lines_of(const std::vector<SweepPoint>& points, const std::vector<size_t>& others) {
     std::vector<std::vector<size_t>> lines;
     std::map<std::vector<std::string>, size_t> line_of;
     for (size_t i = 0; i < points.size(); ++i) {
@@ -176,7 +178,51 @@ std::string sweep_chart(const Series& series, const std::vector<double>& values,
         if (fresh) lines.emplace_back();
         lines[it->second].push_back(i);
     }
-    auto colour = [](size_t line) { return kPalette[line % kPaletteSize]; };
+    return lines;
+}
+
+const char* line_colour(size_t line) { return kPalette[line % kPaletteSize]; }
+
+// Point i's mark at x (y: its value's, NaN when it has none): a dot in its line's colour, a
+// failed point's circle with a cross, a cross on the axis for a point that did not run.
+std::string point_mark(const std::vector<SweepAxis>& axes, size_t i, const SweepPoint& p, double x, double y,
+                       double bottom, const std::string& what, size_t line) {
+    std::ostringstream marks;
+    if (!std::isfinite(y)) {
+        if (!ran(p))  // a point that did not run: a red cross on the axis
+            marks << "<path class=\"sweep-missing\" data-point=\"" << i << "\" d=\"M" << px(x - 4) << " "
+                  << px(bottom - 10) << "l8 8m0 -8l-8 8\" stroke=\"" << kFailColour << "\" stroke-width=\"2\"><title>"
+                  << point_title(axes, i, p, "did not run") << "</title></path>";
+        return marks.str();
+    }
+    const std::string cx = px(x), cy = px(y);
+    const std::string title = point_title(axes, i, p, what);
+    if (p.exit_code != 0)
+        marks << "<g class=\"sweep-fail\"><circle class=\"sweep-point\" data-point=\"" << i
+              << "\" data-failed=\"true\" cx=\"" << cx << "\" cy=\"" << cy << "\" r=\"5.5\" fill=\"#fff\" stroke=\""
+              << kFailColour << "\" stroke-width=\"2\"><title>" << title << "</title></circle><path d=\"M"
+              << px(x - 3) << " " << px(y - 3) << "l6 6m0 -6l-6 6\" stroke=\"" << kFailColour
+              << "\" stroke-width=\"1.5\" pointer-events=\"none\"/></g>";
+    else
+        marks << "<circle class=\"sweep-point\" data-point=\"" << i << "\" data-failed=\"false\" cx=\"" << cx
+              << "\" cy=\"" << cy << "\" r=\"3.5\" fill=\"" << line_colour(line) << "\"><title>" << title
+              << "</title></circle>";
+    return marks.str();
+}
+
+}  // namespace
+
+std::string sweep_chart(const Series& series, const std::vector<double>& values, size_t axis,
+                        const std::vector<SweepAxis>& axes, const std::vector<SweepPoint>& points) {
+    const SweepAxis& ax = axes[axis];
+    const double left = kChartLeft, right = kChartW - kChartRight;
+    bool numeric = false;
+    const std::vector<double> xs = x_positions(ax, left, right, numeric);
+    std::vector<size_t> others;
+    for (size_t a = 0; a < axes.size(); ++a)
+        if (a != axis) others.push_back(a);
+    const std::vector<std::vector<size_t>> lines = lines_of(points, others);
+    auto colour = line_colour;
 
     std::ostringstream o;
     double top = 10;
@@ -223,28 +269,10 @@ std::string sweep_chart(const Series& series, const std::vector<double>& values,
             o << "<path class=\"sweep-line\" data-line=\"" << esc(name) << "\" stroke=\"" << colour(l) << "\""
               << (l >= kPaletteSize ? " stroke-dasharray=\"5 3\"" : "") << " d=\"" << d << "\"/>";
         for (size_t i : pts) {
-            const SweepPoint& p = points[i];
-            const double x = xs[value_index(ax, p.values[axis])], v = values[i];
-            const bool failed = p.exit_code != 0;
-            if (!std::isfinite(v)) {
-                if (!ran(p))  // a point that did not run: a red cross on the axis
-                    marks << "<path class=\"sweep-missing\" data-point=\"" << i << "\" d=\"M" << px(x - 4) << " "
-                          << px(bottom - 10) << "l8 8m0 -8l-8 8\" stroke=\"" << kFailColour << "\" stroke-width=\"2\"><title>"
-                          << point_title(axes, i, p, "did not run") << "</title></path>";
-                continue;
-            }
-            const std::string cx = px(x), cy = px(ys(v / u.div));
-            const std::string title = point_title(axes, i, p, series.label + " = " + value_text(v) + " ns");
-            if (failed)
-                marks << "<g class=\"sweep-fail\"><circle class=\"sweep-point\" data-point=\"" << i
-                      << "\" data-failed=\"true\" cx=\"" << cx << "\" cy=\"" << cy << "\" r=\"5.5\" fill=\"#fff\" stroke=\""
-                      << kFailColour << "\" stroke-width=\"2\"><title>" << title << "</title></circle><path d=\"M"
-                      << px(x - 3) << " " << px(ys(v / u.div) - 3) << "l6 6m0 -6l-6 6\" stroke=\"" << kFailColour
-                      << "\" stroke-width=\"1.5\" pointer-events=\"none\"/></g>";
-            else
-                marks << "<circle class=\"sweep-point\" data-point=\"" << i << "\" data-failed=\"false\" cx=\"" << cx
-                      << "\" cy=\"" << cy << "\" r=\"3.5\" fill=\"" << colour(l) << "\"><title>" << title
-                      << "</title></circle>";
+            const double v = values[i];
+            marks << point_mark(axes, i, points[i], xs[value_index(ax, points[i].values[axis])],
+                                std::isfinite(v) ? ys(v / u.div) : NAN, bottom,
+                                series.label + " = " + (std::isfinite(v) ? value_text(v) : std::string()) + " ns", l);
         }
     }
     o << marks.str();
