@@ -95,119 +95,71 @@ std::string stem(const std::string& file) { return fs::path(file).stem().string(
 
 }  // namespace
 
-RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options) {
-    std::vector<std::string> all = regress_files(paths, options.root);
-    // out_dir/<stem>/, or the first free <stem>-<n> when an earlier file of the whole list took
-    // that name: the same folder whichever slice runs the file.
-    std::vector<std::string> names;
-    {
-        std::set<std::string> taken;
-        for (const auto& f : all) {
-            std::string name = stem(f);
-            for (int n = 1; taken.count(name); ++n) name = stem(f) + "-" + std::to_string(n);
-            taken.insert(name);
-            names.push_back(name);
-        }
-    }
-    std::vector<std::string> files, file_names;
-    for (size_t i = 0; i < all.size(); ++i)
-        if (i % options.shards == options.shard - 1) {
-            files.push_back(all[i]);
-            file_names.push_back(names[i]);
-        }
+namespace {
 
-    RegressOutput out;
+// Each file's folder under --out: <stem>, or the first free <stem>-<n> when an earlier file of
+// the whole list took that name (the same folder whichever slice runs the file).
+std::vector<std::string> case_names(const std::vector<std::string>& all) {
+    std::vector<std::string> names;
+    std::set<std::string> taken;
+    for (const auto& f : all) {
+        std::string name = stem(f);
+        for (int n = 1; taken.count(name); ++n) name = stem(f) + "-" + std::to_string(n);
+        taken.insert(name);
+        names.push_back(name);
+    }
+    return names;
+}
+
+// Each case's scenario, loaded; a file that does not load is an error case, named, not run.
+std::vector<std::unique_ptr<Scenario>> load_cases(RegressOutput& out, const std::vector<std::string>& files,
+                                                  const std::string& root) {
     out.cases.resize(files.size());
     std::vector<std::unique_ptr<Scenario>> scenarios(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
         RegressCase& c = out.cases[i];
         c.file = files[i];
         try {
-            scenarios[i] = std::make_unique<Scenario>(
-                load_scenario(shared_copy(options.root, files[i])));
+            scenarios[i] = std::make_unique<Scenario>(load_scenario(shared_copy(root, files[i])));
             scenarios[i]->file = files[i];
             c.name = scenarios[i]->name;
-        } catch (const std::exception& e) {  // bad input: named, not run
+        } catch (const std::exception& e) {
             c.status = "error";
             c.problems.push_back(e.what());
         }
     }
+    return scenarios;
+}
 
-    std::string dir = options.out_dir;
-    char tmpl[] = "/tmp/gpuvp-regress-XXXXXX";
-    const bool temporary = dir.empty();
-    if (temporary && !mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
-    if (temporary) dir = tmpl;
-    std::vector<std::string> dirs;
-    for (const std::string& name : file_names) dirs.push_back(dir + "/" + name);
-    auto case_dir = [&](size_t i) { return dirs[i]; };
-    std::vector<BatchJob> jobs;
-    std::vector<size_t> job_case;
-    for (size_t i = 0; i < files.size(); ++i) {
-        if (!scenarios[i]) continue;
-        std::error_code ec;
-        fs::create_directories(case_dir(i), ec);
-        // Stale files must not stand in for this run's.
-        fs::remove(case_dir(i) + "/results.json", ec);
-        fs::remove(case_dir(i) + "/trace.json", ec);
-        fs::remove(case_dir(i) + "/report.html", ec);
-        if (!fs::is_directory(case_dir(i), ec)) {
-            out.cases[i].status = "error";
-            out.cases[i].problems.push_back("cannot make the folder " + case_dir(i));
-            continue;
-        }
-        // A kept folder holds what `gpuvp run --out` writes; a temporary one only the results.
-        BatchJob job{scenarios[i].get(), case_dir(i), !temporary, !temporary, false};
-        job.check_protocol = options.check_protocol;
-        job.timeout_seconds = options.timeout_seconds;
-        jobs.push_back(job);
-        job_case.push_back(i);
+// A case's outcome from its exit code and the results its run wrote in `dir`.
+void read_case(RegressCase& c, int code, const std::string& dir, const RegressOptions& options) {
+    c.exit_code = code;
+    std::optional<RunRecord> r;  // (another process's file: read as any results.json is)
+    std::ifstream f(dir + "/results.json");
+    try {
+        r = read_results(fields::json::parse(f));
+    } catch (...) {  // none, or cut short: the run did not finish
     }
-    size_t ended = 0, failing = 0;
-    const auto started = std::chrono::steady_clock::now();
-    const std::vector<int> codes = run_batch(jobs, options.jobs, [&](size_t j, int code) {
-        ++ended;
-        failing += code != 0;
-        if (options.progress)
-            std::cerr << batch_progress(ended, jobs.size(), failing, options.jobs,
-                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
-                      << "  " << files[job_case[j]] << " "
-                      << (code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "timeout" : "error") << std::endl;
-    });
-    for (size_t j = 0; j < jobs.size(); ++j) {
-        RegressCase& c = out.cases[job_case[j]];
-        c.exit_code = codes[j];
-        std::optional<RunRecord> r;  // (another process's file: read as any results.json is)
-        std::ifstream f(jobs[j].dir + "/results.json");
-        try {
-            r = read_results(fields::json::parse(f));
-        } catch (...) {  // none, or cut short: the run did not finish
-        }
-        if (r) {
-            RunProblems p = run_problems(*r);
-            c.problems = p.lines();
-            c.expectations_passed = p.expectations_passed;
-            c.expectations_failed = p.expectations_failed;
-            c.sim_end_ns = r->sim_end_ns;
-            c.host_seconds = r->host_seconds.value_or(0.0);
-        }
-        if (c.exit_code == 0) c.problems.clear();  // failures the scenario expects
-        c.status = c.exit_code == 0 ? "pass" : c.exit_code == 1 ? "fail" : c.exit_code == 3 ? "timeout" : "error";
-        if (c.exit_code == 3)
-            c.problems.insert(c.problems.begin(), "timed out: stopped after " + format_number(options.timeout_seconds) +
-                                                      " s of host time (--timeout); the results say what it reached");
-        if (c.status == "error" && !r)
-            c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
-                                                    : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
-        if (temporary) {
-            std::error_code ec;
-            fs::remove_all(jobs[j].dir, ec);
-        }
+    if (r) {
+        RunProblems p = run_problems(*r);
+        c.problems = p.lines();
+        c.expectations_passed = p.expectations_passed;
+        c.expectations_failed = p.expectations_failed;
+        c.sim_end_ns = r->sim_end_ns;
+        c.host_seconds = r->host_seconds.value_or(0.0);
     }
-    if (temporary) rmdir(dir.c_str());
-    if (all.empty()) throw std::runtime_error("no scenario files (*.yaml) under the paths given");
+    if (c.exit_code == 0) c.problems.clear();  // failures the scenario expects
+    c.status = c.exit_code == 0 ? "pass" : c.exit_code == 1 ? "fail" : c.exit_code == 3 ? "timeout" : "error";
+    if (c.exit_code == 3)
+        c.problems.insert(c.problems.begin(), "timed out: stopped after " + format_number(options.timeout_seconds) +
+                                                  " s of host time (--timeout); the results say what it reached");
+    if (c.status == "error" && !r)
+        c.problems.push_back(c.exit_code >= 128 ? "the run was killed by signal " + std::to_string(c.exit_code - 128)
+                                                : "the run did not finish (exit " + std::to_string(c.exit_code) + ")");
+}
 
-    // The table, the CSV, the JUnit XML, the exit code.
+// The table, the CSV, the JUnit XML and the exit code of the cases run (`of`: the whole list's size).
+void summarise(RegressOutput& out, const RegressOptions& options, size_t of) {
     size_t width = 8;
     for (const auto& c : out.cases) width = std::max(width, c.file.size());
     std::ostringstream t, csv;
@@ -230,7 +182,7 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
             << c.exit_code << "\n";
     }
     t << out.cases.size() << (out.cases.size() == 1 ? " scenario" : " scenarios");
-    if (options.shards > 1) t << " (shard " << options.shard << " of " << options.shards << ", of " << all.size() << ")";
+    if (options.shards > 1) t << " (shard " << options.shard << " of " << options.shards << ", of " << of << ")";
     t << ": " << passed << " passed, " << failed << " failed, ";
     if (timeouts) t << timeouts << " timed out, ";
     t << errors << (errors == 1 ? " error\n" : " errors\n");
@@ -238,6 +190,68 @@ RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOp
     out.csv = csv.str();
     out.junit = junit_xml(out.cases);
     out.exit_code = errors ? 2 : failed || timeouts ? 1 : 0;
+}
+
+}  // namespace
+
+RegressOutput run_regress(const std::vector<std::string>& paths, const RegressOptions& options) {
+    const std::vector<std::string> all = regress_files(paths, options.root), names = case_names(all);
+    std::vector<std::string> files, file_names;  // this slice's
+    for (size_t i = 0; i < all.size(); ++i)
+        if (i % options.shards == options.shard - 1) {
+            files.push_back(all[i]);
+            file_names.push_back(names[i]);
+        }
+    RegressOutput out;
+    const std::vector<std::unique_ptr<Scenario>> scenarios = load_cases(out, files, options.root);
+
+    std::string dir = options.out_dir;
+    char tmpl[] = "/tmp/gpuvp-regress-XXXXXX";
+    const bool temporary = dir.empty();
+    if (temporary && !mkdtemp(tmpl)) throw std::runtime_error("cannot make a temporary folder");
+    if (temporary) dir = tmpl;
+    std::vector<BatchJob> jobs;
+    std::vector<size_t> job_case;
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (!scenarios[i]) continue;
+        const std::string case_dir = dir + "/" + file_names[i];
+        std::error_code ec;
+        fs::create_directories(case_dir, ec);
+        // Stale files must not stand in for this run's.
+        for (const char* f : {"/results.json", "/trace.json", "/report.html"}) fs::remove(case_dir + f, ec);
+        if (!fs::is_directory(case_dir, ec)) {
+            out.cases[i].status = "error";
+            out.cases[i].problems.push_back("cannot make the folder " + case_dir);
+            continue;
+        }
+        // A kept folder holds what `gpuvp run --out` writes; a temporary one only the results.
+        BatchJob job{scenarios[i].get(), case_dir, !temporary, !temporary, false};
+        job.check_protocol = options.check_protocol;
+        job.timeout_seconds = options.timeout_seconds;
+        jobs.push_back(job);
+        job_case.push_back(i);
+    }
+    size_t ended = 0, failing = 0;
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<int> codes = run_batch(jobs, options.jobs, [&](size_t j, int code) {
+        ++ended;
+        failing += code != 0;
+        if (options.progress)
+            std::cerr << batch_progress(ended, jobs.size(), failing, options.jobs,
+                                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
+                      << "  " << files[job_case[j]] << " "
+                      << (code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "timeout" : "error") << std::endl;
+    });
+    for (size_t j = 0; j < jobs.size(); ++j) {
+        read_case(out.cases[job_case[j]], codes[j], jobs[j].dir, options);
+        if (temporary) {
+            std::error_code ec;
+            fs::remove_all(jobs[j].dir, ec);
+        }
+    }
+    if (temporary) rmdir(dir.c_str());
+    if (all.empty()) throw std::runtime_error("no scenario files (*.yaml) under the paths given");
+    summarise(out, options, all.size());
     return out;
 }
 

@@ -147,6 +147,83 @@ std::string comparison_table(const std::vector<std::string>& names, const std::v
 
 }  // namespace
 
+namespace {
+
+// A variant's results as its child wrote them; a child that died before it wrote them: an
+// unfinished record that says so.
+RunRecord read_variant(const Scenario& v, const std::string& dir, int code, bool& read) {
+    read = false;
+    try {  // (another process's file: read as any results.json is)
+        RunRecord r = read_results(json::parse(slurp(dir + "/results.json")));
+        read = true;
+        return r;
+    } catch (...) {
+        RunRecord r;
+        r.scenario = v.name;
+        r.variant = VariantTag{v.variant, Named<std::string>(v.variant_set.begin(), v.variant_set.end())};
+        r.status = "error";
+        r.unfinished = true;
+        r.exit_code = code;
+        return r;
+    }
+}
+
+// The comparisons across variants, each checked on the variants' results; `cross` gets a line
+// each for the table.
+std::vector<ExpectationRecord> cross_expectations(const Scenario& s, const std::vector<std::string>& names,
+                                                  const std::vector<RunRecord>& results, std::ostringstream& cross) {
+    auto index_of = [&](const std::string& name) {
+        return size_t(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    std::vector<ExpectationRecord> out;
+    for (const Expectation& e : s.cross_expect) {
+        const json a = results_value(results[index_of(e.lhs.variant)], e.lhs);
+        const json b = results_value(results[index_of(e.rhs.variant)], e.rhs);
+        ExpectationRecord x;
+        x.compare = e.compare;
+        x.variants = std::vector<std::string>{e.lhs.variant, e.rhs.variant};
+        x.value = json::array({a, b});
+        x.passed = compare_holds(e, a, b);
+        x.line = e.line;
+        cross << "  " << (x.passed ? "pass" : "FAIL") << "  " << e.compare << "   (" << cell(a) << " against "
+              << (e.factor == 1 ? "" : factor_text(e.factor) + " * ") << cell(b) << ")\n";
+        out.push_back(std::move(x));
+    }
+    return out;
+}
+
+// results.json's record: the first variant's, with every variant's, every expectation (each
+// variant's, then the comparisons) and the run's status.
+std::shared_ptr<RunRecord> joined_record(const Scenario& s, const std::vector<std::string>& names,
+                                         const std::vector<RunRecord>& results, const std::vector<int>& codes,
+                                         std::vector<ExpectationRecord> cross, bool& ok, bool& passed) {
+    auto all = std::make_shared<RunRecord>(results.front());
+    ok = passed = true;
+    std::vector<ExpectationRecord> expectations;
+    std::vector<VariantEntry> variants;
+    for (size_t i = 0; i < results.size(); ++i) {
+        ok &= results[i].status == "ok";
+        for (ExpectationRecord e : results[i].expectations) {
+            passed &= e.passed;
+            e.variant = names[i];
+            expectations.push_back(std::move(e));
+        }
+        variants.push_back({names[i], Named<std::string>(s.variants[i].variant_set.begin(), s.variants[i].variant_set.end()),
+                            codes[i], results[i]});
+    }
+    for (ExpectationRecord& x : cross) {
+        passed &= x.passed;
+        expectations.push_back(std::move(x));
+    }
+    const bool timed_out = std::find(codes.begin(), codes.end(), 3) != codes.end();
+    all->status = timed_out ? "partial" : ok ? "ok" : "error";
+    all->expectations = std::move(expectations);
+    all->variants = std::move(variants);
+    return all;
+}
+
+}  // namespace
+
 RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned parallel) {
     if (s.variants.empty()) return run_scenario(s, options);
     const auto started = std::chrono::steady_clock::now();
@@ -174,19 +251,8 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     for (size_t i = 0; i < jobs.size(); ++i) {
         const Scenario& v = s.variants[i];
         names.push_back(v.variant);
-        RunRecord r;
         bool read = false;
-        try {  // (another process's file: read as any results.json is)
-            r = read_results(json::parse(slurp(jobs[i].dir + "/results.json")));
-            read = true;
-        } catch (...) {  // the child died before it wrote its results
-            r = RunRecord{};
-            r.scenario = v.name;
-            r.variant = VariantTag{v.variant, Named<std::string>(v.variant_set.begin(), v.variant_set.end())};
-            r.status = "error";
-            r.unfinished = true;
-            r.exit_code = codes[i];
-        }
+        RunRecord r = read_variant(v, jobs[i].dir, codes[i], read);
         // A child that failed (2, or killed) may have left a trace half written: none then.
         out.variants.push_back({v.variant, results_text(r), read ? std::make_shared<const RunRecord>(r) : nullptr,
                                 codes[i] <= 1 || codes[i] == 3 ? slurp(jobs[i].dir + "/trace.json") : "",
@@ -204,54 +270,18 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     std::error_code ec;
     fs::remove_all(tmp, ec);
 
-    // results.json: the first variant's, with every variant's, every expectation and the
-    // comparisons across variants.
-    auto all = std::make_shared<RunRecord>(results.front());
-    bool ok = true, passed = true;
-    std::vector<ExpectationRecord> expectations;
-    std::vector<VariantEntry> variants;
-    for (size_t i = 0; i < results.size(); ++i) {
-        ok &= results[i].status == "ok";
-        for (ExpectationRecord e : results[i].expectations) {
-            passed &= e.passed;
-            e.variant = names[i];
-            expectations.push_back(std::move(e));
-        }
-        variants.push_back({names[i], Named<std::string>(s.variants[i].variant_set.begin(), s.variants[i].variant_set.end()),
-                            codes[i], results[i]});
-    }
-    auto index_of = [&](const std::string& name) {
-        return size_t(std::find(names.begin(), names.end(), name) - names.begin());
-    };
     std::ostringstream cross;
-    for (const Expectation& e : s.cross_expect) {
-        const json a = results_value(results[index_of(e.lhs.variant)], e.lhs);
-        const json b = results_value(results[index_of(e.rhs.variant)], e.rhs);
-        ExpectationRecord x;
-        x.compare = e.compare;
-        x.variants = std::vector<std::string>{e.lhs.variant, e.rhs.variant};
-        x.value = json::array({a, b});
-        const bool pass = compare_holds(e, a, b);
-        x.passed = pass;
-        x.line = e.line;
-        passed &= pass;
-        expectations.push_back(std::move(x));
-        cross << "  " << (pass ? "pass" : "FAIL") << "  " << e.compare << "   (" << cell(a) << " against "
-              << (e.factor == 1 ? "" : factor_text(e.factor) + " * ") << cell(b) << ")\n";
-    }
-    const bool timed_out = std::find(codes.begin(), codes.end(), 3) != codes.end();
-    all->status = timed_out ? "partial" : ok ? "ok" : "error";
+    bool ok = true, passed = true;
+    const std::shared_ptr<RunRecord> all =
+        joined_record(s, names, results, codes, cross_expectations(s, names, results, cross), ok, passed);
     all->host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    all->expectations = std::move(expectations);
-    all->variants = std::move(variants);
-
     out.results = results_text(*all);
     out.trace = out.variants.front().trace;
     out.ok = ok;
     out.expectations_passed = passed;
     // 0, 1 an expectation (or a kernel) failed, 3 a variant stopped at its timeout, 2 a variant
     // could not run or was killed (which wins).
-    out.timed_out = timed_out;
+    out.timed_out = std::find(codes.begin(), codes.end(), 3) != codes.end();
     out.exit_code = passed ? 0 : 1;
     for (int c : codes) out.exit_code = worse_exit(out.exit_code, c);
     out.host_seconds = *all->host_seconds;

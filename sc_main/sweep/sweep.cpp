@@ -108,6 +108,75 @@ std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>&
     return points;
 }
 
+namespace {
+
+// "key=value key=value": where a point is.
+std::string point_where(const std::vector<SweepAxis>& axes, const std::vector<std::string>& point) {
+    std::string where;
+    for (size_t a = 0; a < axes.size(); ++a) where += (a ? " " : "") + axes[a].key + "=" + point[a];
+    return where;
+}
+
+// The record a point's run wrote in `dir` (none: it did not run, or did not finish).
+std::optional<RunRecord> read_point(const std::string& dir) {
+    std::string text;
+    if (!read_file(dir + "/results.json", text)) return std::nullopt;
+    try {  // (another process's file: read as any results.json is)
+        return read_results(fields::json::parse(text));
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+// What failed at a point that exited with `code` (nothing for a point that passed: failures its
+// scenario expects); `missing`: why collect found no result.
+std::vector<std::string> point_problems(int code, const std::optional<RunRecord>& record, const std::string& missing,
+                                        double timeout_seconds) {
+    std::vector<std::string> problems;
+    if (code == 0) return problems;
+    if (record) problems = run_problems(*record).lines();
+    if (code == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(timeout_seconds) + " s)");
+    if (!missing.empty()) problems.insert(problems.begin(), missing);
+    if (problems.empty())
+        problems.push_back(code >= 128 ? "the run was killed by signal " + std::to_string(code - 128)
+                                       : "the run failed (exit " + std::to_string(code) + ")");
+    return problems;
+}
+
+// Of `mine`, the points to run: those without an exit code from an earlier call (resume and
+// collect take the code: `codes`); collect runs none (`missing` says why a point has no result).
+std::vector<size_t> points_to_run(const std::vector<size_t>& mine, const SweepOptions& options, bool temporary,
+                                  const std::function<std::string(size_t)>& point_dir, std::vector<int>& codes,
+                                  std::vector<std::string>& missing) {
+    std::vector<size_t> run;
+    for (size_t i : mine) {
+        if ((options.resume || options.missing) && !temporary) {
+            std::ifstream f(point_dir(i) + "/exit_code");
+            int code = 0;
+            if (f >> code) {
+                codes[i] = code;
+                continue;
+            }
+        }
+        if (options.missing) {
+            missing[i] = options.missing(i);
+            continue;
+        }
+        run.push_back(i);
+    }
+    return run;
+}
+
+// sweep.csv, locks.csv and draws.csv (where the sweep has locks or draws) and the page.
+void write_sweep_files(const std::string& dir, const SweepOutput& out, const std::string& page) {
+    std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
+    if (!out.locks_csv.empty()) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
+    if (!out.draws_csv.empty()) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
+    std::ofstream(dir + "/report.html", std::ios::binary) << page;
+}
+
+}  // namespace
+
 SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std::vector<SweepAxis>& axes,
                       const SweepOptions& options) {
     const std::vector<std::vector<std::string>> points = sweep_points(axes);
@@ -140,23 +209,8 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         if (i % options.shards == options.shard - 1) mine.push_back(i);
     std::vector<int> codes(points.size(), 2);
     std::vector<std::string> missing(points.size());  // why a point has no result (collect)
+    const std::vector<size_t> job_point = points_to_run(mine, options, temporary, point_dir, codes, missing);
     std::vector<BatchJob> jobs;
-    std::vector<size_t> job_point;
-    for (size_t i : mine) {
-        if ((options.resume || options.missing) && !temporary) {
-            std::ifstream f(point_dir(i) + "/exit_code");
-            int code = 0;
-            if (f >> code) {
-                codes[i] = code;
-                continue;
-            }
-        }
-        if (options.missing) {
-            missing[i] = options.missing(i);
-            continue;
-        }
-        job_point.push_back(i);
-    }
     // The points to run, every one loaded (and so checked: bad input throws) before any runs; a
     // slice loads its own points only.
     try {
@@ -183,13 +237,11 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
         ++ended;
         failing += code != 0;
         if (!options.progress) return;
-        std::string where;
-        for (size_t a = 0; a < axes.size(); ++a) where += (a ? " " : "") + axes[a].key + "=" + points[i][a];
         std::fprintf(stderr, "%s  %s %s\n",
                      batch_progress(ended, jobs.size(), failing, options.jobs,
                                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count())
                          .c_str(),
-                     where.c_str(), code == 0 ? "pass" : code == 1 ? "FAIL" : code == 3 ? "timed out" : "error");
+                     point_where(axes, points[i]).c_str(), code == 0 ? "pass" : code == 1 ? "FAIL" : code == 3 ? "timed out" : "error");
     });
 
     // The CSVs and the table, in point order, from each point's record (a failing one's, and
@@ -197,29 +249,14 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     SweepTables tables(axes);
     out.points = mine.size();
     std::vector<std::optional<RunRecord>> records(points.size());
-    std::vector<std::vector<std::string>> point_problems(points.size());
+    std::vector<std::vector<std::string>> problems_at(points.size());
     for (size_t i : mine) {
         out.exit_code = worse_exit(out.exit_code, codes[i]);  // the worst point's
-        std::optional<RunRecord> record;
-        std::string text;
-        if (read_file(point_dir(i) + "/results.json", text)) {
-            try {  // (another process's file: read as any results.json is)
-                record = read_results(fields::json::parse(text));
-            } catch (...) {  // no results: it did not run
-            }
-        }
-        // What failed at this point (nothing for a point that passed: failures its scenario expects).
-        std::vector<std::string>& problems = point_problems[i];
+        std::optional<RunRecord> record = read_point(point_dir(i));
+        const std::vector<std::string>& problems = problems_at[i] =
+            point_problems(codes[i], record, missing[i], options.timeout_seconds);
         if (codes[i] != 0) {
-            if (record) problems = run_problems(*record).lines();
-            if (codes[i] == 3) problems.insert(problems.begin(), "timed out (--timeout " + format_number(options.timeout_seconds) + " s)");
-            if (!missing[i].empty()) problems.insert(problems.begin(), missing[i]);
-            if (problems.empty())
-                problems.push_back(codes[i] >= 128 ? "the run was killed by signal " + std::to_string(codes[i] - 128)
-                                                   : "the run failed (exit " + std::to_string(codes[i]) + ")");
-            std::string where;
-            for (size_t a = 0; a < axes.size(); ++a) where += (a ? " " : "") + axes[a].key + "=" + points[i][a];
-            for (const std::string& p : problems) out.failures.push_back(where + ": " + p);
+            for (const std::string& p : problems) out.failures.push_back(point_where(axes, points[i]) + ": " + p);
             ++out.failed_points;
         }
         tables.add(points[i], record ? &*record : nullptr, codes[i], problems);
@@ -230,15 +267,10 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
     out.draws_csv = tables.draws_csv();
     out.table = tables.table();
     if (!temporary && out.joined) {
-        std::ofstream(dir + "/sweep.csv", std::ios::binary) << out.csv;
-        if (!out.locks_csv.empty()) std::ofstream(dir + "/locks.csv", std::ios::binary) << out.locks_csv;
-        if (!out.draws_csv.empty()) std::ofstream(dir + "/draws.csv", std::ios::binary) << out.draws_csv;
-        // The page: each metric against each axis, and the table, from the records read above.
         std::vector<SweepPoint> report_points;
         for (size_t i = 0; i < points.size(); ++i)
-            report_points.push_back({points[i], codes[i], point_problems[i], records[i] ? &*records[i] : nullptr});
-        std::ofstream(dir + "/report.html", std::ios::binary)
-            << render_sweep_report(scenario(0).name, file, axes, report_points);
+            report_points.push_back({points[i], codes[i], problems_at[i], records[i] ? &*records[i] : nullptr});
+        write_sweep_files(dir, out, render_sweep_report(scenario(0).name, file, axes, report_points));
     } else if (temporary) {
         std::error_code ec;  // a point of a scenario with variants also wrote variants/
         std::filesystem::remove_all(dir, ec);
