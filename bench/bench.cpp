@@ -305,26 +305,11 @@ DataDirs data_dirs() {
     return {GPUVP_SOURCE_DIR "/scenarios", GPUVP_SOURCE_DIR "/examples/traces"};
 }
 
-int sc_main(int argc, char** argv) {
-    const DataDirs data = data_dirs();
-    const std::string first = argc > 1 ? argv[1] : "";
-    if (first == "-h" || first == "--help" || (first.rfind("-", 0) == 0 && first != "--big" && first != "--quick") ||
-        argc > 3 || (argc == 3 && first != "--big" && first != "--quick")) {
-        std::fprintf(first == "-h" || first == "--help" ? stdout : stderr,
-                     "usage: gpuvp_bench [SCENARIO_DIR]          every measurement and the scaling table (default: %s)\n"
-                     "       gpuvp_bench --quick [SCENARIO_DIR]  the same without the scaling table\n"
-                     "       gpuvp_bench --big [DIR]             big grids and long queues (default: %s)\n"
-                     "docs/performance.md explains every figure.\n",
-                     (data.scenarios + "/bench").c_str(), (data.scenarios + "/big").c_str());
-        return first == "-h" || first == "--help" ? 0 : 2;
-    }
-    if (argc > 1 && std::string(argv[1]) == "--big") return big_runs(argc > 2 ? argv[2] : data.scenarios + "/big");
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    const int dir_arg = quick ? 2 : 1;
-    const std::string dir = argc > dir_arg ? argv[dir_arg] : data.scenarios + "/bench";
-    int failures = 0;
+// The bundled benchmark scenarios, a line each; the compute rate (warp-instructions per host
+// second, 0 if it failed).
+double scenario_lines(const std::string& dir, int& failures) {
     Measure m{};
-    double instruction_rate = 0, event_rate = 0;
+    double instruction_rate = 0;
     starting("compute (compute.yaml)");
     if (measure(dir + "/compute.yaml", m)) {
         instruction_rate = m.instructions / m.host_seconds;
@@ -377,6 +362,13 @@ int sc_main(int argc, char** argv) {
         std::printf("draws:        failed\n");
         ++failures;
     }
+    return instruction_rate;
+}
+
+// SystemC's own timed-event rate, the ratio of the compute rate to it, and a whole run's parts.
+void engine_lines(const std::string& dir, double instruction_rate, int& failures) {
+    Measure m{};
+    double event_rate = 0;
     starting("SystemC's timed-event rate");
     if (ping_pong(20000000, m)) {
         event_rate = m.instructions / m.host_seconds;
@@ -400,7 +392,12 @@ int sc_main(int argc, char** argv) {
         std::printf("whole run:    failed\n");
         ++failures;
     }
-    // Real workloads: profiler traces replayed (the V100 trace only in the full run: minutes).
+}
+
+// Real workloads: profiler traces replayed and imported.
+void trace_lines(const DataDirs& data, bool quick, int& failures) {
+    Measure m{};
+    // The V100 trace's replay only in the full run: minutes.
     auto replay_line = [&](const char* label, const char* name) {
         starting(std::string("replay of ") + name);
         if (replay(data.traces + "/" + name, m)) {
@@ -438,9 +435,11 @@ int sc_main(int argc, char** argv) {
         std::printf("import 20k:   failed\n");
         ++failures;
     }
-    if (quick) return failures ? 1 : 0;
+}
 
-    // Scaling: the compute program on N SMs, 16 blocks of 256 threads per SM (two waves).
+// Scaling: the compute program on N SMs, 16 blocks of 256 threads per SM (two waves).
+void scaling_table(const std::string& dir, int& failures) {
+    Measure m{};
     std::printf("\nScaling: the compute program, 16 blocks of 8 warps per SM (two waves of 64 warp slots)\n");
     std::printf("  %5s %14s %10s %14s %12s %10s\n", "SMs", "instructions", "host s", "ns/instruction", "vs 8 SMs", "peak MB");
     double base = 0;
@@ -458,5 +457,30 @@ int sc_main(int argc, char** argv) {
         std::printf("  %5u %14llu %10.3f %14.1f %11.2fx %10.1f\n", sms, m.instructions, m.host_seconds, per, per / base,
                     mb(m.peak_kb));
     }
+}
+
+int sc_main(int argc, char** argv) {
+    const DataDirs data = data_dirs();
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (first == "-h" || first == "--help" || (first.rfind("-", 0) == 0 && first != "--big" && first != "--quick") ||
+        argc > 3 || (argc == 3 && first != "--big" && first != "--quick")) {
+        std::fprintf(first == "-h" || first == "--help" ? stdout : stderr,
+                     "usage: gpuvp_bench [SCENARIO_DIR]          every measurement and the scaling table (default: %s)\n"
+                     "       gpuvp_bench --quick [SCENARIO_DIR]  the same without the scaling table\n"
+                     "       gpuvp_bench --big [DIR]             big grids and long queues (default: %s)\n"
+                     "docs/performance.md explains every figure.\n",
+                     (data.scenarios + "/bench").c_str(), (data.scenarios + "/big").c_str());
+        return first == "-h" || first == "--help" ? 0 : 2;
+    }
+    if (argc > 1 && std::string(argv[1]) == "--big") return big_runs(argc > 2 ? argv[2] : data.scenarios + "/big");
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    const int dir_arg = quick ? 2 : 1;
+    const std::string dir = argc > dir_arg ? argv[dir_arg] : data.scenarios + "/bench";
+    int failures = 0;
+    const double instruction_rate = scenario_lines(dir, failures);
+    engine_lines(dir, instruction_rate, failures);
+    trace_lines(data, quick, failures);
+    if (!quick) scaling_table(dir, failures);
     return failures ? 1 : 0;
 }
+

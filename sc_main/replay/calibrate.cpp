@@ -169,155 +169,198 @@ DispatchBound dispatch_bound(const Scenario& s, const std::string& trace) {
     return b;
 }
 
-CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Overrides& overrides,
-                            const CalibrationOptions& options) {
-    if (traces.empty()) throw std::runtime_error("no trace to calibrate on");
-    const auto& params = calibration_params();
-    const std::string dir = options.work_dir.empty()
-                                ? (fs::temp_directory_path() / ("gpuvp-calibrate-" + std::to_string(getpid()))).string()
-                                : options.work_dir;
-    fs::create_directories(dir);
-    unsigned run = 0;
+namespace {
 
+// One calibration: the traces, where their simulations run, and the steps of the fit.
+class Calibration {
+public:
+    Calibration(const std::vector<ProfilerTrace>& traces, const Overrides& overrides, const CalibrationOptions& options)
+        : traces_(traces), overrides_(overrides), options_(options), params_(calibration_params()),
+          dir_(options.work_dir.empty() ? (fs::temp_directory_path() / ("gpuvp-calibrate-" + std::to_string(getpid()))).string()
+                                        : options.work_dir) {
+        fs::create_directories(dir_);
+        as_given_.platform = options.platform;  // the defaults, on that GPU
+    }
+    ~Calibration() {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+
+    // The values the first trace's scenario has before the fit.
+    std::vector<double> defaults(const Scenario& base) const {
+        std::vector<double> out;
+        for (const CalibrationParam& p : params_) {
+            if (p.host) out.push_back(base.workload.*p.host);
+            else out.push_back(std::stod(get_param(GpuConfig{base.platform, base.policy, {}}, p.key.substr(9))));  // "platform."
+        }
+        return out;
+    }
+
+    // A sixth of the budget: values drawn at random in the ranges (seeded). The rest: a pattern
+    // search from the best so far, each parameter in turn a step either side (the two at once),
+    // the step halved when neither side is better, until every step is below 1 or the budget is
+    // spent. The best values found; `result` gets the evaluations and the errors.
+    std::vector<double> search(const std::vector<double>& defaults, CalibrationResult& result) {
+        best_ = defaults;
+        consider({defaults}, result);
+        const unsigned budget = std::max(1u, options_.evaluations);
+        std::mt19937_64 rng(options_.seed);
+        const unsigned batch = std::max(1u, options_.jobs);
+        while (result.evaluations < budget / 6) {
+            std::vector<std::vector<double>> sets;
+            for (unsigned i = 0; i < batch && result.evaluations + sets.size() < budget / 6; ++i) {
+                std::vector<double> v;
+                for (const CalibrationParam& p : params_)
+                    v.push_back(std::round(std::uniform_real_distribution<double>(p.lo, p.hi)(rng)));
+                sets.push_back(v);
+            }
+            consider(sets, result);
+        }
+        std::vector<double> step;
+        for (const CalibrationParam& p : params_) step.push_back((p.hi - p.lo) / 4);
+        for (size_t p = 0; result.evaluations < budget; p = (p + 1) % params_.size()) {
+            if (std::all_of(step.begin(), step.end(), [](double s) { return s < 1; })) break;
+            if (step[p] < 1) continue;
+            std::vector<std::vector<double>> sets;
+            for (double sign : {-1.0, 1.0}) {
+                std::vector<double> v = best_;
+                v[p] = std::clamp(std::round(best_[p] + sign * step[p]), params_[p].lo, params_[p].hi);
+                if (v[p] != best_[p]) sets.push_back(v);
+            }
+            if (sets.size() > budget - result.evaluations) sets.resize(budget - result.evaluations);
+            const double before = best_error_;
+            if (!sets.empty()) consider(sets, result);
+            if (best_error_ >= before) step[p] /= 2;
+        }
+        result.error_after = best_error_;
+        for (size_t p = 0; p < params_.size(); ++p) result.values.emplace_back(params_[p].key, best_[p]);
+        return best_;
+    }
+
+    // The GLC's cost of a placement: the default unless the traces' durations bound it lower;
+    // then the fitted platform and its dispatch-bound kernels (the formula's floor).
+    void decision_cost(const Scenario& base, CalibrationResult& result) const {
+        result.decision_cycles = base.platform.glc.decision_cycles;
+        for (size_t t = 0; t < traces_.size(); ++t) {
+            const DispatchBound b =
+                dispatch_bound(t == 0 ? base : load_trace_scenario(traces_[t], as_given_, overrides_), traces_[t].file);
+            if (b.cycles && (!result.bound.cycles || *b.cycles < *result.bound.cycles)) result.bound = b;
+        }
+        if (result.bound.cycles && *result.bound.cycles < result.decision_cycles) {
+            result.decision_cycles = std::max(0.0, std::floor(*result.bound.cycles));
+            result.values.emplace_back("platform.glc.decision_cycles", result.decision_cycles);
+        }
+        result.platform_text = fitted(platform_text(result.values)).text;
+        for (const ProfilerTrace& t : traces_) {
+            TraceImportOptions import;
+            import.platform = fitted(platform_text(result.values));
+            TraceImportSummary sum;
+            load_trace_scenario(t, import, overrides_, &sum);
+            result.kernels += sum.kernels;
+            result.dispatch_bound_kernels += sum.dispatch_bound;
+        }
+    }
+
+    // The table: the first trace's fit and held-out launches, every other trace whole, each with
+    // the defaults and the fitted values.
+    void table(const std::vector<double>& defaults, const std::vector<double>& best, CalibrationResult& result) {
+        for (size_t t = 0; t < traces_.size(); ++t) {
+            const auto sides = simulate(t, {defaults, best});
+            for (const char* which : t == 0 ? std::vector<const char*>{"fit", "held out"} : std::vector<const char*>{"all"}) {
+                CalibrationRow row;
+                row.trace = traces_[t].file;
+                row.launches = which;
+                row.measured = figures(sides[0].measured, which);
+                row.before = simulated_figures(sides[0], which);
+                row.after = simulated_figures(sides[1], which);
+                result.rows.push_back(row);
+            }
+        }
+    }
+
+    const TraceImportOptions& as_given() const { return as_given_; }
+
+private:
     // A trace's import on the fitted values (as a platform file: the kernels' bodies are computed
     // on the fitted platform), over the GPU --platform or --preset names.
-    auto fitted = [&](const std::string& text) {
+    PlatformSource fitted(const std::string& text) const {
         const PlatformSource values{"(calibration)", text};
-        return options.platform ? layer_platforms(*options.platform, values) : values;
-    };
-    TraceImportOptions as_given;  // the defaults, on that GPU
-    as_given.platform = options.platform;
+        return options_.platform ? layer_platforms(*options_.platform, values) : values;
+    }
 
     // One simulation per set of values (a process each), `jobs` at a time: each trace's
     // simulated side.
-    auto simulate = [&](size_t trace, const std::vector<std::vector<double>>& sets) {
+    std::vector<ReplaySides> simulate(size_t trace, const std::vector<std::vector<double>>& sets) {
         std::vector<Scenario> scenarios;
         for (const auto& values : sets) {
             TraceImportOptions import;
-            import.platform = fitted(platform_text(params, values));
-            Scenario s = load_trace_scenario(traces[trace], import, overrides);
+            import.platform = fitted(platform_text(params_, values));
+            Scenario s = load_trace_scenario(traces_[trace], import, overrides_);
             fold_to_one_wave(s);
             scenarios.push_back(std::move(s));
         }
         std::vector<BatchJob> jobs;
         std::vector<std::string> dirs;
         for (const Scenario& s : scenarios) {
-            dirs.push_back(dir + "/run-" + std::to_string(run++));
+            dirs.push_back(dir_ + "/run-" + std::to_string(run_++));
             fs::create_directories(dirs.back());
             BatchJob j;
             j.scenario = &s;
             j.dir = dirs.back();
             jobs.push_back(j);
         }
-        const std::vector<int> codes = run_batch(jobs, options.jobs);
+        const std::vector<int> codes = run_batch(jobs, options_.jobs);
         std::vector<ReplaySides> sides;
         for (size_t i = 0; i < jobs.size(); ++i) {
             std::ifstream f(dirs[i] + "/results.json", std::ios::binary);
             if (!f || codes[i] > 1)
-                throw std::runtime_error("the replay of " + traces[trace].file + " did not run (exit " + std::to_string(codes[i]) + ")");
+                throw std::runtime_error("the replay of " + traces_[trace].file + " did not run (exit " + std::to_string(codes[i]) + ")");
             std::stringstream text;
             text << f.rdbuf();
             sides.push_back(replay_sides(read_results(fields::json::parse(text.str())).kernels));
             fs::remove_all(dirs[i]);
         }
         return sides;
-    };
-
-    // The defaults: the values the first trace's scenario has before the fit.
-    const Scenario base = load_trace_scenario(traces[0], as_given, overrides);
-    std::vector<double> defaults;
-    for (const CalibrationParam& p : params) {
-        if (p.host) defaults.push_back(base.workload.*p.host);
-        else defaults.push_back(std::stod(get_param(GpuConfig{base.platform, base.policy, {}}, p.key.substr(9))));  // "platform."
     }
 
-    CalibrationResult result;
-    std::vector<double> best = defaults;
-    double best_error = 0;
-    auto consider = [&](const std::vector<std::vector<double>>& sets) {
+    // The first trace simulated on each set: the best so far kept.
+    void consider(const std::vector<std::vector<double>>& sets, CalibrationResult& result) {
         const auto sides = simulate(0, sets);
         for (size_t i = 0; i < sets.size(); ++i) {
             const double e = objective(sides[i]);
-            if (result.evaluations == 0) best_error = result.error_before = e;
-            if (e < best_error) {
-                best_error = e;
-                best = sets[i];
+            if (result.evaluations == 0) best_error_ = result.error_before = e;
+            if (e < best_error_) {
+                best_error_ = e;
+                best_ = sets[i];
             }
             ++result.evaluations;
-            if (options.progress) options.progress(result.evaluations, best_error);
+            if (options_.progress) options_.progress(result.evaluations, best_error_);
         }
-    };
-    const unsigned budget = std::max(1u, options.evaluations);
-    consider({defaults});
-    // A sixth of the budget: values drawn at random in the ranges (seeded). The rest: a pattern
-    // search from the best so far, each parameter in turn a step either side (the two at once),
-    // the step halved when neither side is better, until every step is below 1 or the budget is
-    // spent.
-    std::mt19937_64 rng(options.seed);
-    const unsigned batch = std::max(1u, options.jobs);
-    while (result.evaluations < budget / 6) {
-        std::vector<std::vector<double>> sets;
-        for (unsigned i = 0; i < batch && result.evaluations + sets.size() < budget / 6; ++i) {
-            std::vector<double> v;
-            for (const CalibrationParam& p : params) v.push_back(std::round(std::uniform_real_distribution<double>(p.lo, p.hi)(rng)));
-            sets.push_back(v);
-        }
-        consider(sets);
-    }
-    std::vector<double> step;
-    for (const CalibrationParam& p : params) step.push_back((p.hi - p.lo) / 4);
-    for (size_t p = 0; result.evaluations < budget; p = (p + 1) % params.size()) {
-        if (std::all_of(step.begin(), step.end(), [](double s) { return s < 1; })) break;
-        if (step[p] < 1) continue;
-        std::vector<std::vector<double>> sets;
-        for (double sign : {-1.0, 1.0}) {
-            std::vector<double> v = best;
-            v[p] = std::clamp(std::round(best[p] + sign * step[p]), params[p].lo, params[p].hi);
-            if (v[p] != best[p]) sets.push_back(v);
-        }
-        if (sets.size() > budget - result.evaluations) sets.resize(budget - result.evaluations);
-        const double before = best_error;
-        if (!sets.empty()) consider(sets);
-        if (best_error >= before) step[p] /= 2;
-    }
-    result.error_after = best_error;
-    for (size_t p = 0; p < params.size(); ++p) result.values.emplace_back(params[p].key, best[p]);
-
-    // The GLC's cost of a placement: the default unless the traces' durations bound it lower.
-    result.decision_cycles = base.platform.glc.decision_cycles;
-    for (size_t t = 0; t < traces.size(); ++t) {
-        const DispatchBound b = dispatch_bound(t == 0 ? base : load_trace_scenario(traces[t], as_given, overrides), traces[t].file);
-        if (b.cycles && (!result.bound.cycles || *b.cycles < *result.bound.cycles)) result.bound = b;
-    }
-    if (result.bound.cycles && *result.bound.cycles < result.decision_cycles) {
-        result.decision_cycles = std::max(0.0, std::floor(*result.bound.cycles));
-        result.values.emplace_back("platform.glc.decision_cycles", result.decision_cycles);
-    }
-    result.platform_text = fitted(platform_text(result.values)).text;
-    for (const ProfilerTrace& t : traces) {  // dispatch-bound at the fitted cost (the formula's floor)
-        TraceImportOptions import;
-        import.platform = fitted(platform_text(result.values));
-        TraceImportSummary sum;
-        load_trace_scenario(t, import, overrides, &sum);
-        result.kernels += sum.kernels;
-        result.dispatch_bound_kernels += sum.dispatch_bound;
     }
 
-    // The table: the first trace's fit and held-out launches, every other trace whole, each with
-    // the defaults and the fitted values.
-    for (size_t t = 0; t < traces.size(); ++t) {
-        const auto sides = simulate(t, {defaults, best});
-        for (const char* which : t == 0 ? std::vector<const char*>{"fit", "held out"} : std::vector<const char*>{"all"}) {
-            CalibrationRow row;
-            row.trace = traces[t].file;
-            row.launches = which;
-            row.measured = figures(sides[0].measured, which);
-            row.before = simulated_figures(sides[0], which);
-            row.after = simulated_figures(sides[1], which);
-            result.rows.push_back(row);
-        }
-    }
-    fs::remove_all(dir);
+    const std::vector<ProfilerTrace>& traces_;
+    const Overrides& overrides_;
+    const CalibrationOptions& options_;
+    const std::vector<CalibrationParam>& params_;
+    const std::string dir_;
+    TraceImportOptions as_given_;
+    unsigned run_ = 0;
+    std::vector<double> best_;
+    double best_error_ = 0;
+};
+
+}  // namespace
+
+CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Overrides& overrides,
+                            const CalibrationOptions& options) {
+    if (traces.empty()) throw std::runtime_error("no trace to calibrate on");
+    Calibration c(traces, overrides, options);
+    const Scenario base = load_trace_scenario(traces[0], c.as_given(), overrides);
+    const std::vector<double> defaults = c.defaults(base);
+    CalibrationResult result;
+    const std::vector<double> best = c.search(defaults, result);
+    c.decision_cost(base, result);
+    c.table(defaults, best, result);
     return result;
 }
 

@@ -28,7 +28,7 @@ struct CalibrationOptions {
     unsigned evaluations = 160;  // simulations at most, the first one the defaults
     uint64_t seed = 1;
     unsigned jobs = 1;          // simulations at once (a process each)
-    std::string work_dir;       // their results go here
+    std::string work_dir;       // their results go here (removed at the end, the fit done or failed)
     // --platform or --preset: the GPU the traces ran on, under the fitted values (unset: each
     // trace's own, or the default platform where a trace does not name its GPU).
     std::optional<PlatformSource> platform;

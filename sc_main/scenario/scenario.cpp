@@ -1650,6 +1650,92 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
     return read_document(std::move(root), file, overrides, platform, limits);
 }
 
+namespace {
+
+// A variant as the file lists it: its name, and each key it sets with its value and place.
+struct VariantSpec {
+    std::string name;
+    std::vector<std::tuple<std::string, Node, Loc>> set;
+};
+
+// The variants list, checked: 1 to 32 maps of a unique name and a `set` map.
+std::vector<VariantSpec> variant_specs(const Ctx& top, const Node& root) {
+    const Node& list = root["variants"];
+    const Loc at = key_loc(root, Loc{"", 1}, "variants");
+    if (!list.is_sequence() || list.size() < 1 || list.size() > 32)
+        top.fail(at, "expected a list of 1 to 32 variants ({name: NAME, set: {KEY: VALUE}}), got " + got(list));
+    std::vector<VariantSpec> specs;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const Node& item = list[i];
+        const Loc here = at.item(i, line_of(item, at.line));
+        if (!item.is_map()) top.fail(here, "expected a map {name: NAME, set: {KEY: VALUE}}, got " + got(item));
+        VariantSpec spec;
+        for (const auto& kv : item) {
+            const std::string k = kv.first.is_scalar() ? kv.first.value() : "?";
+            const Loc key = here.field(k, line_of(kv.first, here.line));
+            if (k == "name") {
+                if (!kv.second.is_scalar()) top.fail(key, "expected a name, got " + got(kv.second));
+                spec.name = kv.second.value();
+                if (spec.name.empty() || spec.name.size() > 64 ||
+                    spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                        std::string::npos)
+                    top.fail(key, "'" + spec.name + "': a variant's name is 1 to 64 letters, digits, '_' and '-'");
+                if (contains(names, spec.name)) top.fail(key, "a second variant named '" + spec.name + "'");
+            } else if (k == "set") {
+                if (!kv.second.is_map()) top.fail(key, "expected a map of KEY: VALUE as --set takes them, got " + got(kv.second));
+                for (const auto& o : kv.second) {
+                    const std::string path = o.first.is_scalar() ? o.first.value() : "?";
+                    const Loc where = key.field(path, line_of(o.first, key.line));
+                    const std::string first = path.substr(0, path.find_first_of(".["));
+                    if (first == "variants" || first == "expect" || first == "name")
+                        top.fail(where, "a variant cannot change '" + first + "'");
+                    spec.set.emplace_back(path, o.second, where);
+                }
+            } else {
+                top.fail(key, unknown_word("key", k, {"name", "set"}));
+            }
+        }
+        if (spec.name.empty()) top.fail(here, "missing required key 'name'");
+        names.push_back(spec.name);
+        specs.push_back(std::move(spec));
+    }
+    return specs;
+}
+
+// A --set on a key a variant sets would be overridden by the variant: an error that says so.
+void set_conflicts(const std::vector<VariantSpec>& specs, const Overrides& overrides,
+                   const std::vector<std::string>& overridden, const std::string& file) {
+    for (size_t i = 0; i < specs.size(); ++i)
+        for (const auto& [path, value, where] : specs[i].set)
+            for (size_t k = 0; k < overrides.size(); ++k)
+                if (under(overridden[k], path) || under(path, overridden[k]) || under(overrides[k].first, path) ||
+                    under(path, overrides[k].first))
+                    throw ScenarioError("--set", 0, overrides[k].first,
+                                        "variant '" + specs[i].name + "' sets '" + path + "' (" + file + ":" +
+                                            std::to_string(where.line) + "), which wins: change it there, or with --set variants[" +
+                                            std::to_string(i) + "].set." + path);
+}
+
+// The scenario of the variants: the first's, holding every variant. Each variant's reading kept
+// the comparisons across variants, in file order, with its own operands checked: each side
+// comes from the reading of the variant it names.
+Scenario joined_variants(std::vector<Scenario> built) {
+    Scenario s = built.front();
+    for (size_t j = 0; j < s.cross_expect.size(); ++j) {
+        Expectation& e = s.cross_expect[j];
+        for (const Scenario& b : built) {
+            if (b.variant == e.lhs.variant) e.lhs = b.cross_expect[j].lhs;
+            if (b.variant == e.rhs.variant) e.rhs = b.cross_expect[j].rhs;
+        }
+    }
+    for (Scenario& b : built) b.cross_expect.clear();
+    s.variants = std::move(built);
+    return s;
+}
+
+}  // namespace
+
 Scenario read_document(Node root, const std::string& file, const Overrides& overrides,
                        const std::optional<PlatformSource>& platform, yaml::Limits& limits) {
     if (root.is_null()) root = Node::map();
@@ -1698,63 +1784,12 @@ Scenario read_document(Node root, const std::string& file, const Overrides& over
 
     // variants: [{name, set: {KEY: VALUE, ...}}, ...]: each variant is the file with its `set`
     // applied as --set would, read and checked as a whole scenario of its own.
-    const Ctx top(file, blamed, {}, from_platform);
-    const Node& list = root["variants"];
-    const Loc at = key_loc(root, Loc{"", 1}, "variants");
-    if (!list.is_sequence() || list.size() < 1 || list.size() > 32)
-        top.fail(at, "expected a list of 1 to 32 variants ({name: NAME, set: {KEY: VALUE}}), got " + got(list));
-    struct Spec {
-        std::string name;
-        std::vector<std::tuple<std::string, Node, Loc>> set;
-    };
-    std::vector<Spec> specs;
+    const std::vector<VariantSpec> specs = variant_specs(Ctx(file, blamed, {}, from_platform), root);
     std::vector<std::string> names;
-    for (size_t i = 0; i < list.size(); ++i) {
-        const Node& item = list[i];
-        const Loc here = at.item(i, line_of(item, at.line));
-        if (!item.is_map()) top.fail(here, "expected a map {name: NAME, set: {KEY: VALUE}}, got " + got(item));
-        Spec spec;
-        for (const auto& kv : item) {
-            const std::string k = kv.first.is_scalar() ? kv.first.value() : "?";
-            const Loc key = here.field(k, line_of(kv.first, here.line));
-            if (k == "name") {
-                if (!kv.second.is_scalar()) top.fail(key, "expected a name, got " + got(kv.second));
-                spec.name = kv.second.value();
-                if (spec.name.empty() || spec.name.size() > 64 ||
-                    spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-                        std::string::npos)
-                    top.fail(key, "'" + spec.name + "': a variant's name is 1 to 64 letters, digits, '_' and '-'");
-                if (contains(names, spec.name)) top.fail(key, "a second variant named '" + spec.name + "'");
-            } else if (k == "set") {
-                if (!kv.second.is_map()) top.fail(key, "expected a map of KEY: VALUE as --set takes them, got " + got(kv.second));
-                for (const auto& o : kv.second) {
-                    const std::string path = o.first.is_scalar() ? o.first.value() : "?";
-                    const Loc where = key.field(path, line_of(o.first, key.line));
-                    const std::string first = path.substr(0, path.find_first_of(".["));
-                    if (first == "variants" || first == "expect" || first == "name")
-                        top.fail(where, "a variant cannot change '" + first + "'");
-                    spec.set.emplace_back(path, o.second, where);
-                }
-            } else {
-                top.fail(key, unknown_word("key", k, {"name", "set"}));
-            }
-        }
-        if (spec.name.empty()) top.fail(here, "missing required key 'name'");
-        names.push_back(spec.name);
-        specs.push_back(std::move(spec));
-    }
-    // A --set on a key a variant sets would be overridden by the variant: say so.
-    for (size_t i = 0; i < specs.size(); ++i)
-        for (const auto& [path, value, where] : specs[i].set)
-            for (size_t k = 0; k < overrides.size(); ++k)
-                if (under(overridden[k], path) || under(path, overridden[k]) || under(overrides[k].first, path) ||
-                    under(path, overrides[k].first))
-                    throw ScenarioError("--set", 0, overrides[k].first,
-                                        "variant '" + specs[i].name + "' sets '" + path + "' (" + file + ":" +
-                                            std::to_string(where.line) + "), which wins: change it there, or with --set variants[" +
-                                            std::to_string(i) + "].set." + path);
+    for (const VariantSpec& spec : specs) names.push_back(spec.name);
+    set_conflicts(specs, overrides, overridden, file);
     std::vector<Scenario> built;
-    for (const Spec& spec : specs) {
+    for (const VariantSpec& spec : specs) {
         Node doc = written;
         apply_platform(doc);
         apply_set(doc);
@@ -1770,19 +1805,7 @@ Scenario read_document(Node root, const std::string& file, const Overrides& over
         built.back().variant = spec.name;
         built.back().variant_set = std::move(set);
     }
-    // Each variant's reading kept the comparisons across variants, in file order, with its own
-    // operands checked: each side comes from the reading of the variant it names.
-    Scenario s = built.front();
-    for (size_t j = 0; j < s.cross_expect.size(); ++j) {
-        Expectation& e = s.cross_expect[j];
-        for (const Scenario& b : built) {
-            if (b.variant == e.lhs.variant) e.lhs = b.cross_expect[j].lhs;
-            if (b.variant == e.rhs.variant) e.rhs = b.cross_expect[j].rhs;
-        }
-    }
-    for (Scenario& b : built) b.cross_expect.clear();
-    s.variants = std::move(built);
-    return s;
+    return joined_variants(std::move(built));
 }
 
 PlatformSource read_platform_file(const std::string& path) {

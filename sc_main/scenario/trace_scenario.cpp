@@ -134,6 +134,13 @@ private:
     using CallsByCorr = std::unordered_map<int64_t, const TraceHostCall*>;  // the host's calls by correlation
     using SyncsByCorr = std::unordered_map<int64_t, const TraceSync*>;      // the device's syncs by correlation
     [[noreturn]] void fail(const TraceGpuOp& op, const std::string& why) const { throw op_error(t_, op, why); }
+    // The device (the one asked for, else the first with kernels or graphs traced whole) and its
+    // ops, each with its launch call; t0_, the first launch.
+    void device_ops(TraceImportSummary& sum);
+    // The platform: the preset the device matches, then what its deviceProperties state.
+    Node platform(TraceImportSummary& sum) const;
+    // A queue per stream, deep enough for the stream's deepest backlog.
+    Node queues();
     const TraceGpuOp* op_before(int64_t stream, int64_t t) const;  // the stream's last op launched before t
     // Each op's name (its kernel's short name, unique, then #launch) and queue; a kernel the
     // platform cannot hold is an error or, with --skip-unfit, left out. Then ops_ in launch
@@ -172,8 +179,7 @@ private:
     std::unordered_map<const TraceSync*, EventRecord> joined_;  // join_events
 };
 
-Node Importer::header(TraceImportSummary& sum) {
-    // The device: the one asked for, else the first with kernels (or graphs traced whole).
+void Importer::device_ops(TraceImportSummary& sum) {
     bool found = false;
     for (const TraceGpuOp& op : t_.ops)
         if ((op.kind == Kind::kernel || op.kind == Kind::graph) && (!o_.device || op.device == *o_.device)) {
@@ -204,17 +210,9 @@ Node Importer::header(TraceImportSummary& sum) {
     }
     t0_ = ops_.front().launch;
     for (const Replayed& r : ops_) t0_ = std::min(t0_, r.launch);
+}
 
-    Node doc = Node::map();
-    std::string name = o_.name;
-    if (name.empty()) {
-        name = t_.file.substr(t_.file.find_last_of('/') + 1);
-        for (const char* ext : {".gz", ".json", ".csv", ".sqlite", ".db"})
-            if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
-                name.resize(name.size() - std::strlen(ext));
-    }
-    doc.set("name", Node::scalar(name));
-    // The platform: the preset the device matches, then what its deviceProperties state.
+Node Importer::platform(TraceImportSummary& sum) const {
     Node platform = Node::map();
     for (const TraceDevice& d : t_.devices)
         if (d.id == device_ || t_.devices.size() == 1) {
@@ -228,6 +226,10 @@ Node Importer::header(TraceImportSummary& sum) {
             }
             break;
         }
+    return platform;
+}
+
+Node Importer::queues() {
     std::set<int64_t> streams;
     for (const Replayed& r : ops_) streams.insert(r.op->stream);
     // Each stream's deepest backlog on the hardware: work launched and not yet ended. A queue
@@ -253,9 +255,26 @@ Node Importer::header(TraceImportSummary& sum) {
         if (size != QueueSpec{}.size) n.set("size", Node::scalar(size));
         queues.push_back(std::move(n));
     }
-    if (streams.size() > CpConfig{}.max_queues) {
+    return queues;
+}
+
+Node Importer::header(TraceImportSummary& sum) {
+    device_ops(sum);
+    Node doc = Node::map();
+    std::string name = o_.name;
+    if (name.empty()) {
+        name = t_.file.substr(t_.file.find_last_of('/') + 1);
+        for (const char* ext : {".gz", ".json", ".csv", ".sqlite", ".db"})
+            if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0)
+                name.resize(name.size() - std::strlen(ext));
+    }
+    doc.set("name", Node::scalar(name));
+    Node platform = this->platform(sum);
+    Node queues = this->queues();
+    const size_t streams = queues.size();
+    if (streams > CpConfig{}.max_queues) {
         Node cp = Node::map();
-        cp.set("max_queues", Node::scalar(uint64_t(streams.size())));
+        cp.set("max_queues", Node::scalar(uint64_t(streams)));
         platform.set("cp", std::move(cp));
     }
     // A kernel of the trace runs for as long as it did: the watchdog waits longer than that.
@@ -274,7 +293,7 @@ Node Importer::header(TraceImportSummary& sum) {
     doc.set("host", std::move(host));
     doc.set("queues", std::move(queues));
     sum.device = device_;
-    sum.streams = streams.size();
+    sum.streams = streams;
     return doc;
 }
 
