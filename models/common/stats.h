@@ -13,6 +13,8 @@
 // and every reader of them walks that list: results.json's writer and reader, an
 // expectation's path, `gpuvp stats` and docs/results.md (sc_main/record/fields.h).
 #pragma once
+#include <string_view>
+#include <type_traits>
 
 namespace gpuvp {
 
@@ -32,3 +34,25 @@ inline constexpr bool kMetric = true;
 
 // Marks a struct whose members its `fields` function lists.
 #define STATS_RECORD using record_tag = void
+
+namespace gpuvp {
+
+// A record whose section holds a block's statistics among its own lists the block's member
+// `name` where the section has it, under the name `as` (the block's name if none), with the
+// block's unit and meaning: `pick(s.counts, v, "acquisitions")`.
+template <class V>
+struct PickField {
+    V& v;
+    std::string_view name, as;
+    template <class M>
+    void operator()(std::string_view n, M& m, const Doc& doc = {}) {
+        if (n == name) v(as, m, doc);
+    }
+};
+template <class B, class V>
+void pick(B& block, V& v, const char* name, const char* as = nullptr) {
+    PickField<V> p{v, name, as ? as : name};
+    std::remove_const_t<B>::fields(block, p);
+}
+
+}  // namespace gpuvp

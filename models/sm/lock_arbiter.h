@@ -11,6 +11,7 @@
 #include <gpuvp/models/common/inbox.h>
 #include <gpuvp/models/common/messages.h>
 #include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/stats.h>
 #include <gpuvp/models/common/timing.h>
 
 #include <gpuvp/models/common/tlm_util.h>
@@ -20,6 +21,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -35,8 +37,23 @@ public:
                 uint32_t decide_cycles, Observer* observer = nullptr);
 
     struct Stats {
+        STATS_RECORD;
         uint64_t requests = 0, preempts = 0, waits = 0;
         uint64_t fifo_max = 0;  // the most entries one FIFO held at once
+        template <class S, class V>
+        static void fields(S& s, V& v) {
+            v("requests", s.requests, Doc{"count", "requests the arbiter took"});
+            v("preempts", s.preempts, Doc{"count", "decisions that pre-empted the holder"});
+            v("waits", s.waits, Doc{"count", "decisions that made the requester wait"});
+            v("fifo_max", s.fifo_max, Doc{"count", "the longest arbiter queue"});
+        }
+        Stats& operator+=(const Stats& o) {  // several arbiters together: counts summed, the longest queue
+            requests += o.requests;
+            preempts += o.preempts;
+            waits += o.waits;
+            fifo_max = std::max(fifo_max, o.fifo_max);
+            return *this;
+        }
     };
     const Stats& stats() const { return stats_; }
 

@@ -16,6 +16,7 @@
 #include <gpuvp/models/common/observer.h>
 #include <gpuvp/models/common/policies.h>
 #include <gpuvp/models/common/sm_config.h>
+#include <gpuvp/models/common/stats.h>
 #include <gpuvp/models/common/timing.h>
 #include <gpuvp/models/sm/loop_stack.h>
 
@@ -45,8 +46,18 @@ enum class LockWait : uint8_t {
 
 // What is counted both for the whole SM and per warp priority.
 struct LockCounts {
+    STATS_RECORD;
     uint64_t acquisitions = 0, retakes = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
              redone_instructions = 0;
+    template <class S, class V>
+    static void fields(S& s, V& v) {
+        v("acquisitions", s.acquisitions, Doc{"count", "locks acquired"});
+        v("retakes", s.retakes, Doc{"count", "locks taken again after a forced release"});
+        v("sync_failures", s.sync_failures, Doc{"count", "lock tries that failed"});
+        v("forced_releases", s.forced_releases, Doc{"count", "locks taken from a lower-priority holder"});
+        v("hold_limit_releases", s.hold_limit_releases, Doc{"count", "locks released at the hold limit"});
+        v("redone_instructions", s.redone_instructions, Doc{"count", "instructions run again after a forced release"});
+    }
     LockCounts& operator+=(const LockCounts& o) {
         acquisitions += o.acquisitions;
         retakes += o.retakes;
@@ -72,9 +83,18 @@ struct PriorityLockStats : LockCounts {
         return *this;
     }
 };
+// An SM's lock unit's statistics (results.json's locks section sums them over the SMs).
 struct LockStats : LockCounts {
     uint64_t releases = 0, arbiter_requests = 0, stale_decisions = 0, deadlocks = 0;
     std::map<uint32_t, PriorityLockStats> by_priority;
+    template <class S, class V>
+    static void fields(S& s, V& v) {  // (by_priority: the results' own per-priority figures)
+        LockCounts::fields(s, v);
+        v("releases", s.releases, Doc{"count", "locks released"});
+        v("arbiter_requests", s.arbiter_requests, Doc{"count", "requests the arbiters received"});
+        v("stale_decisions", s.stale_decisions, Doc{"count", "arbiter decisions overtaken by events"});
+        v("deadlocks", s.deadlocks, Doc{"count", "lock deadlocks the watchdog reported"});
+    }
     LockStats& operator+=(const LockStats& o) {  // several SMs' together
         LockCounts::operator+=(o);
         releases += o.releases;

@@ -11,6 +11,7 @@
 #include <gpuvp/models/common/inbox.h>
 #include <gpuvp/models/common/messages.h>
 #include <gpuvp/models/common/observer.h>
+#include <gpuvp/models/common/stats.h>
 #include <gpuvp/models/common/timing.h>
 #include <gpuvp/models/usa/shading_policy.h>
 #include <gpuvp/models/usa/usa_config.h>
@@ -75,6 +76,7 @@ public:
         uint64_t tasks = 0;
     };
     struct Stats {
+        STATS_RECORD;
         uint64_t draws = 0, invalid_draws = 0;  // invalid: refused descriptors
         uint64_t tasks[2] = {0, 0};        // by CoreType
         sc_core::sc_time busy[2];          // core time busy, by the type of the task
@@ -84,6 +86,17 @@ public:
         uint64_t pixel_queue_peak = 0;     // ready pixel tasks waiting for a core, at most
         sc_core::sc_time active;           // time with a task running or ready (counted at each change)
         sc_core::sc_time flags_time[3][3]; // active time by (idle vertex, idle pixel) flags
+        // The counts as results.json's usa section names them (its times, tasks by type,
+        // utilization and clusters are figures the run derives from the rest).
+        template <class S, class V>
+        static void fields(S& s, V& v) {
+            v("reassignments", s.reassignments, Doc{"count", "cores that changed type"});
+            v("to_vertex", s.to_type[0], Doc{"count", "reassignments to vertex"});
+            v("to_pixel", s.to_type[1], Doc{"count", "reassignments to pixel"});
+            v("shader_switches", s.switches, Doc{"count", "tasks that loaded the other type's shader state"});
+            v("draws_refused", s.invalid_draws, Doc{"count", "draw descriptors refused"});
+            v("pixel_queue_peak", s.pixel_queue_peak, Doc{"tasks", "ready pixel tasks waiting for a core, at most"});
+        }
     };
 
     const std::vector<Core>& cores() const { return cores_; }

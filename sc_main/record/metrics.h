@@ -34,17 +34,17 @@ inline const RunMetric kRunMetrics[] = {
     {"kernels_ok", "kernels whose status is ok", [](const RunRecord& r) { return fields::json(metric_detail::kernels_ok(r)); }},
     {"kernels_failed", "kernels whose status is not ok",
      [](const RunRecord& r) { return fields::json(r.kernels.size() - metric_detail::kernels_ok(r)); }},
-    {"lock_acquisitions", "M2: locks acquired (locks.acquisitions)", [](const RunRecord& r) { return fields::json(r.locks.acquisitions); }},
-    {"sync_failures", "M2: lock tries that failed (locks.sync_failures)", [](const RunRecord& r) { return fields::json(r.locks.sync_failures); }},
+    {"lock_acquisitions", "M2: locks acquired (locks.acquisitions)", [](const RunRecord& r) { return fields::json(r.locks.counts.acquisitions); }},
+    {"sync_failures", "M2: lock tries that failed (locks.sync_failures)", [](const RunRecord& r) { return fields::json(r.locks.counts.sync_failures); }},
     {"forced_releases", "M2: locks taken from a lower-priority holder (locks.forced_releases)",
-     [](const RunRecord& r) { return fields::json(r.locks.forced_releases); }},
+     [](const RunRecord& r) { return fields::json(r.locks.counts.forced_releases); }},
     {"hold_limit_releases", "M2: locks released at the hold limit (locks.hold_limit_releases)",
-     [](const RunRecord& r) { return fields::json(r.locks.hold_limit_releases); }},
+     [](const RunRecord& r) { return fields::json(r.locks.counts.hold_limit_releases); }},
     {"redone_instructions", "M2: instructions run again after a forced release (locks.redone_instructions)",
-     [](const RunRecord& r) { return fields::json(r.locks.redone_instructions); }},
-    {"lock_deadlocks", "M2: lock deadlocks the watchdog reported (locks.deadlocks)", [](const RunRecord& r) { return fields::json(r.locks.deadlocks); }},
+     [](const RunRecord& r) { return fields::json(r.locks.counts.redone_instructions); }},
+    {"lock_deadlocks", "M2: lock deadlocks the watchdog reported (locks.deadlocks)", [](const RunRecord& r) { return fields::json(r.locks.counts.deadlocks); }},
     {"hangs", "1 if the run hung (hang), else 0", [](const RunRecord& r) { return fields::json(r.hang ? 1 : 0); }},
-    {"retakes", "M2: locks taken again after a forced release (locks.retakes)", [](const RunRecord& r) { return fields::json(r.locks.retakes); }},
+    {"retakes", "M2: locks taken again after a forced release (locks.retakes)", [](const RunRecord& r) { return fields::json(r.locks.counts.retakes); }},
     {"resident_warps_max", "M3: the most warps resident at once on any SM (scalar.resident_warps_max)",
      [](const RunRecord& r) {
          uint32_t m = 0;
@@ -68,7 +68,7 @@ inline const RunMetric kRunMetrics[] = {
          return metric_detail::draws_ok(r) ? fields::json(end) : fields::json(nullptr);
      }},
     {"usa_utilization", "M4: busy core time over active time (usa.utilization)", [](const RunRecord& r) { return fields::json(r.usa.utilization); }},
-    {"usa_reassignments", "M4: cores that changed type (usa.reassignments)", [](const RunRecord& r) { return fields::json(r.usa.reassignments); }},
+    {"usa_reassignments", "M4: cores that changed type (usa.reassignments)", [](const RunRecord& r) { return fields::json(r.usa.counts.reassignments); }},
     {"usa_vertex_cores", "M4: vertex cores at the end (usa.cores.vertex)", [](const RunRecord& r) { return fields::json(r.usa.cores.vertex); }},
     {"usa_pixel_cores", "M4: pixel cores at the end (usa.cores.pixel)", [](const RunRecord& r) { return fields::json(r.usa.cores.pixel); }},
 };

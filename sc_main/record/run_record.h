@@ -7,7 +7,9 @@
 #include <gpuvp/models/common/observer.h>
 #include <gpuvp/models/glc/global_logic_controller.h>
 #include <gpuvp/models/memory/cache.h>
+#include <gpuvp/models/sm/lock_arbiter.h>
 #include <gpuvp/models/sm/sm.h>
+#include <gpuvp/models/usa/unified_shading_array.h>
 #include "sc_main/record/fields.h"
 #include "sc_main/record/launch_status.h"
 #include "sc_main/record/replay_metrics.h"
@@ -266,29 +268,25 @@ struct PriorityLocks {
     }
 };
 
+// M2: the SMs' lock units' statistics summed and the arbiters' together, each declared by its
+// block (models/sm/lock_unit.h, lock_arbiter.h) and listed here in results.json's order.
 struct LocksRecord {
     STATS_RECORD;
     std::string policy;
     std::optional<uint32_t> hold_limit;
-    uint64_t acquisitions = 0, releases = 0, sync_failures = 0, forced_releases = 0, hold_limit_releases = 0,
-             retakes = 0, redone_instructions = 0, arbiter_requests = 0, arbiter_fifo_max = 0, stale_decisions = 0,
-             deadlocks = 0;
+    LockStats counts;             // (its by_priority left empty: the results' own is below)
+    LockArbiter::Stats arbiters;
     Named<PriorityLocks> by_priority;
     template <class S, class V>
     static void fields(S& s, V& v) {
         v("policy", s.policy, {"", "spin or priority"});
         v("hold_limit", s.hold_limit, {"instructions", "priority: the most a warp holds a lock a higher one wants"});
-        v("acquisitions", s.acquisitions, {"count", "locks acquired"});
-        v("releases", s.releases, {"count", "locks released"});
-        v("sync_failures", s.sync_failures, {"count", "lock tries that failed"});
-        v("forced_releases", s.forced_releases, {"count", "locks taken from a lower-priority holder"});
-        v("hold_limit_releases", s.hold_limit_releases, {"count", "locks released at the hold limit"});
-        v("retakes", s.retakes, {"count", "locks taken again after a forced release"});
-        v("redone_instructions", s.redone_instructions, {"count", "instructions run again after a forced release"});
-        v("arbiter_requests", s.arbiter_requests, {"count", "requests the arbiters received"});
-        v("arbiter_fifo_max", s.arbiter_fifo_max, {"count", "the longest arbiter queue"});
-        v("stale_decisions", s.stale_decisions, {"count", "arbiter decisions overtaken by events"});
-        v("deadlocks", s.deadlocks, {"count", "lock deadlocks the watchdog reported"});
+        for (const char* c : {"acquisitions", "releases", "sync_failures", "forced_releases", "hold_limit_releases", "retakes",
+                              "redone_instructions", "arbiter_requests"})
+            pick(s.counts, v, c);
+        pick(s.arbiters, v, "fifo_max", "arbiter_fifo_max");
+        pick(s.counts, v, "stale_decisions");
+        pick(s.counts, v, "deadlocks");
         v("by_priority", s.by_priority, {"", "per warp priority (CPR), over the warps that took locks"});
     }
 };
@@ -379,16 +377,17 @@ struct UsaCluster {
     }
 };
 
+// M4: the shading array's counts as it declares them (models/usa/unified_shading_array.h) and
+// what the run derives from its times, cores and draws, in results.json's order.
 struct UsaRecord {
     STATS_RECORD;
     std::string policy;
     UsaCores cores;
     VertexPixel initial;
-    uint64_t reassignments = 0, to_vertex = 0, to_pixel = 0;
+    UnifiedShadingArray::Stats counts;  // (only its counts are read back from results.json)
     double utilization = 0, active_ns = 0;
     VertexPixelNs busy_ns;
     VertexPixel tasks;
-    uint64_t shader_switches = 0, draws_refused = 0, pixel_queue_peak = 0;
     Named<double> flags_time_ns;
     std::vector<UsaCluster> clusters;
     std::vector<DrawRecord> draws;
@@ -397,16 +396,12 @@ struct UsaRecord {
         v("policy", s.policy, {"", "static, adaptive or adaptive-depth-first"});
         v("cores", s.cores, {"", "the cores at the end"});
         v("initial", s.initial, {"cores", "the split at the start"});
-        v("reassignments", s.reassignments, {"count", "cores that changed type"});
-        v("to_vertex", s.to_vertex, {"count", "reassignments to vertex"});
-        v("to_pixel", s.to_pixel, {"count", "reassignments to pixel"});
+        for (const char* c : {"reassignments", "to_vertex", "to_pixel"}) pick(s.counts, v, c);
         v("utilization", s.utilization, {"fraction", "busy core time over active time times cores"});
         v("active_ns", s.active_ns, {"ns", "time with a task running or ready"});
         v("busy_ns", s.busy_ns, {"ns", "core time busy, by task type"});
         v("tasks", s.tasks, {"count", "tasks run, by type"});
-        v("shader_switches", s.shader_switches, {"count", "tasks that loaded the other type's shader state"});
-        v("draws_refused", s.draws_refused, {"count", "draw descriptors refused"});
-        v("pixel_queue_peak", s.pixel_queue_peak, {"tasks", "ready pixel tasks waiting for a core, at most"});
+        for (const char* c : {"shader_switches", "draws_refused", "pixel_queue_peak"}) pick(s.counts, v, c);
         v("flags_time_ns", s.flags_time_ns, {"ns", "active time by (idle vertex, idle pixel) load flags"});
         v("clusters", s.clusters, {"", "per cluster"});
         v("draws", s.draws, {"", "each draw"});

@@ -554,12 +554,12 @@ std::string section_locks(const Page& p) {
     const LocksRecord& locks = p.results.locks;
     o << "<p>policy <b>" << esc(locks.policy) << "</b>";
     o << " · hold limit " << value_text(locks.hold_limit);
-    const std::pair<const char*, uint64_t> totals[] = {{"acquisitions", locks.acquisitions},
-                                                       {"sync_failures", locks.sync_failures},
-                                                       {"forced_releases", locks.forced_releases},
-                                                       {"hold_limit_releases", locks.hold_limit_releases},
-                                                       {"redone_instructions", locks.redone_instructions},
-                                                       {"deadlocks", locks.deadlocks}};
+    const std::pair<const char*, uint64_t> totals[] = {{"acquisitions", locks.counts.acquisitions},
+                                                       {"sync_failures", locks.counts.sync_failures},
+                                                       {"forced_releases", locks.counts.forced_releases},
+                                                       {"hold_limit_releases", locks.counts.hold_limit_releases},
+                                                       {"redone_instructions", locks.counts.redone_instructions},
+                                                       {"deadlocks", locks.counts.deadlocks}};
     for (const auto& [f, v] : totals) o << " · " << f << " " << v;
     o << "</p>\n";
     std::vector<std::pair<double, std::string>> keys;  // numeric order
@@ -732,11 +732,11 @@ std::string section_shading(Page& p, Bound& bound) {
     }
     o << "<table class=\"facts\" id=\"usa-table\"><tr><th>final split</th><td>" << usa.cores.vertex << " vertex / "
       << usa.cores.pixel << " pixel <code>" << esc(usa.cores.types) << "</code></td></tr><tr><th>reassignments</th><td>"
-      << usa.reassignments << " (" << usa.to_vertex << " to vertex, " << usa.to_pixel
+      << usa.counts.reassignments << " (" << usa.counts.to_type[0] << " to vertex, " << usa.counts.to_type[1]
       << " to pixel)</td></tr><tr><th>utilization</th><td id=\"usa-utilization\">" << fmt(usa.utilization * 100, 1)
       << " % of " << ns(usa.active_ns) << " active ns</td></tr><tr><th>tasks</th><td>" << usa.tasks.vertex << " vertex, "
-      << usa.tasks.pixel << " pixel; " << usa.shader_switches << " shader switches; pixel queue peak "
-      << usa.pixel_queue_peak << "</td></tr></table>\n";
+      << usa.tasks.pixel << " pixel; " << usa.counts.switches << " shader switches; pixel queue peak "
+      << usa.counts.pixel_queue_peak << "</td></tr></table>\n";
     const TraceView* tv = p.traces.empty() ? nullptr : &p.traces[0];
     const double end = sim_end(p.results, tv && tv->present ? tv : nullptr);
     if (!tv || !tv->present)

@@ -238,7 +238,7 @@ void shading_and_scalar_rows(VariantsTable& t, const Variants& v) {
     if (!v.draws.empty()) {
         t.group("shading array");
         t.row("utilization", [](const RunRecord& r) { return Cell(r.usa.utilization); }, true, 3);
-        t.row("reassignments", [](const RunRecord& r) { return Cell(r.usa.reassignments); }, true, -1);
+        t.row("reassignments", [](const RunRecord& r) { return Cell(r.usa.counts.reassignments); }, true, -1);
         std::vector<double> last_draw(v.n(), NAN);
         for (size_t i = 0; i < v.n(); ++i) {
             double m = NAN;

@@ -291,15 +291,13 @@ void queues(RunRecord& r, const Ran& ran) {
 void locks(RunRecord& r, const Ran& ran) {
     const Scenario& s = ran.s;
     System& sys = ran.sys;
-    StreamingMultiprocessor::LockStats locks;
-    uint64_t fifo_max = 0;
+    LocksRecord& lr = r.locks;
     for (uint32_t i = 0; i < sys.gpu.sm_count(); ++i) {
-        locks += sys.gpu.sm(i).stats().locks;
-        fifo_max = std::max(fifo_max, sys.gpu.arbiter(i).stats().fifo_max);
+        lr.counts += sys.gpu.sm(i).stats().locks;
+        lr.arbiters += sys.gpu.arbiter(i).stats();
     }
     auto mean_ns = [](const sc_time& sum, uint64_t n) { return n ? std::round(to_ns(sum) / double(n) * 1000) / 1000 : 0.0; };
-    LocksRecord& lr = r.locks;
-    for (const auto& [cpr, p] : locks.by_priority) {
+    for (const auto& [cpr, p] : lr.counts.by_priority) {
         PriorityLocks x;
         x.warps = p.warps;
         x.acquisitions = p.acquisitions;
@@ -312,19 +310,9 @@ void locks(RunRecord& r, const Ran& ran) {
         x.redone_instructions = p.redone_instructions;
         lr.by_priority.emplace_back(std::to_string(cpr), x);
     }
+    lr.counts.by_priority.clear();
     lr.policy = policy_name(s.policy.lock);
     if (s.policy.lock == LockPolicy::priority) lr.hold_limit = s.platform.sm.lock_hold_limit;
-    lr.acquisitions = locks.acquisitions;
-    lr.releases = locks.releases;
-    lr.sync_failures = locks.sync_failures;
-    lr.forced_releases = locks.forced_releases;
-    lr.hold_limit_releases = locks.hold_limit_releases;
-    lr.retakes = locks.retakes;
-    lr.redone_instructions = locks.redone_instructions;
-    lr.arbiter_requests = locks.arbiter_requests;
-    lr.arbiter_fifo_max = fifo_max;
-    lr.stale_decisions = locks.stale_decisions;
-    lr.deadlocks = locks.deadlocks;
 }
 
 // M3: the scalar pools, over every SM: peaks per level are the largest any SM reached.
@@ -422,16 +410,11 @@ void usa(RunRecord& r, const Ran& ran, const std::vector<LaunchStatus>& statuses
     ur.cores.total = usa.cores().size();
     ur.cores.clusters = cluster_count;
     ur.initial = {s.platform.usa.vertex_cores, s.platform.usa.cores - s.platform.usa.vertex_cores};
-    ur.reassignments = us.reassignments;
-    ur.to_vertex = us.to_type[0];
-    ur.to_pixel = us.to_type[1];
+    ur.counts = us;
     ur.utilization = active_ns > 0 ? round6(busy_ns / (active_ns * usa.cores().size())) : 0.0;
     ur.active_ns = active_ns;
     ur.busy_ns = {ns_of(us.busy[0]), ns_of(us.busy[1])};
     ur.tasks = {us.tasks[0], us.tasks[1]};
-    ur.shader_switches = us.switches;
-    ur.draws_refused = us.invalid_draws;
-    ur.pixel_queue_peak = us.pixel_queue_peak;
 }
 
 void memory(RunRecord& r, const Ran& ran) {

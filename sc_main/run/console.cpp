@@ -146,7 +146,7 @@ std::string console_table(const RunRecord& r) {
         for (const DrawRecord& d : u.draws)
             if (d.instances) t << instances_line("draw " + d.name, *d.instances);
         t << "  " << u.cores.total << " cores (" << u.cores.types << "), final split " << u.cores.vertex << " vertex / "
-          << u.cores.pixel << " pixel, " << u.reassignments << " reassignments, utilization "
+          << u.cores.pixel << " pixel, " << u.counts.reassignments << " reassignments, utilization "
           << fmt_ns(u.utilization * 100) << " %\n";
     }
     if (r.protocol) {

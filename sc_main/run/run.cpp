@@ -218,7 +218,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     out.sim_end_ns = r.sim_end_ns;
     out.warp_instructions = instructions;
     out.kernels = r.kernels.size();
-    out.lock_acquisitions = r.locks.acquisitions;
+    out.lock_acquisitions = r.locks.counts.acquisitions;
     out.shading_tasks = r.usa.tasks.vertex + r.usa.tasks.pixel;
     out.expectations_passed = std::all_of(r.expectations.begin(), r.expectations.end(),
                                           [](const ExpectationRecord& e) { return e.passed; });

@@ -82,7 +82,7 @@ const Column<DrawLine> kDrawColumns[] = {
     {"end_ns", "end ns", [](const DrawLine& r) { return number(r.d.end_ns); }},
     {"complete_ns", nullptr, [](const DrawLine& r) { return number(r.d.complete_ns); }},
     {"turnaround_ns", "turnaround ns", [](const DrawLine& r) { return number(r.d.turnaround_ns); }},
-    {"usa_reassignments", "array: reassignments", [](const DrawLine& r) { return of(r.usa.reassignments); }},
+    {"usa_reassignments", "array: reassignments", [](const DrawLine& r) { return of(r.usa.counts.reassignments); }},
     {"usa_utilization", "utilization", [](const DrawLine& r) { return number(r.usa.utilization); }},
     {"usa_vertex_cores", nullptr, [](const DrawLine& r) { return of(r.usa.cores.vertex); }},
     {"usa_pixel_cores", nullptr, [](const DrawLine& r) { return of(r.usa.cores.pixel); }},

@@ -71,7 +71,7 @@ TEST_CASE("sweep tables: locks per warp priority and draws with the array's tota
     d.end_ns = 800;
     d.turnaround_ns = 900;
     r.usa.draws = {d};
-    r.usa.reassignments = 5;
+    r.usa.counts.reassignments = 5;
     r.usa.utilization = 0.75;
     r.usa.cores.vertex = 6;
     r.usa.cores.pixel = 10;
