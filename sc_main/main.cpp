@@ -835,6 +835,7 @@ int regress_main(const CLI::App& cmd, RegressArgs a) {
                                            slurm_options(a.slurm, a.quiet));
         const gpuvp::RegressOutput r = gpuvp::run_regress(a.paths, o);
         if (!a.quiet) std::cout << r.table;
+        for (const std::string& line : r.failures) std::cerr << "gpuvp: " << line << "\n";  // --quiet or not
         if (!a.junit.empty() && !write_file(a.junit, r.junit)) return failed("cannot write " + a.junit);
         if (!a.csv.empty() && !write_file(a.csv, r.csv)) return failed("cannot write " + a.csv);
         return r.exit_code;

@@ -175,8 +175,13 @@ void summarise(RegressOutput& out, const RegressOptions& options, size_t of) {
         t << c.file << std::string(width - c.file.size(), ' ') << "  " << c.status << std::string(8 - c.status.size(), ' ')
           << std::string(12 - std::min<size_t>(12, ex.size()), ' ') << ex << std::string(14 - std::min<size_t>(14, sim.size()), ' ')
           << sim << std::string(10 - std::min<size_t>(10, host.size()), ' ') << host << "\n";
-        if (c.status != "pass")  // a passing scenario's failed kernels were expected
-            for (const auto& p : c.problems) t << "    " << p << "\n";
+        if (c.status != "pass") {  // a passing scenario's failed kernels were expected
+            for (const auto& p : c.problems) {
+                t << "    " << p << "\n";
+                out.failures.push_back(c.file + ": " + c.status + ": " + p);
+            }
+            if (c.problems.empty()) out.failures.push_back(c.file + ": " + c.status + " (exit " + std::to_string(c.exit_code) + ")");
+        }
         csv << csv_field(c.file) << "," << csv_field(c.name) << "," << c.status << "," << c.expectations_passed << ","
             << c.expectations_failed << "," << fixed(c.sim_end_ns, 3) << "," << fixed(c.host_seconds, 6) << ","
             << c.exit_code << "\n";

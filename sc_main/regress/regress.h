@@ -35,6 +35,9 @@ struct RegressOutput {
     std::string table;  // the summary for people
     std::string junit;  // JUnit XML
     std::string csv;    // a row per scenario
+    // What did not pass, a line each: "FILE: STATUS: PROBLEM" (or "FILE: STATUS (exit N)" when
+    // the case has no problem line); `gpuvp regress` prints them on stderr.
+    std::vector<std::string> failures;
     int exit_code = 0;  // 0 all passed, 1 something failed, 2 bad input somewhere
 };
 

@@ -310,8 +310,15 @@ TEST_CASE("gpuvp regress over a folder with a passing and a failing scenario", "
     // And its trace, as `gpuvp run --out` writes it.
     auto trace = nlohmann::json::parse(slurp(out + "/runs/b-failing/trace.json"));
     CHECK(trace["traceEvents"].size() > 10);
-    // Only the passing file: exit 0.
-    CHECK(cli("regress " + d + "/a-passing.yaml --quiet").exit_code == 0);
+    // What failed, on stderr too, --quiet or not; nothing for a pass.
+    Result quiet = cli("regress " + d + " --quiet");
+    CHECK(quiet.exit_code == 1);
+    CHECK(quiet.output.rfind("gpuvp: " + d + "/b-failing.yaml: fail: expectation (line 5): kernel k response_ns = ", 0) == 0);
+    CHECK(quiet.output.find("a-passing") == std::string::npos);
+    // Only the passing file: exit 0, nothing printed.
+    Result pass = cli("regress " + d + "/a-passing.yaml --quiet");
+    CHECK(pass.exit_code == 0);
+    CHECK(pass.output.empty());
 }
 
 TEST_CASE("gpuvp regress reports bad input as an error with its file and line and exits 2", "[cli][regress]") {
@@ -323,6 +330,7 @@ TEST_CASE("gpuvp regress reports bad input as an error with its file and line an
     CHECK(r.exit_code == 2);
     CHECK(row(r.output, d + "/c-typo.yaml") == d + "/c-typo.yaml error 0/0 - -");
     CHECK(r.output.find(d + "/c-typo.yaml:2: kernels[0].progam") != std::string::npos);
+    CHECK(r.output.find("gpuvp: " + d + "/c-typo.yaml: error: " + d + "/c-typo.yaml:2: kernels[0].progam") != std::string::npos);
     CHECK(r.output.find("2 scenarios: 1 passed, 0 failed, 1 error\n") != std::string::npos);
     const std::string junit = slurp(d + "/j.xml");
     CHECK(well_formed(junit));
