@@ -1,6 +1,7 @@
 #include "sc_main/sweep/tables.h"
 #include "sc_main/record/files.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -115,60 +116,94 @@ void csv_row(std::ostream& o, const std::vector<std::string>& values, const Row&
     o << "\n";
 }
 
-// The table's: the axes' keys, two spaces apart, then "| " and the headings " | " apart.
+// The table's row of headings, or a row's cells: the axes' values, then the columns'.
 template <class Row, size_t N>
-void table_header(std::ostream& o, const std::vector<SweepAxis>& axes, const Column<Row> (&columns)[N]) {
-    for (const SweepAxis& a : axes) o << a.key << "  ";
-    const char* sep = "| ";
+std::vector<std::string> table_heads(const std::vector<SweepAxis>& axes, const Column<Row> (&columns)[N]) {
+    std::vector<std::string> cells;
+    for (const SweepAxis& a : axes) cells.push_back(a.key);
     for (const Column<Row>& c : columns)
-        if (c.heading) {
-            o << sep << c.heading;
-            sep = " | ";
-        }
-    o << "\n";
+        if (c.heading) cells.push_back(c.heading);
+    return cells;
 }
 
 template <class Row, size_t N>
-void table_row(std::ostream& o, const std::vector<std::string>& values, const Row& row, const Column<Row> (&columns)[N]) {
-    for (const std::string& v : values) o << v << "  ";
-    const char* sep = "| ";
+std::vector<std::string> table_cells(const std::vector<std::string>& values, const Row& row, const Column<Row> (&columns)[N]) {
+    std::vector<std::string> cells = values;
     for (const Column<Row>& c : columns)
-        if (c.heading) {
-            o << sep << c.cell(row);
-            sep = " | ";
-        }
-    o << "\n";
+        if (c.heading) cells.push_back(c.cell(row));
+    return cells;
+}
+
+// Characters on a terminal: UTF-8's lead bytes.
+size_t width(const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+// A number, or numbers with " / " between them, or none: right-aligned.
+bool numeric(const std::string& s) {
+    return s.find_first_not_of("0123456789.-/ ") == std::string::npos;
 }
 
 }  // namespace
 
-SweepTables::SweepTables(const std::vector<SweepAxis>& axes) {
+std::string TextTable::str() const {
+    std::vector<size_t> widths;
+    std::vector<bool> right;  // a column of numbers (its heading aside)
+    for (size_t r = 0; r < rows_.size(); ++r)
+        for (size_t c = 0; c < rows_[r].size(); ++c) {
+            if (c >= widths.size()) {
+                widths.push_back(0);
+                right.push_back(true);
+            }
+            widths[c] = std::max(widths[c], width(rows_[r][c]));
+            if (r > 0) right[c] = right[c] && numeric(rows_[r][c]);
+        }
+    std::string out;
+    for (const std::vector<std::string>& row : rows_) {
+        std::string line;
+        for (size_t c = 0; c < row.size(); ++c) {
+            line += c == lead_ ? (c == 0 ? "| " : "  | ") : c == 0 ? "" : c < lead_ ? "  " : " | ";
+            const std::string pad(widths[c] - width(row[c]), ' ');
+            line += right[c] && c >= lead_ ? pad + row[c] : row[c] + pad;
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+    }
+    return out;
+}
+
+SweepTables::SweepTables(const std::vector<SweepAxis>& axes)
+    : kernels_(axes.size()), locks_(axes.size()), draws_(axes.size()) {
     csv_header(locks_csv_, axes, kLockColumns);
-    table_header(locks_, axes, kLockColumns);
+    locks_.add(table_heads(axes, kLockColumns));
     csv_header(draws_csv_, axes, kDrawColumns);
-    table_header(draws_, axes, kDrawColumns);
+    draws_.add(table_heads(axes, kDrawColumns));
     csv_header(kernels_csv_, axes, kKernelColumns);
-    table_header(kernels_, axes, kKernelColumns);
+    kernels_.add(table_heads(axes, kKernelColumns));
 }
 
 void SweepTables::add(const std::vector<std::string>& values, const RunRecord* r, int exit_code,
                       const std::vector<std::string>& problems) {
     if (!r) {
         csv_row(kernels_csv_, values, KernelLine{nullptr, exit_code, ""}, kKernelColumns);
-        for (const std::string& v : values) kernels_ << v << "  ";
-        kernels_ << "| - | did not run (exit " << exit_code << ")\n";
+        std::vector<std::string> cells =
+            table_cells(values, KernelLine{nullptr, exit_code, "did not run (exit " + std::to_string(exit_code) + ")"}, kKernelColumns);
+        cells[values.size()] = "-";  // (its kernel)
+        kernels_.add(std::move(cells));
         any_kernels_ = true;
         return;
     }
     for (const auto& [priority, p] : r->locks.by_priority) {
         any_locks_ = true;
         csv_row(locks_csv_, values, LockLine{priority, p}, kLockColumns);
-        table_row(locks_, values, LockLine{priority, p}, kLockColumns);
+        locks_.add(table_cells(values, LockLine{priority, p}, kLockColumns));
     }
     for (const DrawRecord& d : r->usa.draws) {
         any_draws_ = true;
         csv_row(draws_csv_, values, DrawLine{d, r->usa, exit_code}, kDrawColumns);
-        table_row(draws_, values, DrawLine{d, r->usa, exit_code}, kDrawColumns);
+        draws_.add(table_cells(values, DrawLine{d, r->usa, exit_code}, kDrawColumns));
     }
     for (const KernelRecord& k : r->kernels) {
         any_kernels_ = true;
@@ -177,7 +212,7 @@ void SweepTables::add(const std::vector<std::string>& values, const RunRecord* r
         const std::string status = exit_code == 0 ? k.status.text() : "FAIL: " + (!k.status.ok() ? k.status.text() : why);
         const KernelLine row{&k, exit_code, status};
         csv_row(kernels_csv_, values, row, kKernelColumns);
-        table_row(kernels_, values, row, kKernelColumns);
+        kernels_.add(table_cells(values, row, kKernelColumns));
     }
 }
 

@@ -12,6 +12,20 @@
 
 namespace gpuvp {
 
+// A table for people: rows of cells (the first the headings), each column as wide as its widest
+// cell, numbers right-aligned; the `lead` columns (the axes' values) two spaces apart, then "|"
+// and the others " | " apart.
+class TextTable {
+public:
+    explicit TextTable(size_t lead) : lead_(lead) {}
+    void add(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+    std::string str() const;
+
+private:
+    size_t lead_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
 class SweepTables {
 public:
     explicit SweepTables(const std::vector<SweepAxis>& axes);
@@ -27,7 +41,8 @@ public:
     std::string table() const;
 
 private:
-    std::ostringstream kernels_csv_, kernels_, locks_csv_, locks_, draws_csv_, draws_;
+    std::ostringstream kernels_csv_, locks_csv_, draws_csv_;
+    TextTable kernels_, locks_, draws_;
     bool any_kernels_ = false, any_locks_ = false, any_draws_ = false;
 };
 

@@ -95,9 +95,9 @@ TEST_CASE("a sweep's rows say FAIL and why, and its failing points are named on 
     const Ran r = gpuvp_cli("sweep " + file + " --set platform.memory.host_latency_ns=1,5000");
     CHECK(r.exit_code == 1);
     // The first point passes, the second (the host's accesses 5 us each) fails its bound.
-    CHECK_THAT(r.out, Contains("1  | k |"));
+    CHECK_THAT(r.out, Contains("\n1                                | k      |"));  // aligned under the axis's key
     CHECK_THAT(r.out, Contains("| ok\n"));
-    CHECK_THAT(r.out, Contains("5000  | k |"));
+    CHECK_THAT(r.out, Contains("\n5000                             | k      |"));
     CHECK_THAT(r.out, Contains("| FAIL: expectation (line 6): sim_end_ns = "));
     CHECK_THAT(r.out, Contains("2 points: 1 passed, 1 failed\n"));
     CHECK_THAT(r.err, Contains("gpuvp: " + file + ": 1 of 2 points failed\n"));

@@ -40,16 +40,28 @@ TEST_CASE("sweep tables: a row per point and kernel, each column once in the CSV
           "priority-warp,a,ok,1234.500,2000.000,2500.250,9000.000,1\n"
           "priority-warp,\"b, the second\",did not complete by max_sim_ns,,,,,1\n"
           "\"x,y\",,did not run,,,,,2\n");
+    // Aligned: each column as wide as its widest cell, numbers to the right, no space at a line's end.
     CHECK(t.table() ==
-          "policy.dispatch  | kernel | dispatch ns | launch ns | response ns | turnaround ns | status\n"
-          "fifo  | a | 1234.500 | 2000.000 | 2500.250 | 9000.000 | ok\n"
-          "fifo  | b, the second |  |  |  |  | did not complete by max_sim_ns\n"
-          "priority-warp  | a | 1234.500 | 2000.000 | 2500.250 | 9000.000 | FAIL: expectation (line 9): kernel a "
+          "policy.dispatch  | kernel        | dispatch ns | launch ns | response ns | turnaround ns | status\n"
+          "fifo             | a             |    1234.500 |  2000.000 |    2500.250 |      9000.000 | ok\n"
+          "fifo             | b, the second |             |           |             |               | did not complete by max_sim_ns\n"
+          "priority-warp    | a             |    1234.500 |  2000.000 |    2500.250 |      9000.000 | FAIL: expectation (line 9): kernel a "
           "turnaround_ns = 9000.0, wanted <= 100.0\n"
-          "priority-warp  | b, the second |  |  |  |  | FAIL: did not complete by max_sim_ns\n"
-          "x,y  | - | did not run (exit 2)\n");
+          "priority-warp    | b, the second |             |           |             |               | FAIL: did not complete by max_sim_ns\n"
+          "x,y              | -             |             |           |             |               | did not run (exit 2)\n");
     CHECK(t.locks_csv().empty());  // no warp took a lock
     CHECK(t.draws_csv().empty());
+}
+
+TEST_CASE("sweep tables: a name of several bytes a character is as wide as its characters", "[sweep]") {
+    gpuvp::SweepTables t({SweepAxis{"k", {"1"}}});
+    RunRecord r = two_kernels();
+    r.kernels[1].name = "café";  // 5 bytes, 4 characters
+    r.kernels[0].name = "abcde";
+    t.add({"1"}, &r, 0, {});
+    const std::string table = t.table();
+    CHECK(table.find("| abcde  |") != std::string::npos);
+    CHECK(table.find("| café   |") != std::string::npos);
 }
 
 TEST_CASE("sweep tables: locks per warp priority and draws with the array's totals", "[sweep]") {
@@ -89,9 +101,10 @@ TEST_CASE("sweep tables: locks per warp priority and draws with the array's tota
           "\nLocks (M2), per warp priority:\n"
           "platform.sm.lock_hold_limit  | warp priority | lock wait mean / max ns | task end mean / max ns | "
           "sync failures | forced releases | hold-limit releases | redone instructions\n"
-          "32  | 0 | 12.500 / 100.000 | 5000.000 / 6000.000 | 3 | 2 | 1 | 17\n"
+          "32                           |             0 |        12.500 / 100.000 |    5000.000 / 6000.000 | "
+          "            3 |               2 |                   1 |                  17\n"
           "\nDraws (M4), with the shading array's totals:\n"
-          "platform.sm.lock_hold_limit  | draw | end ns | turnaround ns | array: reassignments | utilization | "
+          "platform.sm.lock_hold_limit  | draw |  end ns | turnaround ns | array: reassignments | utilization | "
           "final split V/P\n"
-          "32  | tri | 800.000 | 900.000 | 5 | 0.750 | 6/10\n");
+          "32                           | tri  | 800.000 |       900.000 |                    5 |       0.750 |            6/10\n");
 }
