@@ -625,6 +625,7 @@ int calibrate_main(const CalibrateArgs& a) {
     }
     if (isatty(2)) std::fprintf(stderr, "\n");
     std::cout << gpuvp::calibration_table(r);
+    for (const std::string& w : gpuvp::calibration_warnings(r)) std::cerr << "gpuvp calibrate: " << w << "\n";
     if (!a.out.empty()) {
         if (!write_file(a.out, gpuvp::calibration_yaml(r, a.files))) return failed("cannot write " + a.out);
         std::cout << "wrote " << a.out << " (use it with gpuvp run TRACE --platform " << a.out << ")\n";

@@ -364,6 +364,23 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
     return result;
 }
 
+std::vector<std::string> calibration_warnings(const CalibrationResult& result) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : result.values)
+        for (const CalibrationParam& p : calibration_params()) {
+            if (p.key != key || (value != p.lo && value != p.hi)) continue;
+            const bool top = value == p.hi;
+            out.push_back(key + " = " + value_text(value) + " is at the " + (top ? "top" : "bottom") + " of its range (" +
+                          value_text(p.lo) + ".." + value_text(p.hi) + "): " +
+                          (top ? "the traces spend more time there than the range allows, or a cost the model does not "
+                                 "have shows up as this one"
+                               : "the traces leave no time for it beside the model's other costs, or another latency is "
+                                 "fitted too high") +
+                          "; read the fit with that in mind, and compare the held-out launches");
+        }
+    return out;
+}
+
 std::string calibration_yaml(const CalibrationResult& r, const std::vector<std::string>& trace_files) {
     std::ostringstream y;
     y << "# gpuvp calibrate";

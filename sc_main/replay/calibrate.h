@@ -89,5 +89,8 @@ CalibrationResult calibrate(const std::vector<ProfilerTrace>& traces, const Over
 std::string calibration_yaml(const CalibrationResult& result, const std::vector<std::string>& trace_files);
 // The table `gpuvp calibrate` prints: per trace and set of launches, measured against before and after.
 std::string calibration_table(const CalibrationResult& result);
+// A sentence for each fitted value at an end of its search range, and what that suggests (what
+// `gpuvp calibrate` prints on stderr); none when every value is inside its range.
+std::vector<std::string> calibration_warnings(const CalibrationResult& result);
 
 }  // namespace gpuvp

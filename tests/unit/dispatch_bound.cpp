@@ -1,6 +1,7 @@
 // What kernel durations say of the GLC's cost of a placement (sc_main/replay/calibrate.h,
 // dispatch_bound): each kernel's measured duration over its placements bounds a decision's
-// cycles from above; the tightest kernel gives the bound.
+// cycles from above; the tightest kernel gives the bound. And calibrate's warnings of fitted
+// values at an end of their ranges.
 #include "sc_main/replay/calibrate.h"
 #include "sc_main/scenario/trace_scenario.h"
 
@@ -48,4 +49,18 @@ TEST_CASE("dispatch bound: the kernel with the fewest ns a placement bounds a de
     // Without a kernel of two placements or more: no bound.
     s.workload.kernels = {measured("one_placement", 2, 5)};
     CHECK_FALSE(dispatch_bound(s, "t.json").cycles);
+}
+
+TEST_CASE("calibrate warns of each fitted value at an end of its range and says what that suggests", "[calibrate]") {
+    gpuvp::CalibrationResult r;
+    r.values = {{"host.store_ns", 1000},                    // the top of 0..1000
+                {"platform.cp.wakeup_cycles", 0},           // the bottom of 0..4000
+                {"platform.memory.link_latency_ns", 400},   // inside 100..2000
+                {"platform.glc.decision_cycles", 12}};      // not searched: no range
+    const std::vector<std::string> w = gpuvp::calibration_warnings(r);
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].rfind("host.store_ns = 1000 is at the top of its range (0..1000): the traces spend more time there", 0) == 0);
+    CHECK(w[1].rfind("platform.cp.wakeup_cycles = 0 is at the bottom of its range (0..4000): the traces leave no time", 0) == 0);
+    r.values = {{"host.store_ns", 999}};
+    CHECK(gpuvp::calibration_warnings(r).empty());
 }
