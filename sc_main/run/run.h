@@ -95,5 +95,9 @@ bool compare_holds(const Expectation& e, const nlohmann::ordered_json& a, const 
 
 // The table `gpuvp run` prints: the launch breakdown, draws, the protocol summary, a hang.
 std::string console_table(const RunRecord& r);
+// Each name in at most `width` (4 or more) bytes, no two alike: a name that fits as it is; a
+// longer one cut, '~' at its end; where two of them cut alike, each of those keeps its head, '~'
+// and as much of its tail as tells them apart (numbered, "~1", "~2", if nothing does).
+std::vector<std::string> short_names(const std::vector<std::string>& names, size_t width);
 
 }  // namespace gpuvp

@@ -1,0 +1,29 @@
+// The console table's kernel columns (sc_main/run/console.cpp, short_names): names in at most
+// 14 bytes, no two alike.
+#include "sc_main/run/run.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+TEST_CASE("short names: a name that fits as it is, a longer one cut with ~, two alike told apart by their ends", "[console]") {
+    const std::vector<std::string> names = {"empty", "fft2d_r2c_32x32#3", "fft2d_r2c_32x32#7", "a_long_kernel_name", "exactly_14_byt"};
+    const std::vector<std::string> s = gpuvp::short_names(names, 14);
+    REQUIRE(s.size() == names.size());
+    CHECK(s[0] == "empty");
+    CHECK(s[1] == "fft2d_r2c_32~3");  // cut alike ("fft2d_r2c_32x~"): each keeps its end
+    CHECK(s[2] == "fft2d_r2c_32~7");
+    CHECK(s[3] == "a_long_kernel~");  // alone: cut with ~
+    CHECK(s[3].size() == 14);
+    CHECK(s[4] == "exactly_14_byt");
+    // Names that differ only inside: numbered.
+    const std::vector<std::string> inside = gpuvp::short_names({"kernel_AAAAAAAAAA_x", "kernel_BBBBBBBBBB_x"}, 14);
+    CHECK(inside[0] != inside[1]);
+    for (const std::string& n : inside) CHECK(n.size() <= 14);
+    // Many of one stem: every label distinct and within the width.
+    std::vector<std::string> many;
+    for (int i = 0; i < 120; ++i) many.push_back("void_at_native_elementwise_kernel#" + std::to_string(i));
+    const std::vector<std::string> m = gpuvp::short_names(many, 14);
+    CHECK(std::set<std::string>(m.begin(), m.end()).size() == many.size());
+    for (const std::string& n : m) CHECK(n.size() <= 14);
+}
