@@ -19,9 +19,12 @@ TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
     tv.end_ns = trace->end_ns;
     std::map<uint32_t, std::vector<Bar>> task_rows;
     std::map<uint32_t, std::map<uint32_t, std::vector<Bar>>> warp_rows;  // SM -> slot -> warps
+    std::vector<int> ids(trace->launches.size() + 1, -1);  // launch id -> colour key (the last: no launch)
     auto kernel = [&](const trace::Owner& o) {
         const TraceLaunch* l = trace->launch(o);
-        return kernels.id(l ? l->name : "(no kernel)");
+        int& id = ids[l ? o.launch : trace->launches.size()];
+        if (id < 0) id = kernels.id(l ? l->name : "(no kernel)");
+        return id;
     };
     for (const trace::Event& event : trace->events) {
         if (const auto* w = std::get_if<trace::Warp>(&event)) {
