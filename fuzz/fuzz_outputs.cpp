@@ -39,19 +39,24 @@ bool expect_clean = false;
 // The same bits (a double's sign and all), the same types.
 bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+bool same_args(const std::vector<gpuvp::ChromeArg>& a, const std::vector<gpuvp::ChromeArg>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k) {
+        const gpuvp::ChromeValue &v = a[k].value, &w = b[k].value;
+        const double* dv = std::get_if<double>(&v);
+        const double* dw = std::get_if<double>(&w);
+        if (a[k].key != b[k].key || v.index() != w.index() || (dv ? !same_double(*dv, *dw) : v != w)) return false;
+    }
+    return true;
+}
+
 bool same_trace(const gpuvp::ChromeTrace& a, const gpuvp::ChromeTrace& b) {
-    if (a.note != b.note || a.events.size() != b.events.size()) return false;
+    if (!same_args(a.other, b.other) || a.events.size() != b.events.size()) return false;
     for (size_t i = 0; i < a.events.size(); ++i) {
         const gpuvp::ChromeEvent &x = a.events[i], &y = b.events[i];
         if (x.name != y.name || x.cat != y.cat || x.ph != y.ph || !same_double(x.ts_us, y.ts_us) ||
-            !same_double(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size())
+            !same_double(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || !same_args(x.args, y.args))
             return false;
-        for (size_t k = 0; k < x.args.size(); ++k) {
-            const gpuvp::ChromeValue &v = x.args[k].value, &w = y.args[k].value;
-            const double* dv = std::get_if<double>(&v);
-            const double* dw = std::get_if<double>(&w);
-            if (x.args[k].key != y.args[k].key || v.index() != w.index() || (dv ? !same_double(*dv, *dw) : v != w)) return false;
-        }
     }
     return true;
 }

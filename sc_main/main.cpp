@@ -416,6 +416,7 @@ struct RunArgs {
     std::vector<std::string> sets;
     bool no_trace = false, quiet = false, check_protocol = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
+    std::string trace_detail = gpuvp::trace::detail_name(gpuvp::RunOptions{}.trace_detail);
     double timeout = 0;
     unsigned jobs = 1;
     TraceArgs trace;
@@ -448,6 +449,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         gpuvp::RunOptions options;
         options.trace = !a.no_trace && !a.out_dir.empty();
         options.trace_limit = a.trace_limit;
+        gpuvp::trace::detail_from(a.trace_detail, options.trace_detail);  // (checked by the option)
         options.check_protocol = a.check_protocol;
         options.timeout_seconds = a.timeout;
         if (!log.empty()) options.log = log;
@@ -476,6 +478,9 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         if (!make_dirs(a.out_dir)) return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
         std::string error;
         if (!gpuvp::write_run_output(a.out_dir, out, true, &error)) return failed(error);
+        if (out.trace_record)  // (a variant's trace: its child says so)
+            if (const std::string note = gpuvp::trace_note(*out.trace_record); !note.empty())
+                std::cerr << "gpuvp: " << a.out_dir << "/trace.json: " << note << "\n";
     }
     if (out.exit_code != 0) {  // what failed, on stderr, --quiet or not
         std::vector<gpuvp::RunProblem> problems;
@@ -511,6 +516,14 @@ Action setup_run(CLI::App& cmd) {
                        std::to_string(a->trace_limit))
         ->type_name("N")
         ->check(whole_number<uint64_t>("a count of events", 0));
+    cmd.add_option("--trace-detail", a->trace_detail,
+                   "what the trace records: launches (kernels, draws, copies, barriers, launch\n"
+                   "stages), blocks (and shading tasks), warps (and lock events), all (and\n"
+                   "register-table writes). At the limit launches are kept first, then blocks\n"
+                   "and warps, then register-table writes.\n"
+                   "Default: " + a->trace_detail)
+        ->type_name("LEVEL")
+        ->check(CLI::IsMember({"launches", "blocks", "warps", "all"}));
     cmd.add_option("--vcd", a->vcd_file,
                    "also write the key signals (irq, doorbells, SM busy and blocks, shading array)\n"
                    "as a value change dump for a waveform viewer; not with variants. Default: none")

@@ -51,7 +51,7 @@ private:
     std::string_view find(std::string_view k) {
         static constexpr std::string_view kOwn[] = {
             "block", "core", "cpr", "detail", "draw", "field", "idle_pixel", "idle_vertex", "instance", "instructions",
-            "kernel", "level", "lock", "name", "other", "other_cpr", "packet", "pixel", "queue", "redone_instructions",
+            "kernel", "left_out_blocks", "left_out_launches", "left_out_tables", "left_out_warps", "level", "limit", "lock", "name", "note", "other", "other_cpr", "packet", "pixel", "queue", "redone_instructions",
             "row", "slice", "slot", "sm", "sort_index", "start_ns", "status", "switched", "task", "values", "vertex",
             "wait_ns", "warp", "word", "workgroup"};
         for (const std::string_view own : kOwn)
@@ -66,7 +66,7 @@ private:
 };
 
 // The document read as it is parsed (no DOM: a full trace would take hundreds of MB as one):
-// the root object's traceEvents and otherData.note, each event's members typed; anything else
+// the root object's traceEvents and otherData's scalar members, each event's members typed; anything else
 // stepped over. The first thing wrong stops the parse, named in `error`.
 class SaxReader : public nlohmann::json_sax<json> {
 public:
@@ -150,12 +150,9 @@ private:
             }
             break;
         case In::other:
-            if (key_ == "note") {
-                if (k != Kind::text) return fail(std::string("otherData.note: a string expected, found ") + type);
-                trace.note = std::move(*s_);
-                return true;
-            }
-            break;
+            if (key_ == "note" && k != Kind::text) return fail(std::string("otherData.note: a string expected, found ") + type);
+            if (!scalar(trace.other, k)) break;
+            return true;
         case In::events:
             if (k != Kind::object) return fail(where() + ": an object expected, found " + type);
             event_ = ChromeEvent{};
@@ -163,19 +160,23 @@ private:
             stack_.push_back(In::event);
             return true;
         case In::event: return member(type, k);
-        case In::args:
-            switch (k) {
-            case Kind::boolean: event_.args.push_back({names(key_), ChromeValue(b_)}); break;
-            case Kind::integer: event_.args.push_back({names(key_), ChromeValue(int64_t(i_))}); break;
-            case Kind::unsigned_integer: event_.args.push_back({names(key_), ChromeValue(uint64_t(u_))}); break;
-            case Kind::floating: event_.args.push_back({names(key_), ChromeValue(double(d_))}); break;
-            case Kind::text: event_.args.push_back({names(key_), ChromeValue(std::move(*s_))}); break;
-            default: break;  // (null, arrays and objects: not an argument the record holds)
-            }
-            break;
+        case In::args: scalar(event_.args, k); break;
         }
         if (open) skip_ = 1;  // stepped over, with what it holds
         return true;
+    }
+
+    // A scalar member (an event's argument, otherData's member) kept in `into`; false for null,
+    // arrays and objects, which the record does not hold.
+    bool scalar(std::vector<ChromeArg>& into, Kind k) {
+        switch (k) {
+        case Kind::boolean: into.push_back({names(key_), ChromeValue(b_)}); return true;
+        case Kind::integer: into.push_back({names(key_), ChromeValue(int64_t(i_))}); return true;
+        case Kind::unsigned_integer: into.push_back({names(key_), ChromeValue(uint64_t(u_))}); return true;
+        case Kind::floating: into.push_back({names(key_), ChromeValue(double(d_))}); return true;
+        case Kind::text: into.push_back({names(key_), ChromeValue(std::move(*s_))}); return true;
+        default: return false;
+        }
     }
 
     // A member of the event being read.
@@ -245,8 +246,8 @@ private:
 
 // The text chrome_text writes, read without the general parser: strings of ASCII without control
 // characters or escapes, numbers, true, false and null, an event's arguments its one nested object,
-// whitespace anywhere JSON allows it, each root member once (traceEvents, otherData with its
-// note, and scalars). Members are read in any order, with the meaning SaxReader gives them.
+// whitespace anywhere JSON allows it, each root member once (traceEvents, otherData with scalar
+// members, a note among them text, and scalars). Members are read in any order, with the meaning SaxReader gives them.
 // Anything else (an escape, a byte not ASCII, a member of the wrong type, an event without its
 // ph or pid, text that is not JSON) ends it with false: SaxReader then reads the text from the
 // start, and either reads it or names what is wrong.
@@ -273,14 +274,11 @@ public:
                 if (!take('{')) return false;
                 if (take('}')) continue;
                 do {
-                    std::string_view m, note;
+                    std::string_view m;
                     if (!string(m) || !take(':')) return false;
-                    if (is(m, "note")) {
-                        if (!string(note)) return false;
-                        out.note.assign(note);
-                    } else if (!scalar()) {
-                        return false;
-                    }
+                    space();
+                    if (is(m, "note") && (p_ == end_ || *p_ != '"')) return false;
+                    if (!member(m, out.other)) return false;
                 } while (take(','));
                 if (!take('}')) return false;
             } else if (is(k, "traceEvents") || is(k, "otherData") || !scalar()) {  // (displayTimeUnit)
@@ -475,42 +473,47 @@ private:
         args_.clear();
         if (!take('}')) {
             do {
-                std::string_view k, s;
-                if (!string(k) || !take(':')) return false;
-                space();
-                if (p_ == end_) return false;
-                int64_t i;
-                uint64_t u;
-                double d;
-                switch (*p_) {
-                case '"':
-                    if (!string(s)) return false;
-                    args_.emplace_back(names_(k), ChromeValue(std::in_place_type<std::string>, s));
-                    break;
-                case 't':
-                    if (!word("true", 4)) return false;
-                    args_.emplace_back(names_(k), ChromeValue(true));
-                    break;
-                case 'f':
-                    if (!word("false", 5)) return false;
-                    args_.emplace_back(names_(k), ChromeValue(false));
-                    break;
-                case 'n':
-                    if (!word("null", 4)) return false;
-                    break;
-                default:
-                    switch (number(i, u, d)) {
-                    case Num::integer: args_.emplace_back(names_(k), ChromeValue(i)); break;
-                    case Num::unsigned_integer: args_.emplace_back(names_(k), ChromeValue(u)); break;
-                    case Num::floating: args_.emplace_back(names_(k), ChromeValue(d)); break;
-                    case Num::none: return false;
-                    }
-                }
+                std::string_view k;
+                if (!string(k) || !take(':') || !member(k, args_)) return false;
             } while (take(','));
             if (!take('}')) return false;
         }
         e.args.assign(std::make_move_iterator(args_.begin()), std::make_move_iterator(args_.end()));
         return true;
+    }
+
+    // A member's value that is not an object or an array, typed as SaxReader types it, into `into`
+    // (null: none).
+    bool member(std::string_view k, std::vector<ChromeArg>& into) {
+        space();
+        if (p_ == end_) return false;
+        std::string_view s;
+        int64_t i;
+        uint64_t u;
+        double d;
+        switch (*p_) {
+        case '"':
+            if (!string(s)) return false;
+            into.emplace_back(names_(k), ChromeValue(std::in_place_type<std::string>, s));
+            return true;
+        case 't':
+            if (!word("true", 4)) return false;
+            into.emplace_back(names_(k), ChromeValue(true));
+            return true;
+        case 'f':
+            if (!word("false", 5)) return false;
+            into.emplace_back(names_(k), ChromeValue(false));
+            return true;
+        case 'n': return word("null", 4);
+        default:
+            switch (number(i, u, d)) {
+            case Num::integer: into.emplace_back(names_(k), ChromeValue(i)); return true;
+            case Num::unsigned_integer: into.emplace_back(names_(k), ChromeValue(u)); return true;
+            case Num::floating: into.emplace_back(names_(k), ChromeValue(d)); return true;
+            case Num::none: return false;
+            }
+        }
+        return false;
     }
 
     const char* p_;

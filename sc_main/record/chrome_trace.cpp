@@ -64,12 +64,17 @@ void ChromeWriter::add(const ChromeEvent& e) {
     out += '}';
 }
 
-std::string ChromeWriter::finish(const std::string& note) {
+std::string ChromeWriter::finish(const std::vector<ChromeArg>& other) {
     std::string out = std::move(out_);
     out += "],\"displayTimeUnit\":\"ns\"";
-    if (!note.empty()) {
-        out += ",\"otherData\":{\"note\":";
-        append_json_string(out, note);
+    if (!other.empty()) {
+        out += ",\"otherData\":{";
+        for (size_t i = 0; i < other.size(); ++i) {
+            if (i) out += ',';
+            append_json_string(out, other[i].key);
+            out += ':';
+            append_value(out, other[i].value);
+        }
         out += '}';
     }
     out += "}\n";
@@ -79,7 +84,7 @@ std::string ChromeWriter::finish(const std::string& note) {
 std::string chrome_text(const ChromeTrace& t) {
     ChromeWriter w(t.events.size());
     for (const ChromeEvent& e : t.events) w.add(e);
-    return w.finish(t.note);
+    return w.finish(t.other);
 }
 
 }  // namespace gpuvp

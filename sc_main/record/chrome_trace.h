@@ -62,7 +62,8 @@ struct ChromeEvent {  // one event of traceEvents
 
 struct ChromeTrace {
     std::vector<ChromeEvent> events;  // metadata first, then in time order of recording
-    std::string note;                // otherData.note: why events are missing (the limit); "" none
+    // otherData's members that are not objects or arrays, in their order (a `note`, if any, is text).
+    std::vector<ChromeArg> other;
     // The text of argument names the events view that are none of gpuvp's own (a trace.json
     // written by something else, read by read_chrome); shared by the record's copies. Null: none.
     std::shared_ptr<const std::set<std::string, std::less<>>> names;
@@ -73,7 +74,7 @@ class ChromeWriter {
 public:
     explicit ChromeWriter(size_t events = 0);  // (how many are coming: room reserved)
     void add(const ChromeEvent& e);
-    std::string finish(const std::string& note);  // note: otherData.note ("": none)
+    std::string finish(const std::vector<ChromeArg>& other);  // other: otherData's members (none: no otherData)
 
 private:
     std::string out_;

@@ -258,12 +258,66 @@ std::string shading_core_name(uint32_t core) {
     return "SSC" + std::to_string(core / kCoresPerCluster + 1) + " core" + std::to_string(core % kCoresPerCluster + 1);
 }
 
+namespace trace {
+
+namespace {
+constexpr const char* kDetailNames[] = {"launches", "blocks", "warps", "all"};
+constexpr const char* kDetailEvents[] = {"launches", "blocks", "warps", "tables"};
+// otherData's counts of what was left out, by level ("left_out_" and the level's events).
+constexpr const char* kLeftOut[] = {"left_out_launches", "left_out_blocks", "left_out_warps", "left_out_tables"};
+}  // namespace
+
+const char* detail_name(Detail d) { return kDetailNames[size_t(d)]; }
+
+bool detail_from(std::string_view word, Detail& out) {
+    for (size_t i = 0; i < kDetails; ++i)
+        if (word == kDetailNames[i]) {
+            out = Detail(i);
+            return true;
+        }
+    return false;
+}
+
+const char* detail_events(Detail d) { return kDetailEvents[size_t(d)]; }
+
+}  // namespace trace
+
+std::string trace_note(const TraceRecord& t) {
+    static constexpr const char* kLevel[] = {"launch-level", "block-level", "warp-level", "register-table"};
+    // "3 block-level, 4 warp-level and 5 register-table events" for the levels from `first` to `last`.
+    auto counts = [&](size_t first, size_t last) {
+        std::vector<std::string> parts;
+        for (size_t i = first; i <= last; ++i)
+            if (t.left_out[i]) parts.push_back(std::to_string(t.left_out[i]) + " " + kLevel[i]);
+        std::string out;
+        for (size_t i = 0; i < parts.size(); ++i)
+            out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+        return out.empty() ? out : out + " events";
+    };
+    const size_t detail = size_t(t.detail);
+    uint64_t dropped = 0;
+    for (size_t i = 0; i <= detail; ++i) dropped += t.left_out[i];
+    std::string note;
+    if (detail + 1 < trace::kDetails) {
+        const std::string skipped = counts(detail + 1, trace::kDetails - 1);
+        if (!skipped.empty()) note = std::string("--trace-detail ") + trace::detail_name(t.detail) + ": " + skipped + " not recorded";
+    }
+    if (dropped)
+        note += (note.empty() ? "" : "; ") + std::string("trace full: ") + std::to_string(dropped) +
+                " events dropped (the limit is " + std::to_string(t.limit) + "; see --trace-limit and --trace-detail): " +
+                counts(0, detail);
+    return note;
+}
+
 std::string trace_text(const TraceRecord& t) {
     ChromeWriter out(t.events.size());
     write_rows(t, out);
     Writer w(t, out);
     for (const trace::Event& e : t.events) std::visit(w, e);
-    return out.finish(t.note);
+    std::vector<ChromeArg> other{{"detail", trace::detail_name(t.detail)}, {"limit", t.limit}};
+    for (size_t i = 0; i < trace::kDetails; ++i) other.emplace_back(trace::kLeftOut[i], t.left_out[i]);
+    if (std::string note = trace_note(t); !note.empty()) other.emplace_back("note", std::move(note));
+    return out.finish(other);
 }
 
 // --- reading --------------------------------------------------------------------------------
@@ -294,6 +348,9 @@ public:
             w.in_flight = e.arg("in_flight") != nullptr;
             if (whole(e, "block", w.block) && whole(e, "warp", w.warp) && whole(e, "instructions", w.instructions))
                 t_.events.emplace_back(w);
+        } else if (e.ph == 'X' && e.cat == "block" && p >= pid::sm0 && row >= tid::block0) {
+            trace::Block b{e.ts_us, e.dur_us, owner(e, "kernel"), p - pid::sm0, row - tid::block0};
+            if (whole(e, "block", b.block)) t_.events.emplace_back(b);
         } else if (e.ph == 'X' && e.cat == "shading" && p == pid::usa && row < tid::draw0) {
             trace::Task k{e.ts_us, e.dur_us, owner(e, "draw"), row, e.name == "vertex" ? CoreType::vertex : CoreType::pixel};
             const double start = e.number("start_ns");
@@ -363,7 +420,14 @@ bool read_trace(const std::string& text, TraceRecord& out, std::string* error) {
         return false;
     }
     TraceRecord t;
-    t.note = std::move(c.note);
+    for (ChromeArg& a : c.other) {  // (a member of another type, or repeated: the last of the right type)
+        const uint64_t* n = std::get_if<uint64_t>(&a.value);
+        const std::string* text = std::get_if<std::string>(&a.value);
+        if (a.key == "detail" && text) trace::detail_from(*text, t.detail);
+        if (a.key == "limit" && n) t.limit = *n;
+        for (size_t i = 0; i < trace::kDetails; ++i)
+            if (a.key == trace::kLeftOut[i] && n) t.left_out[i] = *n;
+    }
     Reader r(t);
     for (const ChromeEvent& e : c.events) r(e);
     out = std::move(t);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -130,6 +131,34 @@ constexpr bool is_span<T, std::void_t<decltype(T::dur)>> = true;
 using Event = std::variant<Kernel, Packet, Rejected, Block, Warp, Task, Stage, Lock, TableWrite, Scalar, Shading,
                            Reassigned, Irq>;
 
+// How much of a run the trace holds (`--trace-detail`), each level with the one before it:
+// `launches`: kernels, draws, barrier and copy packets, rejected packets, launch stages and the irq
+// line; `blocks`: blocks and the shading array's tasks, counters and reassignments; `warps`: warps,
+// lock events and the scalar pool; `all`: the register-table writes.
+enum class Detail : uint8_t { launches, blocks, warps, all };
+constexpr size_t kDetails = 4;
+// The first level whose trace holds an event of kind T (or the event).
+template <class T>
+constexpr Detail level_of = std::is_same_v<T, TableWrite>                                ? Detail::all
+                            : std::is_same_v<T, Warp> || std::is_same_v<T, Lock> ||
+                                      std::is_same_v<T, Scalar>                          ? Detail::warps
+                            : std::is_same_v<T, Block> || std::is_same_v<T, Task> ||
+                                      std::is_same_v<T, Shading> || std::is_same_v<T, Reassigned> ? Detail::blocks
+                                                                                                  : Detail::launches;
+inline Detail detail_of(const Event& e) {
+    return std::visit([](const auto& x) { return level_of<std::decay_t<decltype(x)>>; }, e);
+}
+// What a full trace keeps first (the limit): the launches' events, then the blocks' and warps'
+// together (in the order they were recorded: the trace is whole up to a time), then the
+// register-table writes. An event takes the place of the latest of a later rank's.
+constexpr size_t kRanks = 3;
+constexpr size_t rank_of(Detail d) { return d == Detail::launches ? 0 : d == Detail::all ? 2 : 1; }
+// "launches", "blocks", "warps", "all" (the option's words).
+const char* detail_name(Detail d);
+bool detail_from(std::string_view word, Detail& out);
+// What the level adds, as the trace's metadata counts it: "launches", "blocks", "warps", "tables".
+const char* detail_events(Detail d);
+
 }  // namespace trace
 
 struct TraceRecord {
@@ -143,22 +172,30 @@ struct TraceRecord {
     uint32_t usa_cores = 0, draw_rows = 0;
     std::map<uint32_t, std::string> stage_rows;
     std::vector<trace::Event> events;  // in the order they were recorded
-    std::string note;                  // why events are missing (the limit); "" none
+    trace::Detail detail = trace::Detail::all;  // the level the run recorded
+    uint64_t limit = 0;                         // the most events kept (0: not known)
+    std::array<uint64_t, trace::kDetails> left_out{};  // events of each level's kind not kept (detail or limit)
     double end_ns = 0;                 // when the last event ends (ns)
 
     const TraceLaunch* launch(const trace::Owner& o) const { return o.launch < launches.size() ? &launches[o.launch] : nullptr; }
 };
+
+// What the trace left out and why, in words (otherData.note; "" when it holds every event):
+// "--trace-detail launches: 40 block-level and 7 warp-level events not recorded", "trace full:
+// 1352938 events dropped (the limit is 250000; see --trace-limit and --trace-detail): 1000000
+// warp-level and 352938 register-table events".
+std::string trace_note(const TraceRecord& t);
 
 // A shading core's name: "SSC2 core3" (its cluster and its place in it, from 1).
 std::string shading_core_name(uint32_t core);
 
 // trace.json's text (compact, a final newline).
 std::string trace_text(const TraceRecord& t);
-// A TraceRecord from trace.json's text: the rows' names, the warps, the shading tasks and the
+// A TraceRecord from trace.json's text: the rows' names, the blocks, the warps, the shading tasks and the
 // scalar-pool and cores-by-type counters (what the page draws; every other event counts only
 // in end_ns). False, with `error` naming the byte offset or the event, if the text is not a
 // trace (a `traceEvents` array of objects; `out` is then empty); an event that is not one of
-// gpuvp's is skipped.
+// gpuvp's is skipped. (otherData's note is not read: trace_note gives it from the counts.)
 bool read_trace(const std::string& text, TraceRecord& out, std::string* error);
 
 }  // namespace gpuvp

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,8 +92,9 @@ std::string wbr(const std::string& s);
 
 struct TraceView {
     bool present = false;
-    std::string note;                    // otherData.note (the trace was full)
-    std::map<uint32_t, Gantt> sms;       // SM -> rows = warp slots
+    std::string note;                    // trace_note: what the trace left out and why ("" none)
+    std::map<uint32_t, Gantt> sms;       // SM -> rows = warp slots (or block rows: block_sms)
+    std::set<uint32_t> block_sms;        // SMs whose chart is their blocks: the trace kept no warp of theirs
     std::map<uint32_t, Counter> scalar;  // SM -> kernel, workgroup, warp, slice
     Counter cores;                       // vertex, pixel
     Gantt usa;                           // rows = shading cores

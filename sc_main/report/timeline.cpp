@@ -15,10 +15,10 @@ TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
     TraceView tv;
     if (!trace) return tv;
     tv.present = true;
-    tv.note = trace->note;
+    tv.note = trace_note(*trace);
     tv.end_ns = trace->end_ns;
     std::map<uint32_t, std::vector<Bar>> task_rows;
-    std::map<uint32_t, std::map<uint32_t, std::vector<Bar>>> warp_rows;  // SM -> slot -> warps
+    std::map<uint32_t, std::map<uint32_t, std::vector<Bar>>> warp_rows, block_rows;  // SM -> slot (lane) -> warps (blocks)
     std::vector<int> ids(trace->launches.size() + 1, -1);  // launch id -> colour key (the last: no launch)
     auto kernel = [&](const trace::Owner& o) {
         const TraceLaunch* l = trace->launch(o);
@@ -35,6 +35,11 @@ TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
             b.in_flight = w->in_flight;
             warp_rows[w->sm][w->slot].push_back(b);
             ++tv.warps;
+        } else if (const auto* k = std::get_if<trace::Block>(&event)) {
+            Bar b{k->ts * 1000, k->ts * 1000 + k->dur * 1000, kernel(k->owner)};
+            b.a = int64_t(k->block);
+            b.b = b.c = -1;
+            block_rows[k->sm][k->lane].push_back(b);
         } else if (const auto* k = std::get_if<trace::Task>(&event)) {
             Bar b{k->ts * 1000, k->ts * 1000 + k->dur * 1000, k->type == CoreType::vertex ? 0 : 1};
             b.a = int64_t(k->task);
@@ -49,12 +54,26 @@ TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
             tv.cores.v.push_back({double(u->vertex), double(u->pixel)});
         }
     }
-    // An SM's chart: a row per warp slot the trace names, and any its warps ran on (at most 4096).
+    // An SM's chart: a row per warp slot the trace names, and any its warps ran on (at most 4096);
+    // an SM the trace kept blocks of and no warps (--trace-detail blocks, or the limit): a row per
+    // block row.
     std::set<uint32_t> sms;
     for (uint32_t sm = 0; sm < trace->sm_slots.size(); ++sm) sms.insert(sm);
     for (const auto& [sm, rows] : warp_rows) sms.insert(sm);
+    for (const auto& [sm, rows] : block_rows) sms.insert(sm);
     for (uint32_t sm : sms) {
         Gantt& g = tv.sms[sm];
+        if (auto b = block_rows.find(sm); b != block_rows.end() && !warp_rows.count(sm)) {
+            tv.block_sms.insert(sm);
+            g.rows.resize(std::min<uint32_t>(b->second.rbegin()->first + 1, 4096));
+            for (uint32_t r = 0; r < g.rows.size(); ++r) g.rows[r].label = "blocks " + std::to_string(r);
+            for (auto& [lane, bars] : b->second)
+                if (lane < g.rows.size()) {
+                    tv.warps += bars.size();
+                    g.rows[lane].bars = std::move(bars);
+                }
+            continue;
+        }
         uint32_t n = sm < trace->sm_slots.size() ? trace->sm_slots[sm] : 0;
         auto w = warp_rows.find(sm);
         if (w != warp_rows.end() && !w->second.empty()) n = std::max(n, w->second.rbegin()->first + 1);
@@ -91,7 +110,7 @@ TraceView view_trace(const TraceRecord* trace, Registry& kernels) {
 
 std::string warp_title(const Registry& k, const Bar& b, const std::string& row) {
     std::ostringstream o;
-    o << k.name(b.key) << " block " << b.a << " warp " << b.b << ": " << ns(b.s) << "–" << ns(b.e) << " ns ("
+    o << k.name(b.key) << " block " << b.a << (b.b >= 0 ? " warp " + std::to_string(b.b) : "") << ": " << ns(b.s) << "–" << ns(b.e) << " ns ("
       << ns(b.e - b.s) << " ns), " << row;
     if (b.c >= 0) o << ", " << b.c << " instructions";
     if (b.in_flight) o << ", still running when the run stopped";
@@ -117,26 +136,26 @@ std::string sm_timelines(TraceView& tv, const Registry& kernels, const Scale& xs
             idle.push_back(sm);
             continue;
         }
-        size_t bars = 0;
-        for (const Row& r : g.rows) bars += r.bars.size();
+        const bool blocks = tv.block_sms.count(sm) > 0;  // (drawn from its blocks)
         GanttStyle st;
         st.svg_class = compact ? "variant-timeline" : "sm-timeline";
         st.svg_attrs = " data-sm=\"" + std::to_string(sm) + "\"" + (variant.empty() ? "" : " data-variant=\"" + esc(variant) + "\"");
         st.bar_class = "warp";
         st.data_attr = "data-kernel";
-        st.aria = label + " warp slots over time";
+        st.aria = label + (blocks ? " blocks over time" : " warp slots over time");
         const double rows = double(g.rows.size());
         st.row_h = compact ? std::max(2.0, std::min(8.0, std::floor(150 / rows)))
                            : std::max(3.0, std::min(12.0, std::floor(260 / rows)));
         st.colour = [&](int k) { return kernels.colour(k); };
         st.key_name = [&](int k) { return kernels.name(k); };
         st.title = [&](const Bar& b, const std::string& row) { return warp_title(kernels, b, row); };
-        st.merged_noun = "warps";
+        st.merged_noun = blocks ? "blocks" : "warps";
         for (int k : keys) st.legend.push_back({kernels.name(k), kernels.colour(k)});
         std::ostringstream caption;
         if (variant_colour) caption << "<span class=\"swatch\" style=\"background:" << variant_colour << "\"></span>";
-        caption << esc(variant.empty() ? label : variant) << ": " << warps << " warp" << (warps == 1 ? "" : "s") << " on "
-                << g.rows.size() << " warp slots (rows)";
+        caption << esc(variant.empty() ? label : variant) << ": " << warps << (blocks ? " block" : " warp")
+                << (warps == 1 ? "" : "s") << " on " << g.rows.size()
+                << (blocks ? " rows of blocks (the trace kept none of its warps)" : " warp slots (rows)");
         if (compact)
             o << "<figure class=\"chart\"><figcaption>" << caption.str() << "</figcaption>" << render_gantt(g, xs, u, st)
               << "</figure>\n";
@@ -331,7 +350,8 @@ std::string section_timeline(Page& p, size_t warp_limit, Bound& bound) {
     std::vector<Gantt*> charts;
     for (auto& [sm, g] : tv->sms) charts.push_back(&g);
     bound = bound_bars(charts, warp_limit, end / (xs.b - xs.a), end);
-    o << "<h3>Warps per SM</h3>\n<p>One chart per SM; a row per hardware warp slot, a bar per warp from its start to its end, coloured by kernel.</p>\n";
+    o << "<h3>Warps per SM</h3>\n<p>One chart per SM; a row per hardware warp slot, a bar per warp from its start to its end, coloured by kernel."
+      << (tv->block_sms.empty() ? "" : " An SM the trace kept blocks of and no warps is drawn from its blocks, a bar per block.") << "</p>\n";
     o << bound_note(bound, "warps", "timeline-note");
     if (tv->sms.empty()) o << "<p class=\"empty\">no SM in the trace</p>\n";
     o << sm_timelines(*tv, p.kernels, xs, u, false, "");

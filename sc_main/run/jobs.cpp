@@ -15,6 +15,7 @@ int run_job(const BatchJob& job) {
         RunOptions options;
         options.trace = job.trace;
         options.trace_limit = job.trace_limit;
+        options.trace_detail = job.trace_detail;
         options.check_protocol = job.check_protocol;
         options.timeout_seconds = job.timeout_seconds;
         RunOutput o = run_variants(*job.scenario, options, 1);
@@ -26,6 +27,10 @@ int run_job(const BatchJob& job) {
             if (!written) error = "cannot write " + job.dir + "/table.txt";
         }
         code = o.exit_code;
+        if (o.trace_record)  // what the trace left out, said where it happened (a variant: in its child)
+            if (const std::string note = trace_note(*o.trace_record); written && !note.empty())
+                std::fprintf(stderr, "gpuvp: %s%s: trace.json: %s\n", job.scenario->file.c_str(),
+                             job.scenario->variant.empty() ? "" : (" variant " + job.scenario->variant).c_str(), note.c_str());
         if (!written) {
             std::fprintf(stderr, "gpuvp: %s: %s\n", job.scenario->file.c_str(), error.c_str());
             code = 2;

@@ -2,6 +2,7 @@
 // regressions, calibration and a scenario's variants share.
 #pragma once
 #include "sc_main/batch/batch.h"
+#include "sc_main/record/trace_record.h"
 #include "sc_main/scenario/scenario.h"
 
 #include <functional>
@@ -17,6 +18,7 @@ struct BatchJob {
     bool report = false;  // with report.html
     bool table = false;   // with table.txt: the breakdown `gpuvp run` prints
     uint64_t trace_limit = 250'000;  // as RunOptions::trace_limit
+    trace::Detail trace_detail = trace::Detail::all;  // as RunOptions::trace_detail
     bool check_protocol = false;     // as RunOptions::check_protocol
     double timeout_seconds = 0;      // as RunOptions::timeout_seconds: the run stops there (exit 3)
 };

@@ -112,10 +112,56 @@ const Recorder::Kernel* Recorder::kernel(uint32_t queue, uint64_t packet) const 
 
 const Recorder::Draw* Recorder::draw(uint32_t queue, uint64_t packet) const { return draws_.find(queue, packet); }
 
-bool Recorder::room() {
-    if (events_.size() < limit_) return true;
+bool Recorder::admit(trace::Detail level) {
+    if (level > detail_) {
+        ++left_out_[size_t(level)];
+        return false;
+    }
+    if (kept_ < limit_) return true;
+    // Full: the latest event of the last rank after this one's gives way.
+    const size_t rank = trace::rank_of(level);
+    size_t last = trace::kRanks;
+    while (last > rank + 1 && held_[last - 1].empty()) --last;
     ++dropped_;
-    return false;
+    if (last == rank + 1) {  // (no later rank holds any)
+        ++left_out_[size_t(level)];
+        return false;
+    }
+    const size_t place = held_[last - 1].back();
+    held_[last - 1].pop_back();
+    ++left_out_[size_t(trace::detail_of(events_[place]))];
+    event_rank_[place] = kHole;
+    --kept_;
+    if (++holes_ > limit_ / 4) compact();  // (memory: at most a quarter more than the limit)
+    return true;
+}
+
+void Recorder::compact() {
+    size_t to = 0;
+    for (size_t from = 0; from < events_.size(); ++from)
+        if (event_rank_[from] != kHole) {
+            if (to != from) {
+                events_[to] = std::move(events_[from]);
+                event_rank_[to] = event_rank_[from];
+            }
+            ++to;
+        }
+    events_.erase(events_.begin() + std::ptrdiff_t(to), events_.end());
+    event_rank_.resize(to);
+    for (auto& places : held_) places.clear();
+    for (size_t i = 0; i < to; ++i) held_[event_rank_[i]].push_back(i);
+    holes_ = 0;
+}
+
+template <class T>
+void Recorder::add(const T& e) {
+    constexpr trace::Detail level = trace::level_of<T>;
+    if (!admit(level)) return;
+    constexpr uint8_t rank = uint8_t(trace::rank_of(level));
+    held_[rank].push_back(events_.size());
+    events_.emplace_back(e);
+    event_rank_.push_back(rank);
+    ++kept_;
 }
 
 uint32_t Recorder::lane(std::vector<double>& lanes, double start, double end) {
@@ -165,25 +211,25 @@ void Recorder::kernel_stage(uint32_t slot, Stage s, const sc_time& t) {
 void Recorder::kernel_completed(uint32_t slot, KernelError e, const sc_time& t) {
     Kernel* k = kernels_.live(slot);
     if (!k) return;
-    if (trace_ && room()) {
+    if (trace_) {
         trace::Kernel ev{us(k->doorbell_seen), us(t) - us(k->doorbell_seen), owner(k->ref), false, k->queue, k->packet, e};
         ev.lane = lane(kernel_lanes_, ev.ts, ev.ts + ev.dur);
-        events_.emplace_back(ev);
+        add(ev);
     }
     complete(kernels_, slot, *k, e, t);
 }
 
 void Recorder::barrier_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
-    if (trace_ && room()) events_.emplace_back(trace::Packet{us(start), us(end) - us(start), false, queue, packet});
+    if (trace_) add(trace::Packet{us(start), us(end) - us(start), false, queue, packet});
 }
 
 void Recorder::copy_done(uint32_t queue, uint64_t packet, const sc_time& start, const sc_time& end) {
-    if (trace_ && room()) events_.emplace_back(trace::Packet{us(start), us(end) - us(start), true, queue, packet});
+    if (trace_) add(trace::Packet{us(start), us(end) - us(start), true, queue, packet});
 }
 
 void Recorder::packet_rejected(uint32_t queue, uint64_t packet, const PacketCheck& why, const sc_time& t) {
     rejections_.push_back({queue, packet, why, t});
-    if (trace_ && room()) events_.emplace_back(trace::Rejected{us(t), queue, packet, why});
+    if (trace_) add(trace::Rejected{us(t), queue, packet, why});
 }
 
 void Recorder::block_started(uint32_t slot, uint64_t block, uint32_t sm, const sc_time& t) {
@@ -202,15 +248,11 @@ void Recorder::block_finished(uint32_t slot, uint64_t block, uint32_t sm, const 
     if (!trace_) return;
     auto it = block_start_.find(block_key(slot, block));
     if (it == block_start_.end()) return;
-    if (!room()) {
-        block_start_.erase(it);
-        return;
-    }
     if (sm >= block_lanes_.size()) block_lanes_.resize(sm + 1);
     trace::Block ev{us(it->second), us(t) - us(it->second), owner(kernels_.ref(slot)), sm};
     ev.lane = lane(block_lanes_[sm], ev.ts, ev.ts + ev.dur);
     ev.block = block;
-    events_.emplace_back(ev);
+    add(ev);
     block_start_.erase(it);
 }
 
@@ -251,25 +293,25 @@ void Recorder::warp_in_flight(const WarpRecord& w) { warp_span(w, true); }
 
 void Recorder::warp_span(const WarpRecord& w, bool in_flight) {
     occupancy_.add(w.sm, ps_of(w.start), ps_of(w.end));
-    if (!trace_ || !room()) return;
-    events_.emplace_back(trace::Warp{us(w.start), us(w.end) - us(w.start), owner(kernels_.ref(w.kernel_slot)), w.sm, w.slot,
+    if (!trace_) return;
+    add(trace::Warp{us(w.start), us(w.end) - us(w.start), owner(kernels_.ref(w.kernel_slot)), w.sm, w.slot,
                                      w.warp, w.block, w.instructions, in_flight});
 }
 
 void Recorder::table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                             const sc_time& t) {
     ++table_updates_;
-    if (room()) events_.emplace_back(trace::TableWrite{us(t), source.sm, table, row, values});
+    add(trace::TableWrite{us(t), source.sm, table, row, values});
 }
 
 // M2: each lock event, whose warp's kernel it is (none from the arbiter).
 void Recorder::lock_event(const LockEvent& e) {
-    if (trace_ && room()) events_.emplace_back(trace::Lock{us(e.t), e.slot == ~0u ? trace::Owner{} : owner(kernels_.ref(e.kernel_slot)), e});
+    if (trace_) add(trace::Lock{us(e.t), e.slot == ~0u ? trace::Owner{} : owner(kernels_.ref(e.kernel_slot)), e});
 }
 
 // M3: a counter track per SM: scalar registers in use per level.
 void Recorder::scalar_pool(uint32_t sm, const std::array<uint32_t, 4>& used, const sc_time& t) {
-    if (trace_ && room()) events_.emplace_back(trace::Scalar{us(t), sm, used});
+    if (trace_) add(trace::Scalar{us(t), sm, used});
 }
 
 void Recorder::lock_stalled(uint32_t kernel_slot, const std::string& state, const sc_time& t) {
@@ -290,11 +332,11 @@ void Recorder::draw_stage(uint32_t slot, DrawStage s, const sc_time& t) {
 void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
     Draw* d = draws_.live(slot);
     if (!d) return;
-    if (trace_ && room()) {
+    if (trace_) {
         const sc_time from = d->stages[size_t(DrawStage::arrived)].value_or(d->accepted);
         trace::Kernel ev{us(from), us(t) - us(from), owner(d->ref), true, d->queue, d->packet, e};
         ev.lane = lane(draw_lanes_, ev.ts, ev.ts + ev.dur);
-        events_.emplace_back(ev);
+        add(ev);
         usa_seen_ = true;
     }
     complete(draws_, slot, *d, e, t);
@@ -302,9 +344,9 @@ void Recorder::draw_completed(uint32_t slot, KernelError e, const sc_time& t) {
 
 // Each task is a slice on its core's row, named by its type.
 void Recorder::shading_task(const ShadingTask& task) {
-    if (!trace_ || !room()) return;
+    if (!trace_) return;
     usa_seen_ = true;
-    events_.emplace_back(trace::Task{us(task.assigned), us(task.end) - us(task.assigned), owner(draws_.ref(task.draw_slot)),
+    add(trace::Task{us(task.assigned), us(task.end) - us(task.assigned), owner(draws_.ref(task.draw_slot)),
                                      task.core, task.type, task.task, to_ns(task.start), task.switched});
 }
 
@@ -318,7 +360,7 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
     const ShadingState* was = last_usa_ ? &*last_usa_ : nullptr;
     usa_seen_ = true;
     auto counter = [&](trace::Shading::Which which, uint64_t vertex, uint64_t pixel, bool changed) {
-        if (changed && room()) events_.emplace_back(trace::Shading{us(t), which, vertex, pixel});
+        if (changed) add(trace::Shading{us(t), which, vertex, pixel});
     };
     counter(trace::Shading::load_flags, s.flags.idle_vertex, s.flags.idle_pixel, !was || was->flags != s.flags);
     counter(trace::Shading::cores_by_type, s.vertex_cores, s.pixel_cores, !was || was->vertex_cores != s.vertex_cores);
@@ -330,14 +372,14 @@ void Recorder::shading_state(const ShadingState& s, const sc_time& t) {
 }
 
 void Recorder::shading_reassigned(uint32_t core, CoreType to, const LoadFlags& f, const sc_time& t) {
-    if (!trace_ || !room()) return;
+    if (!trace_) return;
     usa_seen_ = true;
-    events_.emplace_back(trace::Reassigned{us(t), core, to, f});
+    add(trace::Reassigned{us(t), core, to, f});
 }
 
 void Recorder::irq(bool level, const sc_time& t) {
     if (vcd_on_) vcd_.change(vcd_irq_, level, t);
-    if (trace_ && room()) events_.emplace_back(trace::Irq{us(t), level});
+    if (trace_) add(trace::Irq{us(t), level});
 }
 
 void Recorder::add_launch_stages(const std::string& kernel,
@@ -345,9 +387,7 @@ void Recorder::add_launch_stages(const std::string& kernel,
                                  uint32_t lane) {
     if (!trace_) return;
     stage_rows_[lane] = kernel;
-    for (const auto& [name, span] : stages)
-        if (room())  // (else counted as dropped)
-            events_.emplace_back(trace::Stage{span.first / 1000, (span.second - span.first) / 1000, lane, name});
+    for (const auto& [name, span] : stages) add(trace::Stage{span.first / 1000, (span.second - span.first) / 1000, lane, name});
 }
 
 TraceRecord Recorder::take_trace(std::vector<TraceLaunch> launches, std::vector<std::string> queue_names, uint32_t sms,
@@ -365,7 +405,12 @@ TraceRecord Recorder::take_trace(std::vector<TraceLaunch> launches, std::vector<
     stage_rows_ = {};
     // Times to whole picoseconds (so 1.5 us reads 1.5 and not 1.5000000000000002); end_ns from them.
     auto ps = [](double us) { return std::round(us * 1e6) / 1e6; };
-    for (trace::Event& event : events_)
+    compact();
+    out.events = std::move(events_);
+    events_ = {};
+    event_rank_ = {};
+    held_ = {};
+    for (trace::Event& event : out.events)
         std::visit(
             [&](auto& e) {
                 e.ts = ps(e.ts);
@@ -377,11 +422,9 @@ TraceRecord Recorder::take_trace(std::vector<TraceLaunch> launches, std::vector<
                 if (std::isfinite(e.ts * 1000)) out.end_ns = std::max(out.end_ns, end);
             },
             event);
-    out.events = std::move(events_);
-    events_ = {};
-    if (dropped_)
-        out.note = "trace full: " + std::to_string(dropped_) + " events dropped (the limit is " + std::to_string(limit_) +
-                   "; see --trace-limit)";
+    out.detail = detail_;
+    out.limit = limit_;
+    out.left_out = left_out_;
     return out;
 }
 

@@ -5,7 +5,9 @@
 //
 // Bounded memory: a kernel's (or draw's) record is kept for its first instance only; every
 // other instance's is folded into its launch's InstanceStats when it completes and dropped.
-// Trace events stop at the limit (the rest are counted); each is a 120-byte typed event.
+// The trace holds the events of its level of detail, at most `trace_limit` of them (the rest are
+// counted): at the limit an event takes the place of the latest of a later rank's (trace::rank_of:
+// launches, then blocks and warps, then register tables). Each is a 120-byte typed event.
 #pragma once
 #include <gpuvp/models/common/observer.h>
 #include "sc_main/record/trace_record.h"
@@ -114,9 +116,10 @@ struct InstanceStats {
 class Recorder : public Observer {
 public:
     // `trace_limit`: the most trace events kept (memory stays bounded on huge runs); the
-    // rest are counted as dropped.
-    explicit Recorder(bool trace = true, uint64_t trace_limit = 250'000) : trace_(trace), limit_(trace_limit) {}
-    uint64_t trace_events() const { return events_.size(); }
+    // rest are counted as dropped. `detail`: the events recorded (the others only counted).
+    explicit Recorder(bool trace = true, uint64_t trace_limit = 250'000, trace::Detail detail = trace::Detail::all)
+        : trace_(trace), limit_(trace_limit), detail_(detail) {}
+    uint64_t trace_events() const { return kept_; }
     // Also record the key signals as a VCD: the irq line, each queue's last doorbell value,
     // each SM's resident blocks and busy flag, the shading array's flags and cores (M4).
     void enable_vcd(const std::vector<std::string>& queues, uint32_t sms);
@@ -203,7 +206,8 @@ public:
     // the argument in_flight; it counts in the occupancy, not in the warps run.
     void warp_in_flight(const WarpRecord& w);
     bool wants_table_updates() const override { return trace_; }
-    bool wants_table_values() const override { return trace_ && events_.size() < limit_; }  // (a full trace counts them)
+    // (register-table writes are the last level: a full trace only counts them)
+    bool wants_table_values() const override { return trace_ && detail_ == trace::Detail::all && kept_ < limit_; }
     void table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;
@@ -239,7 +243,10 @@ private:
     void complete(Slots<T>& slots, uint32_t slot, T& r, KernelError e, const sc_core::sc_time& t);
     static trace::Owner owner(const LaunchRef& r) { return {r.launch, r.instance}; }
     void warp_span(const WarpRecord& w, bool in_flight);  // its occupancy and trace event
-    bool room();  // false (and counted) once the trace is full
+    // Into the trace, if its level is recorded and there is room (else counted).
+    template <class T>
+    void add(const T& e);
+    bool admit(trace::Detail level);  // whether an event of `level` goes in (room made for it), or counted
     LaunchRef resolve(uint32_t queue, uint64_t packet) const;
     InstanceStats& stats(uint32_t launch);
     static bool fold_end(InstanceStats& st, const std::optional<sc_core::sc_time>& completed,
@@ -250,6 +257,7 @@ private:
 
     bool trace_;
     uint64_t limit_, dropped_ = 0;
+    trace::Detail detail_;
     Slots<Kernel> kernels_;  // by the CP's kernel slots
     Slots<Draw> draws_;      // by its draw slots
     std::function<bool(uint32_t, uint64_t, LaunchRef&)> lookup_;
@@ -268,7 +276,15 @@ private:
     std::unordered_map<uint64_t, sc_core::sc_time> block_start_;
     std::vector<std::vector<double>> block_lanes_;  // per SM: when each lane frees
     std::vector<double> kernel_lanes_;
-    std::vector<trace::Event> events_;            // the trace's (take_trace hands them over)
+    // The trace's events in the order they were recorded; an event that gave way is a hole
+    // (kHole) until the holes are squeezed out (compact). Each rank's events' places, in order.
+    static constexpr uint8_t kHole = 0xff;
+    void compact();
+    std::vector<trace::Event> events_;
+    std::vector<uint8_t> event_rank_;  // per place in events_: its event's rank, or kHole
+    std::array<std::vector<size_t>, trace::kRanks> held_;
+    uint64_t kept_ = 0, holes_ = 0;
+    std::array<uint64_t, trace::kDetails> left_out_{};
     std::map<uint32_t, std::string> stage_rows_;  // launch-stage row -> its kernel
     uint64_t warps_ = 0, table_updates_ = 0;
     Occupancy occupancy_;

@@ -150,7 +150,7 @@ LaunchStatus unfinished_status(const Stopped& stopped, const RunOptions& options
 RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     RunOutput out;
     const std::vector<double> alone = s.measure_alone ? alone_turnarounds(s) : std::vector<double>{};
-    Recorder rec(options.trace, options.trace_limit);
+    Recorder rec(options.trace, options.trace_limit, options.trace_detail);
     if (options.vcd) {
         std::vector<std::string> names;
         for (const QueueSpec& q : s.workload.queues) names.push_back(q.name);

@@ -26,6 +26,7 @@ struct RunOptions {
     RunOptions(bool trace_events = true) : trace(trace_events) {}
     bool trace = true;
     uint64_t trace_limit = 250'000;  // trace events kept at most: about 0.5 KB of host memory each (docs/limits.md)
+    trace::Detail trace_detail = trace::Detail::all;  // the events recorded (`--trace-detail`)
     bool vcd = false;                // also a VCD of the key signals (RunOutput::vcd)
     // A TLM-2.0 base-protocol checker on every connection of the platform; what they see goes
     // to results.json `protocol`, and a violation fails the run.

@@ -234,8 +234,8 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     for (size_t i = 0; i < s.variants.size(); ++i) {
         const std::string dir = tmp + "/" + std::to_string(i);
         fs::create_directories(dir);
-        jobs.push_back({&s.variants[i], dir, options.trace, false, true, options.trace_limit, options.check_protocol,
-                        options.timeout_seconds});
+        jobs.push_back({&s.variants[i], dir, options.trace, false, true, options.trace_limit, options.trace_detail,
+                        options.check_protocol, options.timeout_seconds});
     }
     size_t ended = 0;
     const std::vector<int> codes = run_batch(jobs, parallel, [&](size_t i, int code) {

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <sys/wait.h>
 
@@ -229,4 +231,100 @@ TEST_CASE("replay: an Nsight Systems SQLite export imports and runs, its NVTX ra
     CHECK(rep.exit_code == 2);
     CHECK_THAT(rep.output, Contains("an Nsight Systems report: gpuvp reads its SQLite export; write it with `nsys export --type "
                                     "sqlite --output " + dir + "/two-streams.sqlite " + dir + "/two-streams.nsys-rep`"));
+}
+
+namespace {
+
+// A trace.json read as Chrome's trace event format defines it (an object whose traceEvents are
+// the events; `ph` M: metadata naming the rows), not by gpuvp's reader: each stream's kernels
+// (the `kernels` process's complete events by their args.queue, the queue named by its row of
+// the command processor, "queue <name>"), each kernel's launch stages (the `launch stages`
+// process's complete events by args.kernel), the categories of the other events, their count,
+// and otherData.
+struct TraceCounts {
+    std::map<std::string, int> kernels;            // stream -> kernels
+    std::map<std::string, size_t> stages;          // kernel -> launch stages
+    std::set<std::string> categories;              // of every event but the metadata
+    size_t events = 0;                             // every event but the metadata
+    nlohmann::json other;
+};
+
+TraceCounts read_counts(const std::string& path) {
+    const nlohmann::json t = nlohmann::json::parse(slurp(path));
+    std::map<uint64_t, std::string> queues;  // the command processor's row -> its stream
+    for (const nlohmann::json& e : t.at("traceEvents"))
+        if (e.at("ph") == "M" && e.at("name") == "thread_name" && e.at("pid") == 2)
+            queues[e.at("tid").get<uint64_t>()] = e.at("args").at("name").get<std::string>().substr(6);
+    TraceCounts c;
+    for (const nlohmann::json& e : t.at("traceEvents")) {
+        if (e.at("ph") == "M") continue;
+        ++c.events;
+        c.categories.insert(e.value("cat", ""));
+        if (e.at("ph") == "X" && e.at("pid") == 5) ++c.kernels[queues[100 + e.at("args").at("queue").get<uint64_t>()]];
+        if (e.at("ph") == "X" && e.at("pid") == 4) ++c.stages[e.at("args").at("kernel").get<std::string>()];
+    }
+    c.other = t.value("otherData", nlohmann::json::object());
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("replay: a full trace keeps every kernel on its stream and its launch stages before any block, warp or table event",
+          "[replay][cli][trace]") {
+    const std::string dir = temp_dir();
+    // 36 010 events more than the limit of 60 (blocks, warps, register tables): the kernels,
+    // copies, barrier, launch stages and the irq line are kept first.
+    const Result run = gpuvp_cli("run " + trace("a100-event-sync-3-streams.json.gz") + " --quiet --trace-limit 60 --out " + dir);
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.output, Contains("gpuvp: " + dir + "/trace.json: trace full: "));
+    CHECK_THAT(run.output, Contains("events dropped (the limit is 60; see --trace-limit and --trace-detail): "));
+    const nlohmann::json r = nlohmann::json::parse(slurp(dir + "/results.json"));
+    std::map<std::string, int> kernels;  // the run's, by stream
+    for (const nlohmann::json& k : r.at("kernels")) ++kernels[k.at("queue").get<std::string>()];
+    REQUIRE(kernels.size() == 3);
+    const TraceCounts t = read_counts(dir + "/trace.json");
+    CHECK(t.kernels == kernels);
+    for (const nlohmann::json& k : r.at("kernels")) {
+        INFO(k.at("name"));
+        CHECK(t.stages.at(k.at("name").get<std::string>()) == k.at("stages").size());
+    }
+    CHECK(t.events == 60);
+    CHECK(t.categories.count("copy") == 1);
+    CHECK(t.categories.count("table") == 0);  // the rest went to the first blocks and warps
+    CHECK(t.other.at("detail") == "all");
+    CHECK(t.other.at("limit") == 60);
+    CHECK(t.other.at("left_out_launches") == 0);
+    CHECK(t.other.at("left_out_warps").get<uint64_t>() > 0);
+    CHECK(t.other.at("left_out_tables").get<uint64_t>() > 0);
+    CHECK(r.at("trace").at("events") == 60);
+    CHECK(r.at("trace").at("dropped").get<uint64_t>() ==
+          t.other.at("left_out_blocks").get<uint64_t>() + t.other.at("left_out_warps").get<uint64_t>() +
+              t.other.at("left_out_tables").get<uint64_t>());
+}
+
+TEST_CASE("replay: --trace-detail launches records the kernels, copies and launch stages only, and the page says so",
+          "[replay][cli][trace]") {
+    const std::string dir = temp_dir();
+    const Result run = gpuvp_cli("run " + trace("mi250-rocm6.2-minitoy-train.json.gz") + " --quiet --trace-detail launches --out " + dir);
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.output, Contains("trace.json: --trace-detail launches: "));
+    CHECK_THAT(run.output, Contains("register-table events not recorded"));
+    const TraceCounts t = read_counts(dir + "/trace.json");
+    CHECK(t.kernels == std::map<std::string, int>{{"stream0", 14}});
+    CHECK(t.stages.size() == 14);
+    CHECK(t.categories == std::set<std::string>{"copy", "irq", "kernel", "launch"});
+    CHECK(t.other.at("detail") == "launches");
+    CHECK(t.other.at("left_out_launches") == 0);
+    CHECK(t.other.at("left_out_blocks").get<uint64_t>() > 0);
+    const nlohmann::json r = nlohmann::json::parse(slurp(dir + "/results.json"));
+    CHECK(r.at("trace").at("dropped") == 0);  // (nothing was lost to the limit)
+    // The page's charts from the results are whole; its warp charts say what the trace holds.
+    const std::string page = slurp(dir + "/report.html");
+    CHECK_THAT(page, Contains("id=\"kernel-spans\""));
+    CHECK_THAT(page, Contains("--trace-detail launches: "));
+    const Result typo = gpuvp_cli("run " + trace("mi250-rocm6.2-minitoy-train.json.gz") + " --trace-detail warp --out " + dir);
+    CHECK(typo.exit_code == 2);
+    CHECK_THAT(typo.output, Contains("--trace-detail"));
 }

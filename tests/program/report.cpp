@@ -176,14 +176,15 @@ TraceRecord small_trace(const std::string& first = "alpha", const std::string& s
     return t;
 }
 
-// What the page draws of a trace, as text: its rows and note, its warps, shading tasks and
+// What the page draws of a trace, as text: its rows and what it left out, its blocks, warps, shading tasks and
 // counters (what read_trace reads back), and when it ends.
 std::string drawn(const TraceRecord& t) {
     TraceRecord d = t;
     d.events.clear();
     for (const gpuvp::trace::Event& e : t.events) {
         const auto* shading = std::get_if<gpuvp::trace::Shading>(&e);
-        if (std::holds_alternative<gpuvp::trace::Warp>(e) || std::holds_alternative<gpuvp::trace::Task>(e) ||
+        if (std::holds_alternative<gpuvp::trace::Warp>(e) || std::holds_alternative<gpuvp::trace::Block>(e) ||
+            std::holds_alternative<gpuvp::trace::Task>(e) ||
             std::holds_alternative<gpuvp::trace::Scalar>(e) || (shading && shading->which == gpuvp::trace::Shading::cores_by_type))
             d.events.push_back(e);
     }
@@ -806,7 +807,9 @@ TEST_CASE("read_trace gives back what the page draws of the record trace_text wr
     gpuvp::LockEvent lock{gpuvp::LockEventKind::acquired, 0, 0, 0, 0, ~0u, 3, 1, 0, sc_core::SC_ZERO_TIME};
     t.events.emplace_back(gpuvp::trace::Lock{9.75, {0, 0}, lock});
     t.events.emplace_back(gpuvp::trace::Stage{0.5, 0.25, 0, "host"});
-    t.note = "trace full: 3 events dropped";
+    t.detail = gpuvp::trace::Detail::warps;
+    t.limit = 12;
+    t.left_out = {0, 1, 2, 3};
     t.end_ns = 9750;
     TraceRecord back;
     std::string error;
@@ -817,6 +820,12 @@ TEST_CASE("read_trace gives back what the page draws of the record trace_text wr
     CHECK(back.queues == t.queues);
     CHECK(back.stage_rows == t.stage_rows);
     CHECK(back.draw_rows == 2);
+    CHECK(back.detail == gpuvp::trace::Detail::warps);
+    CHECK(back.limit == 12);
+    CHECK(back.left_out == t.left_out);
+    CHECK(gpuvp::trace_note(back) ==
+          "--trace-detail warps: 3 register-table events not recorded; trace full: 3 events dropped (the limit is 12; see "
+          "--trace-limit and --trace-detail): 1 block-level and 2 warp-level events");
     // The task's draw and instance.
     const auto* task = std::get_if<gpuvp::trace::Task>(&back.events[5]);
     REQUIRE(task);
@@ -873,15 +882,17 @@ TEST_CASE("read_chrome types each argument and names what is wrong", "[report]")
     CHECK(e.number("neg") == -2);
     CHECK(e.text("s") == "t");
     CHECK(std::isnan(e.number("yes")));
-    CHECK(t.note == "full");
+    REQUIRE(t.other.size() == 1);
+    CHECK(t.other[0].key == "note");
+    CHECK(std::get<std::string>(t.other[0].value) == "full");
 
     auto fails = [&](const std::string& text) {
         TraceRecord r;
-        r.note = "stale";
+        r.limit = 7;
         error.clear();
         CHECK_FALSE(gpuvp::read_trace(text, r, &error));
         CHECK(r.events.empty());
-        CHECK(r.note.empty());
+        CHECK(r.limit == 0);
         return error;
     };
     CHECK(fails("{\"traceEvents\": [").find("not JSON at byte 18") != std::string::npos);
@@ -908,20 +919,24 @@ namespace {
 // Two reads the same to the bit: each double's sign and digits, each value's type.
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+bool identical(const std::vector<gpuvp::ChromeArg>& a, const std::vector<gpuvp::ChromeArg>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k) {
+        const ChromeValue &v = a[k].value, &w = b[k].value;
+        const double* dv = std::get_if<double>(&v);
+        if (a[k].key != b[k].key || v.index() != w.index() || (dv ? !same_bits(*dv, std::get<double>(w)) : v != w))
+            return false;
+    }
+    return true;
+}
+
 bool identical(const ChromeTrace& a, const ChromeTrace& b) {
-    if (a.note != b.note || a.events.size() != b.events.size()) return false;
+    if (!identical(a.other, b.other) || a.events.size() != b.events.size()) return false;
     for (size_t i = 0; i < a.events.size(); ++i) {
         const ChromeEvent &x = a.events[i], &y = b.events[i];
         if (x.name != y.name || x.cat != y.cat || x.ph != y.ph || !same_bits(x.ts_us, y.ts_us) ||
-            !same_bits(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || x.args.size() != y.args.size())
+            !same_bits(x.dur_us, y.dur_us) || x.pid != y.pid || x.tid != y.tid || !identical(x.args, y.args))
             return false;
-        for (size_t k = 0; k < x.args.size(); ++k) {
-            const ChromeValue &v = x.args[k].value, &w = y.args[k].value;
-            const double* dv = std::get_if<double>(&v);
-            if (x.args[k].key != y.args[k].key || v.index() != w.index() ||
-                (dv ? !same_bits(*dv, std::get<double>(w)) : v != w))
-                return false;
-        }
     }
     return true;
 }
@@ -1011,7 +1026,10 @@ std::string random_trace_text(std::mt19937& rng) {
     std::vector<std::string> root;
     if (!chance(30)) root.push_back(member("traceEvents", chance(30) ? value() : list));
     if (chance(2)) root.push_back(member("displayTimeUnit", chance(5) ? value() : "\"ns\""));
-    if (chance(3)) root.push_back(member("otherData", chance(5) ? value() : object({member("note", chance(5) ? value() : string())})));
+    if (chance(3))
+        root.push_back(member("otherData", chance(5) ? value()
+                                                      : object({member("note", chance(5) ? value() : string()),
+                                                                member(chance(2) ? "limit" : "detail", value())})));
     if (chance(10)) root.push_back(member("traceEvents", "[]"));
     if (chance(10)) root.push_back(member("extra", value()));
     std::string text = space() + object(root) + space();
@@ -1030,7 +1048,7 @@ TEST_CASE("read_chrome reads any text as the general parser reads it", "[report]
     t.events.push_back(event("odd \"name\"", "misc", 'i', 1.25, 0, 7, std::nullopt,
                              {{"yes", true}, {"neg", int64_t(-3)}, {"big", uint64_t(1) << 63}, {"x", 0.1},
                               {"s", std::string("é\n")}, {"tiny", 5e-324}, {"huge", 1.7e308}, {"neg0", -0.0}}));
-    t.note = "trace full: 3 events dropped";
+    t.other = {{"detail", "all"}, {"left_out_warps", uint64_t(3)}, {"odd", -0.5}, {"on", true}, {"note", "trace full"}};
     const std::string own = gpuvp::chrome_text(t);
     reads_as_the_parser(own);
     const std::string dir = temp_dir();
@@ -1041,7 +1059,7 @@ TEST_CASE("read_chrome reads any text as the general parser reads it", "[report]
     TraceRecord few = small_trace();
     few.sm_slots = {1};
     few.events.resize(1);
-    few.note = "n";
+    few.left_out[2] = 1;
     const std::string small = gpuvp::trace_text(few);
     for (size_t n = 0; n <= small.size(); ++n) reads_as_the_parser(small.substr(0, n));
     // Random texts.
@@ -1229,7 +1247,8 @@ TEST_CASE("the SM overview shows each SM's occupancy over the whole run, whateve
     CHECK(count(timeline, "of 4 warp slots in use on average") == 4);
     // A trace cut at its limit: the overview is still the whole run, and the page says so.
     TraceRecord cut = small_trace();
-    cut.note = "trace full: 3 events dropped";
+    cut.limit = 5;
+    cut.left_out[2] = 3;
     html = gpuvp::render_report(r, {&cut});
     timeline = section(html, "timeline");
     CHECK(count(timeline, "of 4 warp slots in use on average") == 4);

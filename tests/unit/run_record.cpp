@@ -342,7 +342,7 @@ TEST_CASE("a real run's SM occupancy holds every warp's time, as its trace shows
     const gpuvp::RunOutput o = gpuvp::run_scenario(gpuvp::load_scenario(kSource + "/scenarios/default.yaml"));
     REQUIRE(o.record);
     REQUIRE(o.trace_record);
-    REQUIRE(o.trace_record->note.empty());
+    REQUIRE(gpuvp::trace_note(*o.trace_record).empty());
     std::map<uint32_t, double> traced;  // SM -> warp-ns in the trace
     for (const gpuvp::trace::Event& e : o.trace_record->events)
         if (const auto* w = std::get_if<gpuvp::trace::Warp>(&e)) traced[w->sm] += w->dur * 1000;

@@ -98,7 +98,7 @@ TEST_CASE("trace.json is written as nlohmann's dump() writes the same document",
     i.ts_us = 2;
     i.pid = 1;
     i.tid = 0;
-    t.note = "trace full: 3 events dropped";
+    t.other = {{"detail", "all"}, {"limit", uint64_t(2)}, {"note", "trace full: 3 events dropped"}};
 
     ordered_json doc;
     doc["traceEvents"] = ordered_json::array();
@@ -120,7 +120,7 @@ TEST_CASE("trace.json is written as nlohmann's dump() writes the same document",
     doc["traceEvents"].push_back(
         {{"name", "irq"}, {"cat", "irq"}, {"ph", "i"}, {"ts", 2.0}, {"s", "t"}, {"pid", 1}, {"tid", 0}});
     doc["displayTimeUnit"] = "ns";
-    doc["otherData"] = {{"note", "trace full: 3 events dropped"}};
+    doc["otherData"] = {{"detail", "all"}, {"limit", 2}, {"note", "trace full: 3 events dropped"}};
     CHECK(gpuvp::chrome_text(t) == doc.dump() + "\n");
 }
 
