@@ -112,6 +112,13 @@ void add_timeout(CLI::App& cmd, double& seconds, const std::string& what) {
     cmd.add_option("--timeout", seconds, what)->type_name("SECONDS")->check(seconds_check());
 }
 
+// Adds `--no-expect`: `what` (the run, every point) goes without the file's expectations.
+void add_no_expect(CLI::App& cmd, bool& flag, const std::string& what) {
+    cmd.add_flag("--no-expect", flag,
+                 "check none of the file's expectations (expect:, and across variants) in " + what + ":\n"
+                 "for a comparison of policies whose file expects one of them. Default: checked");
+}
+
 // A file (a folder too when `folder_ok`) that exists: checked while parsing, so that a name
 // mistyped is a bad command line that points to the help.
 // `root`: a --root option's value, read first (its option is added before the one this checks):
@@ -414,7 +421,7 @@ struct RunArgs {
     std::string file, out_dir, vcd_file, log;
     GpuArgs gpu;
     std::vector<std::string> sets;
-    bool no_trace = false, quiet = false, check_protocol = false;
+    bool no_trace = false, quiet = false, check_protocol = false, no_expect = false;
     uint64_t trace_limit = gpuvp::RunOptions{}.trace_limit;
     std::string trace_detail = gpuvp::trace::detail_name(gpuvp::RunOptions{}.trace_detail);
     double timeout = 0;
@@ -439,6 +446,7 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
     } catch (const gpuvp::TraceError& e) {
         return failed(e.what());
     }
+    if (a.no_expect) gpuvp::drop_expectations(scenario);
     if (trace && !a.quiet) std::cout << import_line(a.file, imported) << "\n";
     if (trace) import_warnings(a.file, imported);
     if (!a.vcd_file.empty() && !scenario.variants.empty())
@@ -472,12 +480,32 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         return failed(a.file + ": " + e.what());
     }
     if (!a.quiet && isatty(2)) std::fprintf(stderr, "\n");
-    if (!a.quiet) std::cout << out.table;
-    if (!a.vcd_file.empty() && !write_file(a.vcd_file, out.vcd)) return failed("cannot write " + a.vcd_file);
+    if (!a.quiet) {
+        std::cout << out.table;
+        if (out.record) {  // (with variants: each variant's and the comparisons across them)
+            const auto& es = out.record->expectations;
+            const size_t passed = size_t(std::count_if(es.begin(), es.end(), [](const auto& e) { return e.passed; }));
+            std::cout << "expectations: "
+                      << (a.no_expect  ? std::string("not checked (--no-expect)")
+                          : es.empty() ? std::string("none")
+                                       : std::to_string(passed) + " of " + std::to_string(es.size()) + " passed")
+                      << "\n";
+        }
+    }
+    if (!a.vcd_file.empty()) {
+        if (!write_file(a.vcd_file, out.vcd)) return failed("cannot write " + a.vcd_file);
+        if (!a.quiet) std::cout << "wrote " << a.vcd_file << "\n";
+    }
     if (!a.out_dir.empty()) {
         if (!make_dirs(a.out_dir)) return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
         std::string error;
-        if (!gpuvp::write_run_output(a.out_dir, out, true, &error)) return failed(error);
+        std::vector<std::string> written;
+        if (!gpuvp::write_run_output(a.out_dir, out, true, &error, &written)) return failed(error);
+        if (!a.quiet) {
+            std::cout << "wrote " << a.out_dir << "/:";
+            for (size_t i = 0; i < written.size(); ++i) std::cout << (i ? ", " : " ") << written[i];
+            std::cout << "\n";
+        }
         if (out.trace_record)  // (a variant's trace: its child says so)
             if (const std::string note = gpuvp::trace_note(*out.trace_record); !note.empty())
                 std::cerr << "gpuvp: " << a.out_dir << "/trace.json: " << note << "\n";
@@ -516,6 +544,7 @@ Action setup_run(CLI::App& cmd) {
                        std::to_string(a->trace_limit))
         ->type_name("N")
         ->check(whole_number<uint64_t>("a count of events", 0));
+    add_no_expect(cmd, a->no_expect, "the run");
     cmd.add_option("--trace-detail", a->trace_detail,
                    "what the trace records: launches (kernels, draws, copies, barriers, launch\n"
                    "stages), blocks (and shading tasks), warps (and lock events), all (and\n"
@@ -724,7 +753,7 @@ Action setup_import(CLI::App& cmd) {
 struct SweepArgs {
     std::string file, out_dir, platform, shard;
     std::vector<std::string> sets;
-    bool trace = false, quiet = false, resume = false;
+    bool trace = false, quiet = false, resume = false, no_expect = false;
     unsigned jobs = 1;
     double timeout = 0;
     std::shared_ptr<std::string> root = std::make_shared<std::string>();
@@ -751,6 +780,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     o.out_dir = a.out_dir;
     o.jobs = a.jobs;
     o.trace = a.trace;
+    o.no_expect = a.no_expect;
     o.platform_file = a.platform;
     o.timeout_seconds = a.timeout;
     o.progress = !a.quiet && isatty(2) != 0;
@@ -770,7 +800,7 @@ int sweep_main(const CLI::App& cmd, const SweepArgs& a) {
     o.root = *a.root;
     try {
         if (a.slurm.slurm)
-            return gpuvp::sweep_on_slurm({a.file, a.platform, a.out_dir, a.sets, a.timeout, a.trace, a.quiet},
+            return gpuvp::sweep_on_slurm({a.file, a.platform, a.out_dir, a.sets, a.timeout, a.trace, a.quiet, a.no_expect},
                                          slurm_options(a.slurm, a.quiet));
         return gpuvp::print_sweep(gpuvp::run_sweep(a.file, fixed, axes, o), a.file, a.out_dir, a.quiet);
     } catch (const gpuvp::ScenarioError& e) {
@@ -803,6 +833,7 @@ Action setup_sweep(CLI::App& cmd) {
                 "stop each point's run after SECONDS of host time: the point is reported as timed\n"
                 "out (exit 3 when no point did worse). Default: no limit");
     cmd.add_flag("--trace", a->trace, "with --out, also write each point's trace.json. Default: no traces");
+    add_no_expect(cmd, a->no_expect, "every point");
     cmd.add_flag("--quiet", a->quiet, "print no tables on stdout. Default: the points, locks and draws tables");
     cmd.add_option("--shard", a->shard,
                    "run only the K-th of N slices of the points (1 <= K <= N), writing their\n"

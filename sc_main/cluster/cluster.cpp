@@ -221,6 +221,7 @@ int sweep_on_slurm(const SweepRequest& r, const SlurmOptions& o) {
     if (!r.platform.empty()) b.task.insert(b.task.end(), {"--platform", r.platform});
     if (r.timeout_seconds > 0) b.task.insert(b.task.end(), {"--timeout", format_number(r.timeout_seconds)});
     if (r.trace) b.task.push_back("--trace");
+    if (r.no_expect) b.task.push_back("--no-expect");
     b.task.insert(b.task.end(), {"--out", b.dir, "--resume", "--quiet", "-j", "1"});
     b.text = {{"file", r.file}, {"platform", r.platform}};
     b.lists = {{"sets", r.sets}};

@@ -15,7 +15,7 @@ struct SweepRequest {
     std::string file, platform, out_dir;
     std::vector<std::string> sets;  // KEY=VALUE, as given
     double timeout_seconds = 0;
-    bool trace = false, quiet = false;
+    bool trace = false, quiet = false, no_expect = false;
 };
 
 // A regression's arguments, as `gpuvp regress` took them.

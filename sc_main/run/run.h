@@ -82,8 +82,9 @@ RunOutput run_variants(const Scenario& scenario, const RunOptions& options = {},
 
 // What `--out DIR` holds: results.json, trace.json (when traced), variants/NAME/ with each
 // variant's results.json and trace.json, and report.html when `report`. False, with `error`
-// set, when something cannot be written.
-bool write_run_output(const std::string& dir, const RunOutput& output, bool report, std::string* error);
+// set, when something cannot be written. `written`: the files written, as paths within DIR.
+bool write_run_output(const std::string& dir, const RunOutput& output, bool report, std::string* error,
+                      std::vector<std::string>* written = nullptr);
 
 // A value an expectation names: an operand of a comparison, found in a run's record as
 // results.json holds it. null when the results have no such value.

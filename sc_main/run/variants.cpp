@@ -293,10 +293,16 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
     return out;
 }
 
-bool write_run_output(const std::string& dir, const RunOutput& o, bool report, std::string* error) {
+bool write_run_output(const std::string& dir, const RunOutput& o, bool report, std::string* error,
+                      std::vector<std::string>* written) {
     auto fail = [&](const std::string& what) {
         if (error) *error = "cannot write " + what;
         return false;
+    };
+    auto write = [&](const std::string& name, const std::string& text) {
+        if (!write_text(dir + "/" + name, text)) return false;
+        if (written) written->push_back(name);
+        return true;
     };
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -304,16 +310,20 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
     fs::remove(dir + "/trace.json", ec);
     fs::remove(dir + "/report.html", ec);
     for (const VariantOutput& v : o.variants) fs::remove_all(dir + "/variants/" + v.name, ec);
-    if (!write_text(dir + "/results.json", o.results)) return fail(dir + "/results.json");
-    if (!o.trace.empty() && !write_text(dir + "/trace.json", o.trace)) return fail(dir + "/trace.json");
+    if (!write("results.json", o.results)) return fail(dir + "/results.json");
+    if (!o.trace.empty() && !write("trace.json", o.trace)) return fail(dir + "/trace.json");
     for (const VariantOutput& v : o.variants) {
-        const std::string vd = dir + "/variants/" + v.name;
-        fs::create_directories(vd, ec);
-        if (!write_text(vd + "/results.json", v.results)) return fail(vd + "/results.json");
-        if (!v.trace.empty() && !write_text(vd + "/trace.json", v.trace)) return fail(vd + "/trace.json");
+        const std::string vd = "variants/" + v.name;
+        fs::create_directories(dir + "/" + vd, ec);
+        if (!write(vd + "/results.json", v.results)) return fail(dir + "/" + vd + "/results.json");
+        if (!v.trace.empty() && !write(vd + "/trace.json", v.trace)) return fail(dir + "/" + vd + "/trace.json");
     }
     if (!report) return true;
-    if (!o.record) return write_report(dir, error);  // (a hand-made output: from the files)
+    if (!o.record) {  // (a hand-made output: from the files)
+        if (!write_report(dir, error)) return false;
+        if (written) written->push_back("report.html");
+        return true;
+    }
     // The page from what those files were written from: each variant's trace record, or the text
     // its child process wrote; without variants the run's own.
     std::vector<ReportTrace> traces;
@@ -328,7 +338,9 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
                 }
             traces.push_back(t);
         }
-    return write_report(dir, *o.record, traces, error);
+    if (!write_report(dir, *o.record, traces, error)) return false;
+    if (written) written->push_back("report.html");
+    return true;
 }
 
 }  // namespace gpuvp

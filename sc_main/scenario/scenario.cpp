@@ -1830,4 +1830,10 @@ Scenario load_scenario(const std::string& path, const Overrides& overrides, cons
     return parse_scenario(text.str(), path, overrides, platform);
 }
 
+void drop_expectations(Scenario& s) {
+    s.expect.clear();
+    s.cross_expect.clear();
+    for (Scenario& v : s.variants) drop_expectations(v);
+}
+
 }  // namespace gpuvp

@@ -96,6 +96,9 @@ Scenario load_scenario(const std::string& path, const Overrides& overrides = {},
 // The same from YAML text (`file` names it in errors).
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file, const Overrides& overrides = {},
                         const std::optional<PlatformSource>& platform = std::nullopt);
+// The scenario without its expectations (`--no-expect`): its `expect:` entries, its variants'
+// and the comparisons across variants.
+void drop_expectations(Scenario& s);
 // A platform file's text (for parse_scenario); a ScenarioError naming it if it cannot be read.
 PlatformSource read_platform_file(const std::string& path);
 // One platform file of two: `over`'s keys (and preset) laid over `under`'s, as each is laid

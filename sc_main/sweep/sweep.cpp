@@ -188,6 +188,7 @@ SweepOutput run_sweep(const std::string& file, const Overrides& fixed, const std
             scenarios[i] = load_scenario(shared_copy(options.root, file),
                                          point_overrides(fixed, axes, points[i]), platform);
             scenarios[i]->file = file;
+            if (options.no_expect) drop_expectations(*scenarios[i]);
         }
         return *scenarios[i];
     };

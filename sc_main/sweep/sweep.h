@@ -16,6 +16,7 @@ struct SweepOptions {
                           // empty: nothing written
     unsigned jobs = 1;    // points run at once
     bool trace = false;   // trace.json for every point
+    bool no_expect = false;  // the points without the file's expectations (drop_expectations)
     std::string platform_file;  // --platform FILE: laid over the scenario's platform at every point; empty: none
     double timeout_seconds = 0;  // each point's host-time limit (RunOptions::timeout_seconds); 0: none
     bool progress = false;       // a line on stderr as each point ends: done of total, running, failed, time left

@@ -120,6 +120,34 @@ TEST_CASE("gpuvp run prints the launch breakdown and writes contract-complete fi
             e["args"].contains("warp") && e["args"].contains("sm"))
             ++warps;
     CHECK(warps == res["totals"]["warps"].get<int>());
+    // Last on stdout: the expectations checked, and what was written where.
+    const size_t expectations = res["expectations"].size();
+    REQUIRE(expectations > 0);
+    CHECK(r.output.find("expectations: " + std::to_string(expectations) + " of " + std::to_string(expectations) +
+                        " passed\n") != std::string::npos);
+    CHECK(r.output.find("wrote " + d + "/: results.json, trace.json, report.html\n") != std::string::npos);
+}
+
+TEST_CASE("gpuvp run says how many expectations passed, and --no-expect checks none of them", "[cli]") {
+    const std::string d = temp_dir();
+    const std::string path = write_temp(
+        "name: t\nkernels:\n  - {name: k, program: [{op: kernarg_load}]}\nexpect:\n"
+        "  - {kernel: k, metric: response_ns, max: 1}\n  - {kernel: k, metric: response_ns, min: 1}\n");
+    Result r = cli("run " + path);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("expectations: 1 of 2 passed\n") != std::string::npos);
+    CHECK(r.output.find("wrote") == std::string::npos);  // (no --out)
+    r = cli("run " + path + " --no-expect --no-trace --out " + d);
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("expectations: not checked (--no-expect)\n") != std::string::npos);
+    CHECK(r.output.find("wrote " + d + "/: results.json, report.html\n") != std::string::npos);
+    CHECK(nlohmann::json::parse(slurp(d + "/results.json"))["expectations"].empty());
+    // A sweep's points, each without the file's expectations.
+    r = cli("sweep " + path + " --set platform.sms=1,2 --quiet");
+    CHECK(r.exit_code == 1);
+    r = cli("sweep " + path + " --set platform.sms=1,2 --no-expect --quiet");
+    CHECK(r.exit_code == 0);
 }
 
 TEST_CASE("gpuvp_bench prints its usage for --help and refuses an unknown option", "[cli][errors]") {
