@@ -71,7 +71,7 @@ int bad_input(const CLI::App* cmd, const std::string& why) {
 
 // An error the command met while working (a file it cannot write, a run that cannot start).
 int failed(const std::string& why) {
-    std::cerr << "error: " << why << "\n";
+    std::cerr << "gpuvp: " << why << "\n";
     return 2;
 }
 
@@ -348,7 +348,11 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     const std::string text = gpuvp::read_trace_text(file);
     const gpuvp::TraceFormat format = gpuvp::trace_format(text);
     if (trace) *trace = format != gpuvp::TraceFormat::none;
-    if (format == gpuvp::TraceFormat::none) return gpuvp::parse_scenario(text, file, overrides, platform);
+    if (format == gpuvp::TraceFormat::none) {
+        if (const std::string why = gpuvp::not_a_scenario(text); !why.empty())
+            throw gpuvp::TraceError(file, gpuvp::TraceError::Where::none, 0, why);
+        return gpuvp::parse_scenario(text, file, overrides, platform);
+    }
     gpuvp::TraceImportOptions options = import_options(t);
     options.platform = platform;
     return gpuvp::load_trace_scenario(gpuvp::parse_profiler_trace(text, format, file), options, overrides, summary);
@@ -402,14 +406,14 @@ std::string import_line(const std::string& file, const gpuvp::TraceImportSummary
 
 // On stderr, what the import could not replay as the trace has it.
 void import_warnings(const std::string& file, const gpuvp::TraceImportSummary& s) {
-    if (s.default_platform) std::cerr << "warning: " << file << ": " << gpuvp::kUnnamedGpu << "\n";
+    if (s.default_platform) std::cerr << "gpuvp: warning: " << file << ": " << gpuvp::kUnnamedGpu << "\n";
     if (s.unmatched_waits)
-        std::cerr << "warning: " << file << ": " << s.unmatched_waits
+        std::cerr << "gpuvp: warning: " << file << ": " << s.unmatched_waits
                   << (s.unmatched_waits == 1 ? " wait call" : " wait calls")
                   << " (cudaStreamWaitEvent) without a record saying what it waits for, and none inferred from the "
                      "timeline: replayed without the wait (docs/replay.md, \"Inferred waits\")\n";
     if (s.events_unresolved)
-        std::cerr << "warning: " << file << ": " << event_waits(s.events_unresolved)
+        std::cerr << "gpuvp: warning: " << file << ": " << event_waits(s.events_unresolved)
                   << " unresolved (Stream Wait Event, Event Sync records): the trace does not say what the event "
                      "recorded and no record call could be joined; replayed without the wait (docs/replay.md, "
                      "\"Events\")\n";
@@ -1032,8 +1036,13 @@ Action setup_stats(CLI::App&) {
 
 int report_main(const CLI::App& cmd, const std::string& dir) {
     if (!is_dir(dir)) return bad_input(&cmd, dir + ": no such folder");
-    if (!std::ifstream(dir + "/results.json"))
+    if (!std::ifstream(dir + "/results.json")) {
+        if (std::ifstream(dir + "/sweep.csv"))  // a sweep's folder: the sweep writes its page from its points
+            return bad_input(&cmd, dir + " is a sweep's folder (sweep.csv): 'gpuvp sweep SCENARIO --set ... --out " + dir +
+                                       " --resume', with the sweep's own arguments, writes its report.html again "
+                                       "from the points there without running them");
         return bad_input(&cmd, dir + " holds no results.json: write one with 'gpuvp run SCENARIO --out " + dir + "'");
+    }
     std::string error;
     if (!gpuvp::write_report(dir, &error)) return failed(error);  // (results.json unreadable: what and where)
     std::cout << "wrote " << dir << "/report.html\n";

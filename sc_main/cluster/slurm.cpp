@@ -156,7 +156,7 @@ int run_program(const std::vector<std::string>& argv, std::string& out, std::str
         for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
         execvp(args[0], args.data());
-        std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+        std::fprintf(stderr, "gpuvp: cannot run %s: %s\n", args[0], std::strerror(errno));
         _exit(127);
     }
     close(o[1]);

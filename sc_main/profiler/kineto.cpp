@@ -123,7 +123,8 @@ private:
 
 class Reader : public nlohmann::json_sax<json> {
 public:
-    Reader(const std::string& text, const std::string& file) : file_(file), begin_(text.data()), read_(text.data()) {
+    Reader(const std::string& text, const std::string& file)
+        : file_(file), size_(text.size()), begin_(text.data()), read_(text.data()) {
         trace.format = ProfilerTrace::Format::kineto;
         trace.file = file;
     }
@@ -183,7 +184,12 @@ public:
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
         std::string why = e.what();
         if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos) why.erase(0, why.find("] ") + 2);
-        error = TraceError(file_, TraceError::Where::byte, position > 0 ? position - 1 : 0, "not JSON: " + why);
+        if (position > size_)  // (the text ran out: a file cut short)
+            error = TraceError(file_, TraceError::Where::none, size_,
+                               "the JSON text ends at byte " + std::to_string(size_) +
+                                   ", before the trace is complete (the file is cut short?): " + why);
+        else
+            error = TraceError(file_, TraceError::Where::byte, position > 0 ? position - 1 : 0, "not JSON: " + why);
         return false;
     }
 
@@ -194,6 +200,7 @@ private:
     enum class In : uint8_t { root, events, devices, event, device, args, grid, block, skip };
 
     const std::string& file_;
+    size_t size_;  // the text's
     const char* begin_;
     const char* read_;  // where the parser has read to
     std::vector<In> stack_;

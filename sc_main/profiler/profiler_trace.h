@@ -167,6 +167,11 @@ std::string gunzip_if_gzip(std::string bytes, const std::string& file);
 // Anything else is read as a scenario.
 enum class TraceFormat : uint8_t { none, kineto, rocprofv3, rocprofv3_json, sqlite };
 TraceFormat trace_format(const std::string& text);
+// Why a text that is not a profiler trace (trace_format none) is not a scenario either, from its
+// content; "" when it may be one (YAML, or a JSON object with a scenario's keys). For JSON text
+// (it starts with '{' or '['): "the JSON text ends at byte N, before it is complete ...",
+// "byte N: not JSON: ...", or "not a profiler trace or a scenario: a JSON object with ...".
+std::string not_a_scenario(const std::string& text);
 // What a file that is none of them is told.
 inline constexpr const char* kNotATrace =
     "not a profiler trace (a Kineto JSON with traceEvents, rocprofv3's kernel_trace.csv, results.json or rocpd database, "

@@ -1,6 +1,8 @@
 // What the readers of sc_main/profiler/ share: a trace file's text (gunzipped by its magic), which
 // format it is, exact decimals, the host calls' kinds by function name, and read_profiler_trace.
 #include "sc_main/profiler/profiler_trace.h"
+
+#include <nlohmann/json.hpp>
 #include "sc_main/profiler/database.h"
 
 #include <zlib.h>
@@ -96,6 +98,34 @@ TraceFormat trace_format(const std::string& text) {
     if (header.find("Kernel_Name") != std::string_view::npos && header.find("Start_Timestamp") != std::string_view::npos)
         return TraceFormat::rocprofv3;
     return TraceFormat::none;
+}
+
+std::string not_a_scenario(const std::string& text) {
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || (text[first] != '{' && text[first] != '[')) return "";
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        if (e.byte > text.size())  // (the text ran out)
+            return "the JSON text ends at byte " + std::to_string(text.size()) +
+                   ", before it is complete (the file is cut short?): a profiler trace or a scenario expected";
+        std::string why = e.what();
+        if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos) why.erase(0, why.find("] ") + 2);
+        return "byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": not JSON: " + why;
+    } catch (const nlohmann::json::exception& e) {
+        return std::string("not JSON gpuvp reads: ") + e.what();
+    }
+    if (doc.is_object() && (doc.contains("name") || doc.contains("kernels") || doc.contains("draws"))) return "";
+    std::string what = doc.is_object() ? "a JSON object" : "a JSON " + std::string(doc.type_name());
+    if (doc.is_object() && !doc.empty()) {
+        what += " with ";
+        size_t n = 0;
+        for (auto it = doc.begin(); it != doc.end() && n < 5; ++it, ++n) what += (n ? ", " : "") + it.key();
+        if (doc.size() > 5) what += ", ...";
+    }
+    return "not a profiler trace or a scenario: " + what +
+           " (a PyTorch-profiler trace has traceEvents, rocprofv3's JSON rocprofiler-sdk-tool, a scenario name and kernels)";
 }
 
 // sign? digits [. digits] [(e|E) sign? digits], a digit at least before the exponent: its

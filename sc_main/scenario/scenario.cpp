@@ -1647,6 +1647,16 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file, c
     } catch (const yaml::Error& e) {
         throw yaml_error(file, e);
     }
+    // What the file is, before what it lacks: nothing at all, or no map of keys.
+    if (root.is_null())
+        throw ScenarioError(file, 0, "",
+                            yaml_text.find_first_not_of(" \t\r\n") == std::string::npos
+                                ? "the file is empty: a scenario or a profiler trace expected"
+                                : "the file holds nothing but comments: a scenario or a profiler trace expected");
+    if (!root.is_map())
+        throw ScenarioError(file, line_of(root, 1), "",
+                            "not a profiler trace or a scenario: a scenario is a YAML map of keys (name, kernels, ...), got " +
+                                got(root));
     return read_document(std::move(root), file, overrides, platform, limits);
 }
 

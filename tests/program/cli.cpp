@@ -790,3 +790,47 @@ variants:
     CHECK(r.output.find(empty + "/nothing: no such folder") != std::string::npos);
     CHECK(cli("report").exit_code == 2);
 }
+
+TEST_CASE("an input's kind is told from its content, and what is neither a scenario nor a trace says so", "[cli][errors]") {
+    const std::string d = temp_dir();
+    // Each file, and the one line gpuvp run says of it (exit 2).
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"", "gpuvp: " + d + "/f.json: the file is empty: a scenario or a profiler trace expected\n"},
+        {" \n\t\n", "gpuvp: " + d + "/f.json: the file is empty: a scenario or a profiler trace expected\n"},
+        {"# a comment\n", "gpuvp: " + d + "/f.json: the file holds nothing but comments: a scenario or a profiler trace expected\n"},
+        {"hello\n", "gpuvp: " + d + "/f.json:1: not a profiler trace or a scenario: a scenario is a YAML map of keys (name, "
+                    "kernels, ...), got 'hello'\n"},
+        {R"({"foo": 1, "bar": [2]})", "gpuvp: " + d + "/f.json: not a profiler trace or a scenario: a JSON object with bar, foo "
+                                      "(a PyTorch-profiler trace has traceEvents, rocprofv3's JSON rocprofiler-sdk-tool, a "
+                                      "scenario name and kernels)\n"},
+        {"[1, 2]", "gpuvp: " + d + "/f.json: not a profiler trace or a scenario: a JSON array (a PyTorch-profiler trace has "
+                   "traceEvents, rocprofv3's JSON rocprofiler-sdk-tool, a scenario name and kernels)\n"},
+        {R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "na)",
+         "gpuvp: " + d + "/f.json: the JSON text ends at byte 55, before it is complete (the file is cut short?): a profiler "
+                         "trace or a scenario expected\n"},
+    };
+    for (const auto& [text, said] : files) {
+        INFO(text);
+        std::ofstream(d + "/f.json", std::ios::binary) << text;
+        const Result r = cli("run " + d + "/f.json");
+        CHECK(r.exit_code == 2);
+        CHECK(r.output == said);
+    }
+    // A Kineto trace cut short (its traceEvents begun): where the text ends.
+    std::ofstream(d + "/f.json", std::ios::binary) << R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1)";
+    Result r = cli("run " + d + "/f.json");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("gpuvp: " + d + "/f.json: the JSON text ends at byte 66, before the trace is complete (the file is cut "
+                        "short?)") == 0);
+    // A scenario written as JSON is a scenario.
+    std::ofstream(d + "/f.json", std::ios::binary) << R"({"name": "j", "kernels": [{"name": "k", "program": [{"op": "end"}]}]})";
+    r = cli("validate " + d + "/f.json");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    // gpuvp report on a sweep's folder: how its page is written again.
+    std::ofstream(d + "/sweep.csv") << "point\n";
+    r = cli("report " + d);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("gpuvp report: " + d + " is a sweep's folder (sweep.csv): 'gpuvp sweep SCENARIO --set ... --out " + d +
+                        " --resume'") == 0);
+}

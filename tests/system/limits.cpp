@@ -187,7 +187,7 @@ TEST_CASE("limits: memory too small for a scenario's rings and signals is exit 2
     const int st = pclose(p);
     REQUIRE(WIFEXITED(st));
     CHECK(WEXITSTATUS(st) == 2);
-    CHECK(out == "error: " + path + ": host memory of 1048576 bytes is too small for the scenario's queues and kernel arguments\n");
+    CHECK(out == "gpuvp: " + path + ": host memory of 1048576 bytes is too small for the scenario's queues and kernel arguments\n");
 }
 
 TEST_CASE("limits: a GPU of 304 SMs (the mi300x preset) runs a kernel whose blocks spread over every SM", "[limits][presets]") {
