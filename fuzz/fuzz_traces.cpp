@@ -1,7 +1,9 @@
 // Fuzz target `traces`: the input is a profiler trace's bytes as read_profiler_trace takes a
 // file: gunzipped if gzip's magic starts it (gunzip_if_gzip), then read by the reader its
 // trace_format names (an SQLite database's bytes: parse_database); text of neither format goes
-// to the Kineto and rocprofv3 readers, which must refuse it cleanly. A rocprofv3 input may carry its hip_api_trace.csv after a form feed (\f).
+// to the Kineto and rocprofv3 readers, which must refuse it cleanly, and to not_a_scenario
+// (what `gpuvp run` says of it: nothing for text that is not JSON). A rocprofv3 input may carry
+// its hip_api_trace.csv after a form feed (\f).
 //
 // Defined outcomes: a ProfilerTrace or a TraceError. A bug: any other exception, a crash, a
 // sanitizer report, a hang; or a trace read that breaks what the readers promise: at least one
@@ -81,6 +83,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             try_read([&] { return gpuvp::parse_rocprofv3(kernels, "fuzz_kernel_trace.csv", api, "fuzz_hip_api_trace.csv"); });
         }
         if (format == gpuvp::TraceFormat::none && read && expect_clean) bug("a seed of neither format reads as a trace");
+        if (format == gpuvp::TraceFormat::none) {  // what gpuvp run says of a file that is not a trace: a defined answer
+            const std::string why = gpuvp::not_a_scenario(text);
+            const size_t first = text.find_first_not_of(" \t\r\n");
+            const bool json = first != std::string::npos && (text[first] == '{' || text[first] == '[');
+            if (!json && !why.empty()) bug("not_a_scenario refused text that is not JSON: " + why);
+        }
     } catch (const gpuvp::TraceError& e) {  // a broken gzip stream
         error = e.what();
     } catch (const std::exception& e) {
