@@ -39,18 +39,20 @@ std::string render_report(const RunRecord& results, const std::vector<const Trac
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>gpuvp report: "
       << esc(results.scenario) << "</title><style>" << kStyle << "</style></head><body>\n";
+    // The answer first: the status and expectations, a replay's model against the hardware, the
+    // variants side by side, the launch stages; then the timelines and each mechanism's section.
     h << "<nav><a href=\"#summary\">Summary</a><a href=\"#expectations-heading\">Expectations</a>";
     if (results.replay) h << "<a href=\"#replay\">Replay</a>";
     if (p.variants) h << "<a href=\"#variants\">Variants</a>";
-    h << "<a href=\"#timeline\">Timeline</a><a href=\"#launch-stages\">Launch stages</a><a href=\"#locks\">Locks</a>"
+    h << "<a href=\"#launch-stages\">Launch stages</a><a href=\"#timeline\">Timeline</a><a href=\"#locks\">Locks</a>"
          "<a href=\"#scalar\">Scalar registers</a><a href=\"#shading\">Shading array</a></nav>\n<main>\n";
     h << section_header(p);
     std::vector<Bound> vbounds;
     Bound tbound, sbound, rbound;
     h << section_replay(p, rbound);
     if (p.variants) h << section_variants(p, limits, vbounds);
-    h << section_timeline(p, limits[0], tbound);
     h << section_stages(p);
+    h << section_timeline(p, limits[0], tbound);
     h << section_locks(p);
     h << section_scalar(p);
     h << section_shading(p, sbound);

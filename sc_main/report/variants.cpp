@@ -392,8 +392,8 @@ std::string section_variants(Page& p, const std::vector<size_t>& limits, std::ve
     o << "<section id=\"variants\"><details open><summary><h2>Variants</h2></summary>\n<p>The scenario run " << v.n()
       << " times, each with its overrides; ratios (×) are to the first variant, <b>" << esc(p.variant_names[0])
       << "</b>.</p>\n";
+    o << variant_bars(v);  // (the comparison first; per-variant expectations are in the header's table)
     o << variants_table(v);
-    o << variant_bars(v);  // (per-variant expectations are in the header's table)
     double end = 1;
     for (size_t i = 0; i < v.n(); ++i)
         end = std::max(end, sim_end(*v.rs[i], i < p.traces.size() && p.traces[i].present ? &p.traces[i] : nullptr));

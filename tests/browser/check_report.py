@@ -150,6 +150,12 @@ def check_dom(label, dom_text, results, trace, variant_traces=None):
     dom = parse_dom(dom_text)
     check(len(dom_text) > 5000, "%s: the DOM is not empty (%d bytes)" % (label, len(dom_text)))
     sections = {n.attrs.get("id"): n for n in dom.find_all("section")}
+    # The answer first: a replay's model against the hardware, the variants compared, the launch
+    # stages; then the timelines and each mechanism's section.
+    order = [n.attrs.get("id") for n in dom.find_all("section")]
+    want = (["replay"] if "replay" in results else []) + (["variants"] if "variants" in results else []) + \
+        ["launch-stages", "timeline", "locks", "scalar", "shading"]
+    check(order == want, "%s: the sections in the order %s (found %s)" % (label, ", ".join(want), ", ".join(map(str, order))))
     for sid in ("timeline", "launch-stages", "locks", "scalar", "shading"):
         s = sections.get(sid)
         if check(s is not None, "%s: section #%s is there" % (label, sid)):
