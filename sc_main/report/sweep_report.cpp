@@ -380,9 +380,10 @@ std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<S
         o << "<p class=\"empty\" id=\"charts-empty\">no point ran: nothing to chart</p>\n</section>\n";
         return o.str();
     }
-    o << "<h3>Run</h3>\n"
-      << chart_group({"run", "", "sim_end_ns", "simulated end", [](const RunRecord& r) { return r.sim_end_ns; }},
-                     "the run: simulated end", axes, points);
+    // Every chart, then written in order of how much its metric varies across the points.
+    std::vector<std::pair<Series, std::string>> charts;
+    charts.push_back({{"run", "", "sim_end_ns", "simulated end", [](const RunRecord& r) { return r.sim_end_ns; }},
+                      "the run: simulated end"});
     const std::vector<std::string> kernels = names_of(points, [](const RunRecord& r) {
         std::vector<std::string> n;
         for (const KernelRecord& k : r.kernels) n.push_back(k.name);
@@ -393,7 +394,6 @@ std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<S
             if (k.name == name) return &k;
         return nullptr;
     };
-    if (!kernels.empty()) o << "<h3>Kernels</h3>\n";
     if (kernels.size() > kSweepSubjectLimit)
         o << "<p class=\"note\" id=\"sweep-kernel-note\">" << kernels.size() << " kernels: the charts show the first "
           << kSweepSubjectLimit << " (in order of appearance); the table lists every kernel.</p>\n";
@@ -407,12 +407,12 @@ std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<S
         for (size_t m = 0; m < 4; ++m) {
             const std::string name = kernels[k];
             const Member member = metrics[m].second;
-            o << chart_group({"kernel", name, metrics[m].first, labels[m],
-                              [=](const RunRecord& r) {
-                                  const KernelRecord* kr = kernel(r, name);
-                                  return kr ? opt(kr->*member) : NAN;
-                              }},
-                             "kernel <b>" + esc(name) + "</b>: " + labels[m], axes, points);
+            charts.push_back({{"kernel", name, metrics[m].first, labels[m],
+                               [=](const RunRecord& r) {
+                                   const KernelRecord* kr = kernel(r, name);
+                                   return kr ? opt(kr->*member) : NAN;
+                               }},
+                              "kernel <b>" + esc(name) + "</b>: " + labels[m]});
         }
     // Lock waits, per warp priority in numeric order.
     std::vector<std::string> prios = names_of(points, [](const RunRecord& r) {
@@ -422,33 +422,56 @@ std::string sweep_charts(const std::vector<SweepAxis>& axes, const std::vector<S
     });
     std::stable_sort(prios.begin(), prios.end(),
                      [](const std::string& a, const std::string& b) { return priority_key(a) < priority_key(b); });
-    if (!prios.empty()) o << "<h3>Lock waits, per warp priority</h3>\n";
     for (const std::string& pr : prios)
-        o << chart_group({"priority", pr, "lock_wait_mean_ns", "lock wait mean",
-                          [pr](const RunRecord& r) {
-                              for (const auto& [name, e] : r.locks.by_priority)
-                                  if (name == pr) return e.wait_ns.mean;
-                              return double(NAN);
-                          }},
-                         "warp priority (CPR) <b>" + esc(pr) + "</b>: lock wait mean", axes, points);
+        charts.push_back({{"priority", pr, "lock_wait_mean_ns", "lock wait mean",
+                           [pr](const RunRecord& r) {
+                               for (const auto& [name, e] : r.locks.by_priority)
+                                   if (name == pr) return e.wait_ns.mean;
+                               return double(NAN);
+                           }},
+                          "warp priority (CPR) <b>" + esc(pr) + "</b>: lock wait mean"});
     const std::vector<std::string> draws = names_of(points, [](const RunRecord& r) {
         std::vector<std::string> n;
         for (const DrawRecord& d : r.usa.draws) n.push_back(d.name);
         return n;
     });
-    if (!draws.empty()) o << "<h3>Draws</h3>\n";
     if (draws.size() > kSweepSubjectLimit)
         o << "<p class=\"note\" id=\"sweep-draw-note\">" << draws.size() << " draws: the charts show the first "
           << kSweepSubjectLimit << ".</p>\n";
     for (size_t d = 0; d < draws.size() && d < kSweepSubjectLimit; ++d) {
         const std::string name = draws[d];
-        o << chart_group({"draw", name, "turnaround_ns", "draw turnaround",
-                          [name](const RunRecord& r) {
-                              for (const DrawRecord& dr : r.usa.draws)
-                                  if (dr.name == name) return opt(dr.turnaround_ns);
-                              return double(NAN);
-                          }},
-                         "draw <b>" + esc(name) + "</b>: turnaround", axes, points);
+        charts.push_back({{"draw", name, "turnaround_ns", "draw turnaround",
+                           [name](const RunRecord& r) {
+                               for (const DrawRecord& dr : r.usa.draws)
+                                   if (dr.name == name) return opt(dr.turnaround_ns);
+                               return double(NAN);
+                           }},
+                          "draw <b>" + esc(name) + "</b>: turnaround"});
+    }
+    // Most varying first (the spread over the points that ran, relative to the largest value);
+    // the metrics the same at every point folded at the end.
+    std::vector<double> spread;
+    for (const auto& [series, title] : charts) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (const SweepPoint& p : points)
+            if (const RunRecord* r = ran(p)) {
+                const double v = series.value(*r);
+                if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+            }
+        const double scale = std::max(std::fabs(lo), std::fabs(hi));
+        spread.push_back(hi > lo && scale > 0 ? (hi - lo) / scale : 0);
+    }
+    std::vector<size_t> order(charts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return spread[x] > spread[y]; });
+    const size_t varying = size_t(std::count_if(spread.begin(), spread.end(), [](double v) { return v > 0; }));
+    if (varying) o << "<h3>What changes across the points, the most first</h3>\n";
+    for (size_t i = 0; i < varying; ++i) o << chart_group(charts[order[i]].first, charts[order[i]].second, axes, points);
+    if (varying < charts.size()) {
+        o << "<details class=\"sweep-constant\" id=\"sweep-constant\"><summary><h3>The same at every point: "
+          << charts.size() - varying << " metric" << (charts.size() - varying == 1 ? "" : "s") << "</h3></summary>\n";
+        for (size_t i = varying; i < charts.size(); ++i) o << chart_group(charts[order[i]].first, charts[order[i]].second, axes, points);
+        o << "</details>\n";
     }
     o << "</section>\n";
     return o.str();

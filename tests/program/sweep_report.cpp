@@ -307,3 +307,45 @@ TEST_CASE("gpuvp sweep --out writes report.html: the charts, and a table row per
     // The CSV is as before: the report adds a file, nothing else.
     CHECK(slurp(d + "/sweep.csv").rfind("policy.lock,platform.sm.lock_hold_limit,kernel,status,", 0) == 0);
 }
+
+namespace {
+
+// The chart groups in the page's order: "subject key metric" ("priority 0 lock_wait_mean_ns").
+std::vector<std::string> group_order(const std::string& html) {
+    static const std::regex group(R"re(<details open class="sweep-group" data-subject="([a-z]+)" data-metric="([a-z_]+)"(?: data-[a-z]+="([^"]*)")?)re");
+    std::vector<std::string> out;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), group); it != std::sregex_iterator(); ++it)
+        out.push_back((*it)[1].str() + " " + ((*it)[3].matched ? (*it)[3].str() + " " : "") + (*it)[2].str());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep report orders its charts by how much their metric varies, the constant ones folded at the end",
+          "[report][sweep]") {
+    HandMade h;
+    // Spread over the points that ran, over the largest value: priority 0's lock wait 0.875;
+    // a's and b's dispatch and priority 1's wait 0.75 (in the order they are made); b's launch
+    // 0.69, response 0.64; a's launch 0.6, response 0.5; b's turnaround 0.41; the run's end 0.33;
+    // a's turnaround 0.21.
+    const std::vector<std::string> varying = {
+        "priority 0 lock_wait_mean_ns", "kernel a dispatch_latency_ns", "kernel b dispatch_latency_ns",
+        "priority 1 lock_wait_mean_ns", "kernel b launch_latency_ns",   "kernel b response_ns",
+        "kernel a launch_latency_ns",   "kernel a response_ns",         "kernel b turnaround_ns",
+        "run sim_end_ns",               "kernel a turnaround_ns"};
+    std::string html = h.html();
+    CHECK(group_order(html) == varying);
+    CHECK(count(html, "id=\"sweep-constant\"") == 0);
+    // A kernel the same at every point: its four charts folded, closed, after the others.
+    for (RunRecord& r : h.records) r.kernels.push_back(kernel("c", 500));
+    html = h.html();
+    std::vector<std::string> all = varying;
+    for (const char* m : {"dispatch_latency_ns", "launch_latency_ns", "response_ns", "turnaround_ns"})
+        all.push_back(std::string("kernel c ") + m);
+    CHECK(group_order(html) == all);
+    const size_t folded = html.find("<details class=\"sweep-constant\" id=\"sweep-constant\"><summary><h3>The same at every "
+                                    "point: 4 metrics</h3></summary>");
+    REQUIRE(folded != std::string::npos);
+    CHECK(html.find("data-kernel=\"c\"") > folded);
+    CHECK(html.find("data-kernel=\"a\"") < folded);
+}
