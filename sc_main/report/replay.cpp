@@ -58,8 +58,8 @@ std::string figures_table(const ReplayRecord& x) {
       << part(x.kernel_duration_ratio_alone) << " · " << part(x.kernel_duration_ratio_overlapped)
       << "</td></tr><tr><th>cross-stream overlap</th><td>measured " << percent_text(x.cross_stream_overlap.measured)
       << " · simulated " << percent_text(x.cross_stream_overlap.simulated)
-      << " of kernel time</td></tr><tr><th>makespan</th><td id=\"replay-makespan\">measured " << ns(num(x.makespan_ns.measured))
-      << " ns · simulated " << ns(num(x.makespan_ns.simulated)) << " ns · ratio <b>" << ratio_text(x.makespan_ratio)
+      << " of kernel time</td></tr><tr><th>makespan</th><td id=\"replay-makespan\">measured " << duration(num(x.makespan_ns.measured))
+      << " · simulated " << duration(num(x.makespan_ns.simulated)) << " · ratio <b>" << ratio_text(x.makespan_ratio)
       << "</b></td></tr></table>\n";
     return o.str();
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <system_error>
 
 namespace gpuvp::report {
@@ -46,6 +47,24 @@ std::string cut(const std::string& s, size_t n) {
 double text_px(const std::string& s, double font) { return double(chars(s)) * font * 0.6; }
 
 // A fixed number of decimals; "–" for a missing value; never "-0.0".
+std::string duration(double ns) {
+    if (!std::isfinite(ns)) return "–";
+    static constexpr const char* kUnits[] = {" ns", " µs", " ms", " s"};
+    size_t u = 0;
+    double v = ns;
+    while (u + 1 < std::size(kUnits) && std::abs(v) >= 999.95) {
+        v /= 1000;
+        ++u;
+    }
+    const double a = std::abs(v);
+    std::string text = fmt(v, a < 9.9995 ? 3 : a < 99.995 ? 2 : 1);
+    const size_t point = text.find('.');
+    const size_t digits0 = text[0] == '-' ? 1 : 0;
+    for (size_t at = point == std::string::npos ? text.size() : point; at > digits0 + 3; at -= 3)
+        text.insert(at - 3, "\u202f");  // thousands apart (only seconds reach them)
+    return text + kUnits[u];
+}
+
 std::string fmt(double v, int decimals) {
     if (!std::isfinite(v)) return "–";
     static constexpr double kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};

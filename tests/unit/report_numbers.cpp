@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+using gpuvp::report::duration;
 using gpuvp::report::fmt;
 using gpuvp::report::px;
 
@@ -45,4 +46,15 @@ TEST_CASE("report: numbers are written as printf writes them, rounded to their d
         const std::string want = printf_fixed(v, d);
         if (fmt(v, d) != want) FAIL_CHECK("fmt(" << v << ", " << d << ") = " << fmt(v, d) << ", printf: " << want);
     }
+}
+
+TEST_CASE("report: a time for people in ns, µs, ms or s with four significant digits", "[report]") {
+    CHECK(duration(0) == "0.000 ns");
+    CHECK(duration(2618.337) == "2.618 µs");
+    CHECK(duration(187000) == "187.0 µs");
+    CHECK(duration(999.96) == "1.000 µs");  // (rounded into the next unit, not "1000.0 ns")
+    CHECK(duration(12840279000.0) == "12.84 s");
+    CHECK(duration(-45000000) == "-45.00 ms");
+    CHECK(duration(1234.5e9) == "1\u202f234.5 s");
+    CHECK(duration(NAN) == "–");
 }
