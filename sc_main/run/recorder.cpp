@@ -117,7 +117,7 @@ bool Recorder::admit(trace::Detail level) {
         ++left_out_[size_t(level)];
         return false;
     }
-    if (kept_ < limit_) return true;
+    if (kept() < limit_) return true;
     // Full: the latest event of the last rank after this one's gives way.
     const size_t rank = trace::rank_of(level);
     size_t last = trace::kRanks;
@@ -131,7 +131,6 @@ bool Recorder::admit(trace::Detail level) {
     held_[last - 1].pop_back();
     ++left_out_[size_t(trace::detail_of(events_[place]))];
     event_rank_[place] = kHole;
-    --kept_;
     if (++holes_ > limit_ / 4) compact();  // (memory: at most a quarter more than the limit)
     return true;
 }
@@ -161,7 +160,6 @@ void Recorder::add(const T& e) {
     held_[rank].push_back(events_.size());
     events_.emplace_back(e);
     event_rank_.push_back(rank);
-    ++kept_;
 }
 
 uint32_t Recorder::lane(std::vector<double>& lanes, double start, double end) {

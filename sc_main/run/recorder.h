@@ -119,7 +119,7 @@ public:
     // rest are counted as dropped. `detail`: the events recorded (the others only counted).
     explicit Recorder(bool trace = true, uint64_t trace_limit = 250'000, trace::Detail detail = trace::Detail::all)
         : trace_(trace), limit_(trace_limit), detail_(detail) {}
-    uint64_t trace_events() const { return kept_; }
+    uint64_t trace_events() const { return kept(); }
     // Also record the key signals as a VCD: the irq line, each queue's last doorbell value,
     // each SM's resident blocks and busy flag, the shading array's flags and cores (M4).
     void enable_vcd(const std::vector<std::string>& queues, uint32_t sms);
@@ -207,7 +207,7 @@ public:
     void warp_in_flight(const WarpRecord& w);
     bool wants_table_updates() const override { return trace_; }
     // (register-table writes are the last level: a full trace only counts them)
-    bool wants_table_values() const override { return trace_ && detail_ == trace::Detail::all && kept_ < limit_; }
+    bool wants_table_values() const override { return trace_ && detail_ == trace::Detail::all && kept() < limit_; }
     void table_update(const TableSource& source, const char* table, uint64_t row, const std::string& values,
                       const sc_core::sc_time& t) override;
     void irq(bool level, const sc_core::sc_time& t) override;
@@ -283,7 +283,8 @@ private:
     std::vector<trace::Event> events_;
     std::vector<uint8_t> event_rank_;  // per place in events_: its event's rank, or kHole
     std::array<std::vector<size_t>, trace::kRanks> held_;
-    uint64_t kept_ = 0, holes_ = 0;
+    uint64_t holes_ = 0;
+    uint64_t kept() const { return events_.size() - holes_; }  // events in the trace now
     std::array<uint64_t, trace::kDetails> left_out_{};
     std::map<uint32_t, std::string> stage_rows_;  // launch-stage row -> its kernel
     uint64_t warps_ = 0, table_updates_ = 0;
