@@ -7,6 +7,7 @@
 #include "sc_main/regress/regress.h"
 #include "sc_main/report/report.h"
 #include "sc_main/record/problems.h"
+#include "sc_main/record/short_names.h"
 #include "sc_main/run/run.h"
 #include "sc_main/replay/calibrate.h"
 #include "sc_main/replay/kernel_solve.h"
@@ -342,9 +343,53 @@ gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
 
 // A trace when the file's content is one (Kineto JSON; rocprofv3 CSV, JSON or rocpd; an nsys
 // SQLite export; .gz read directly), else a scenario. Throws ScenarioError or TraceError.
+// One line on stderr, rewritten in place, saying what a long step is doing (on a terminal, without
+// --quiet; otherwise nothing): reading a trace, simulating, writing the outputs.
+class StatusLine {
+public:
+    explicit StatusLine(bool on) : on_(on) {}
+    bool on() const { return on_; }
+    void show(const std::string& text) {
+        if (!on_ || (shown_ && text == text_)) return;
+        text_ = text;
+        const size_t width = 2 + gpuvp::text_chars(text);
+        std::fprintf(stderr, "\r  %s%s", text.c_str(), std::string(shown_ > width ? shown_ - width : 0, ' ').c_str());
+        std::fflush(stderr);
+        shown_ = width;
+    }
+    // Wipes the line (before anything else is written to the terminal).
+    void clear() {
+        if (!on_ || shown_ == 0) return;
+        std::fprintf(stderr, "\r%s\r", std::string(shown_, ' ').c_str());
+        std::fflush(stderr);
+        shown_ = 0;
+    }
+
+private:
+    bool on_;
+    size_t shown_ = 0;  // characters on the line now
+    std::string text_;  // what they say
+};
+
+// "61.2 MB": a size for people.
+std::string megabytes(size_t bytes) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f MB", double(bytes) / 1e6);
+    return b;
+}
+
+// A scenario file, or a profiler trace imported as one; `status` says how the reading goes.
 gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const GpuArgs& gpu,
-                           const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr) {
+                           const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr,
+                           StatusLine* status = nullptr) {
+    StatusLine quiet(false);
+    StatusLine& line = status ? *status : quiet;
+    struct Wipe {
+        StatusLine& line;
+        ~Wipe() { line.clear(); }
+    } wipe{line};
     const std::optional<gpuvp::PlatformSource> platform = gpu.source();
+    line.show("reading " + file);
     const std::string text = gpuvp::read_trace_text(file);
     const gpuvp::TraceFormat format = gpuvp::trace_format(text);
     if (trace) *trace = format != gpuvp::TraceFormat::none;
@@ -355,7 +400,15 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     }
     gpuvp::TraceImportOptions options = import_options(t);
     options.platform = platform;
-    return gpuvp::load_trace_scenario(gpuvp::parse_profiler_trace(text, format, file), options, overrides, summary);
+    gpuvp::ReadProgress progress;
+    if (line.on())
+        progress = [&](size_t read, size_t size) {
+            line.show("reading " + file + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
+                      megabytes(size));
+        };
+    gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, file, progress);
+    line.show("importing " + file + ": " + std::to_string(profile.ops.size()) + " kernels and copies into a scenario");
+    return gpuvp::load_trace_scenario(std::move(profile), options, overrides, summary);
 }
 
 // "1 event wait or sync", "8 event waits and syncs": Stream Wait Event and Event Sync records.
@@ -443,8 +496,9 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
     gpuvp::Scenario scenario;
     gpuvp::TraceImportSummary imported;
     bool trace = false;
+    StatusLine status(!a.quiet && isatty(2) != 0);
     try {
-        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.gpu, a.trace, &imported, &trace);
+        scenario = load_input(a.file, gpuvp::overrides_of(a.sets), a.gpu, a.trace, &imported, &trace, &status);
     } catch (const gpuvp::ScenarioError& e) {
         return failed(e.what());
     } catch (const gpuvp::TraceError& e) {
@@ -466,24 +520,29 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         options.timeout_seconds = a.timeout;
         if (!log.empty()) options.log = log;
         options.vcd = !a.vcd_file.empty();
-        if (!a.quiet && isatty(2))  // a progress line on a terminal, rewritten in place
-            options.progress = [started = std::chrono::steady_clock::now()](const gpuvp::Progress& p) {
-                std::fprintf(stderr, "\r  simulated %.1f us, kernels %zu/%zu done", p.sim_ns / 1000, p.kernels_done,
-                             p.kernels);
-                if (p.draws) std::fprintf(stderr, ", draws %zu/%zu", p.draws_done, p.draws);
+        if (status.on()) {  // a progress line on a terminal, rewritten in place
+            options.progress = [&status, started = std::chrono::steady_clock::now()](const gpuvp::Progress& p) {
+                char b[200];
+                int n = std::snprintf(b, sizeof b, "simulated %.1f us, kernels %zu/%zu done", p.sim_ns / 1000,
+                                      p.kernels_done, p.kernels);
+                if (p.draws) n += std::snprintf(b + n, sizeof b - size_t(n), ", draws %zu/%zu", p.draws_done, p.draws);
                 // The work known ahead: the share of kernels and draws done, and the time left at that pace.
                 const double all = double(p.kernels + p.draws), done = double(p.kernels_done + p.draws_done);
                 if (all > 0 && done > 0 && done < all) {
                     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                    std::fprintf(stderr, " (%.0f %%, about %.0f s left)", 100 * done / all, elapsed * (all - done) / done);
+                    std::snprintf(b + n, sizeof b - size_t(n), " (%.0f %%, about %.0f s left)", 100 * done / all,
+                                  elapsed * (all - done) / done);
                 }
-                std::fprintf(stderr, "   ");
+                status.show(b);
             };
+            options.step = [&status](const char* step) { status.show(std::string("simulated; building ") + step); };
+        }
         out = gpuvp::run_variants(scenario, options, a.jobs);
     } catch (const std::exception& e) {
+        status.clear();
         return failed(a.file + ": " + e.what());
     }
-    if (!a.quiet && isatty(2)) std::fprintf(stderr, "\n");
+    status.clear();
     if (!a.quiet) {
         std::cout << out.table;
         if (out.record) {  // (with variants: each variant's and the comparisons across them)
@@ -504,7 +563,16 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
         if (!make_dirs(a.out_dir)) return failed("cannot create " + a.out_dir + ": " + std::strerror(errno));
         std::string error;
         std::vector<std::string> written;
-        if (!gpuvp::write_run_output(a.out_dir, out, true, &error, &written)) return failed(error);
+        auto size = [&](const std::string& f) {  // the run's own files' (the variants' are smaller)
+            return f == "trace.json" ? " (" + megabytes(out.trace.size()) + ")"
+                   : f == "results.json" ? " (" + megabytes(out.results.size()) + ")"
+                                         : std::string();
+        };
+        const bool wrote = gpuvp::write_run_output(a.out_dir, out, true, &error, &written, [&](const std::string& f) {
+            status.show("writing " + a.out_dir + "/" + f + size(f));
+        });
+        status.clear();
+        if (!wrote) return failed(error);
         if (!a.quiet) {
             std::cout << "wrote " << a.out_dir << "/:";
             for (size_t i = 0; i < written.size(); ++i) std::cout << (i ? ", " : " ") << written[i];
@@ -712,19 +780,33 @@ struct ImportArgs {
 int import_main(const ImportArgs& a) {
     std::string yaml;
     gpuvp::TraceImportSummary summary;
+    StatusLine status(isatty(2) != 0);
     try {
+        status.show("reading " + a.file);
         const std::string text = gpuvp::read_trace_text(a.file);
         const gpuvp::TraceFormat format = gpuvp::trace_format(text);
-        if (format == gpuvp::TraceFormat::none)
+        if (format == gpuvp::TraceFormat::none) {
+            status.clear();
             return failed(a.file + ": " + gpuvp::kNotATrace);
+        }
         gpuvp::TraceImportOptions options = import_options(a.trace);
         options.platform = a.gpu.source();
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
-        yaml = gpuvp::trace_scenario_yaml(gpuvp::parse_profiler_trace(text, format, a.file), options, &summary);
+        const gpuvp::ReadProgress progress = [&](size_t read, size_t size) {
+            status.show("reading " + a.file + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
+                        megabytes(size));
+        };
+        gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, a.file, progress);
+        status.show("importing " + a.file + ": writing the scenario of " + std::to_string(profile.ops.size()) +
+                    " kernels and copies");
+        yaml = gpuvp::trace_scenario_yaml(std::move(profile), options, &summary);
+        status.clear();
     } catch (const gpuvp::TraceError& e) {
+        status.clear();
         return failed(e.what());
     } catch (const gpuvp::ScenarioError& e) {
+        status.clear();
         return failed(e.what());
     }
     if (!write_file(a.out, yaml)) return failed("cannot write " + a.out);

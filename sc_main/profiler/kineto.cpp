@@ -123,8 +123,9 @@ private:
 
 class Reader : public nlohmann::json_sax<json> {
 public:
-    Reader(const std::string& text, const std::string& file)
-        : file_(file), size_(text.size()), begin_(text.data()), read_(text.data()) {
+    Reader(const std::string& text, const std::string& file, const ReadProgress& progress)
+        : file_(file), size_(text.size()), begin_(text.data()), read_(text.data()), progress_(progress),
+          next_report_(text.data()) {
         trace.format = ProfilerTrace::Format::kineto;
         trace.file = file;
     }
@@ -203,6 +204,8 @@ private:
     size_t size_;  // the text's
     const char* begin_;
     const char* read_;  // where the parser has read to
+    const ReadProgress& progress_;
+    const char* next_report_;  // where the parser will have read when progress_ is next called
     std::vector<In> stack_;
     size_t skip_ = 0;   // depth inside a container stepped over
     std::string key_;
@@ -288,6 +291,10 @@ private:
     }
 
     bool open(bool object) {
+        if (read_ >= next_report_ && progress_) {
+            progress_(size_t(read_ - begin_), size_);
+            next_report_ = read_ + std::max<size_t>(size_ / 200, 1);
+        }
         if (skip_ > 0) {
             ++skip_;
             return true;
@@ -638,8 +645,8 @@ void Reader::finish() {
 
 }  // namespace
 
-ProfilerTrace parse_kineto(const std::string& text, const std::string& file) {
-    Reader reader(text, file);
+ProfilerTrace parse_kineto(const std::string& text, const std::string& file, const ReadProgress& progress) {
+    Reader reader(text, file, progress);
     const char* b = text.data();
     json::sax_parse(Reading(b, reader.read()), Reading(b + text.size(), reader.read()), &reader);
     if (reader.error) throw *reader.error;

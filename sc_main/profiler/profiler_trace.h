@@ -10,6 +10,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -177,9 +178,13 @@ inline constexpr const char* kNotATrace =
     "not a profiler trace (a Kineto JSON with traceEvents, rocprofv3's kernel_trace.csv, results.json or rocpd database, "
     "or an Nsight Systems SQLite export)";
 
+// How far a reader has read its text: called now and then (about every half percent) with the
+// bytes read and the text's size.
+using ReadProgress = std::function<void(size_t read, size_t size)>;
+
 // The readers. Throw TraceError on bad input (truncated or invalid JSON or CSV, a kernel event
 // without the fields a kernel needs, no kernels at all).
-ProfilerTrace parse_kineto(const std::string& text, const std::string& file);
+ProfilerTrace parse_kineto(const std::string& text, const std::string& file, const ReadProgress& progress = {});
 // rocprofv3's kernel_trace.csv, and optionally the hip_api_trace.csv of the same run (empty:
 // none; the host's calls are then the kernels' own launches, one per kernel, 0 ns long).
 ProfilerTrace parse_rocprofv3(const std::string& kernel_csv, const std::string& file,
@@ -193,8 +198,10 @@ ProfilerTrace parse_database(std::string bytes, const std::string& file);
 // read_trace_text, then the reader its format names; for a rocprofv3 kernel_trace.csv, the
 // hip_api_trace.csv beside it (same folder, same prefix) is read too when it is there.
 ProfilerTrace read_profiler_trace(const std::string& path);
-// The same for a file already read: `text` is read_trace_text(path), `format` its trace_format.
-ProfilerTrace parse_profiler_trace(const std::string& text, TraceFormat format, const std::string& path);
+// The same for a file already read: `text` is read_trace_text(path), `format` its trace_format;
+// `progress` as the Kineto reader reads (the other formats read too quickly to need it).
+ProfilerTrace parse_profiler_trace(const std::string& text, TraceFormat format, const std::string& path,
+                                   const ReadProgress& progress = {});
 
 // A host call's kind by its function's name (CUDA runtime or driver, HIP; a version suffix as
 // in cuMemcpyHtoD_v2 or cuLaunchKernel_ptsz is allowed): the list of TraceHostCall::Kind.

@@ -273,9 +273,10 @@ ProfilerTrace read_profiler_trace(const std::string& path) {
     return parse_profiler_trace(text, trace_format(text), path);
 }
 
-ProfilerTrace parse_profiler_trace(const std::string& text, TraceFormat format, const std::string& path) {
+ProfilerTrace parse_profiler_trace(const std::string& text, TraceFormat format, const std::string& path,
+                                   const ReadProgress& progress) {
     switch (format) {
-    case TraceFormat::kineto: return parse_kineto(text, path);
+    case TraceFormat::kineto: return parse_kineto(text, path, progress);
     case TraceFormat::rocprofv3: {
         // rocprofv3 writes PREFIXkernel_trace.csv and PREFIXhip_api_trace.csv side by side.
         const std::string suffix = "kernel_trace.csv";

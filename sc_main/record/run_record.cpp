@@ -39,7 +39,7 @@ RunRecord read_results(const fields::json& document) {
 
 ReplaySides replay_sides(const std::vector<KernelRecord>& kernels) {
     ReplaySides sides;
-    std::optional<double> zero;  // the earliest simulated launch call's start
+    std::optional<double> zero, measured_zero;  // each side's earliest launch call's start
     for (const KernelRecord& k : kernels) {
         if (!k.measured) continue;
         const MeasuredTimes& m = *k.measured;
@@ -51,14 +51,19 @@ ReplaySides replay_sides(const std::vector<KernelRecord>& kernels) {
         sides.simulated.push_back({k.name, k.queue, launch, launch_end, k.first_warp_start_ns, k.end_ns, std::nullopt,
                                    k.label.value_or("")});
         zero = std::min(zero.value_or(launch), launch);
+        measured_zero = std::min(measured_zero.value_or(double(m.launch_ns)), double(m.launch_ns));
     }
-    auto shift = [&](double t) { return std::round((t - *zero) * 1000) / 1000; };  // to whole ps
-    for (KernelTimes& k : sides.simulated) {
-        k.launch_ns = shift(k.launch_ns);
-        k.launch_end_ns = shift(k.launch_end_ns);
-        if (k.start_ns) k.start_ns = shift(*k.start_ns);
-        if (k.end_ns) k.end_ns = shift(*k.end_ns);
-    }
+    auto shift = [](std::vector<KernelTimes>& side, double by) {
+        auto at = [&](double t) { return std::round((t - by) * 1000) / 1000; };  // to whole ps
+        for (KernelTimes& k : side) {
+            k.launch_ns = at(k.launch_ns);
+            k.launch_end_ns = at(k.launch_end_ns);
+            if (k.start_ns) k.start_ns = at(*k.start_ns);
+            if (k.end_ns) k.end_ns = at(*k.end_ns);
+        }
+    };
+    if (zero) shift(sides.simulated, *zero);
+    if (measured_zero) shift(sides.measured, *measured_zero);
     return sides;
 }
 

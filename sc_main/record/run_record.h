@@ -742,8 +742,9 @@ RunRecord read_results(const fields::json& document);
 
 // A replayed run's kernels (those with `measured`), as the hardware measured them and as the model
 // simulated them: the launch call from call_start_ns and call_end_ns (or submit_ns and
-// doorbell_ns), the kernel from first_warp_start_ns to end_ns, shifted so that 0 is the earliest
-// launch call's start, as the measured times are.
+// doorbell_ns), the kernel from first_warp_start_ns to end_ns; each side shifted so that its 0 is
+// its earliest kernel launch call's start (a copy's call before it, which results.json does not
+// list, is before 0 on neither side).
 ReplaySides replay_sides(const std::vector<KernelRecord>& kernels);
 
 // Every member of results.json and every metric an expectation may name, as Markdown tables

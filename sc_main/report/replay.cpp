@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace gpuvp::report {
@@ -24,14 +25,14 @@ std::string percent_text(const std::optional<double>& v) { return v ? fmt(*v * 1
 // The figures, measured against simulated.
 std::string figures_table(const ReplayRecord& x) {
     std::ostringstream o;
-    o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"replay-table\"><thead><tr><th rowspan=\"2\">ns</th>"
+    o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"replay-table\"><thead><tr><th rowspan=\"2\"></th>"
          "<th colspan=\"4\">measured</th><th colspan=\"4\">simulated</th></tr><tr>";
     for (int side = 0; side < 2; ++side) o << "<th>median</th><th>p90</th><th>max</th><th>count</th>";
     o << "</tr></thead><tbody>\n";
     auto row = [&](const char* id, const char* name, const SidesDistribution& d) {
         o << "<tr data-figure=\"" << id << "\"><th>" << name << "</th>";
         for (const Distribution* s : {&d.measured, &d.simulated})
-            o << "<td>" << ns(num(s->median)) << "</td><td>" << ns(num(s->p90)) << "</td><td>" << ns(num(s->max))
+            o << "<td>" << duration(num(s->median)) << "</td><td>" << duration(num(s->p90)) << "</td><td>" << duration(num(s->max))
               << "</td><td>" << s->count << "</td>";
         o << "</tr>\n";
     };
@@ -91,12 +92,69 @@ Gantt stream_rows(const ReplaySides& sides, double until, double& end) {
     return g;
 }
 
-// The timeline of `g` over [0, until].
+// Where a long timeline opens: a stretch in which the measured kernels' median duration is some
+// pixels wide, the one holding the most measured kernel starts (the earliest of those).
+struct Window {
+    double lo, hi;
+    size_t starts;
+};
+constexpr double kMedianKernelPx = 8;  // the median kernel's width in the opening stretch
+constexpr double kLongPx = 2;          // a timeline is long when the median kernel is narrower over all of it
+
+std::optional<Window> opening_window(const ReplaySides& sides, double end) {
+    std::vector<double> starts, durations;
+    for (const KernelTimes& k : sides.measured)
+        if (k.start_ns && k.end_ns) {
+            starts.push_back(*k.start_ns);
+            durations.push_back(std::max(0.0, *k.end_ns - *k.start_ns));
+        }
+    if (starts.size() < 2) return std::nullopt;
+    std::sort(durations.begin(), durations.end());
+    const double plot = kWidth - kRight - kLeft, median = nearest_rank(durations, 50);
+    if (!(median > 0) || median / end * plot >= kLongPx) return std::nullopt;
+    const double width = median / kMedianKernelPx * plot;
+    std::sort(starts.begin(), starts.end());
+    Window best{0, 0, 0};
+    for (size_t i = 0, j = 0; i < starts.size(); ++i) {  // the stretch from starts[i]
+        j = std::max(j, i);
+        while (j < starts.size() && starts[j] < starts[i] + width) ++j;
+        if (j - i > best.starts) best = {starts[i], starts[i] + width, j - i};
+    }
+    const double margin = width / 50;  // (the first start off the axis)
+    best.lo = std::max(0.0, std::min(best.lo - margin, end - width));
+    best.hi = best.lo + width;
+    best.starts = size_t(std::lower_bound(starts.begin(), starts.end(), best.hi) -
+                         std::lower_bound(starts.begin(), starts.end(), best.lo));
+    return best;
+}
+
+// The whole of a long timeline, small: the window the chart `of` shows is marked on it by the
+// page's script, and a drag or a click on it moves that window.
+std::string stream_overview(const Gantt& g, double end, const std::string& of) {
+    GanttStyle st;
+    st.svg_class = "replay-overview";
+    st.svg_attrs = " id=\"" + of + "-overview\" data-for=\"" + of + "\"";
+    st.bar_class = "replay-kernel";
+    st.data_attr = "data-side";
+    st.aria = "the whole replay, small";
+    st.row_h = std::max(2.0, std::min(6.0, std::floor(48 / double(std::max<size_t>(g.rows.size(), 1)))));
+    st.colour = [](int k) { return k == 0 || k == 1 ? kSideColours[k] : kMixed; };
+    st.key_name = [](int k) { return std::string(k == 0 || k == 1 ? kSideNames[k] : "several"); };
+    st.title = [](const Bar&, const std::string& row) { return row; };
+    st.merged_noun = "kernels";
+    st.axis_title = "the whole replay: time from the first launch call";
+    st.zoomable = false;
+    st.row_labels = false;
+    const Scale xs{0, end, kLeft, kWidth - kRight};
+    return "<figure class=\"chart overview\">" + render_gantt(g, xs, time_unit(end), st) + "</figure>\n";
+}
+
+// The timeline of `g` over [0, until]; it opens on `window` where there is one (the page's script).
 std::string stream_chart(const Gantt& g, const ReplaySides& sides, double until, const std::string& id,
-                         const std::string& caption) {
+                         const std::string& caption, const std::optional<Window>& window = std::nullopt) {
     GanttStyle st;
     st.svg_class = "replay-timeline";
-    st.svg_attrs = " id=\"" + id + "\"";
+    st.svg_attrs = " id=\"" + id + "\"" + (window ? " data-window=\"" + value_ns(window->lo) + "-" + value_ns(window->hi) + "\"" : "");
     st.bar_class = "replay-kernel";
     st.data_attr = "data-side";
     st.aria = "kernels per stream, measured and simulated";
@@ -139,6 +197,8 @@ std::string histogram(const std::string& figure, const std::string& caption, con
     if (std::isfinite(mark_at)) hi = std::max(hi, mark_at);
     hi = hi > lo ? lo + (hi - lo) * 1.05 : lo + 1;  // (room right of the largest)
     const Unit u = unit ? *unit : time_unit(hi - lo);
+    // A value written for people: a time as a duration, else in the axis's unit.
+    auto value = [&](double v) { return unit ? value_text(v / u.div) : duration(v); };
     const double left = kLeft + 40, over_w = 28, right = kWidth - kRight - over_w - 10, panel_h = 64, gap = 14;
     const double bin_ns = (hi - lo) / double(kHistogramBins), bw = (right - left) / double(kHistogramBins);
     const Scale xs{lo, hi, left, right};
@@ -195,8 +255,8 @@ std::string histogram(const std::string& figure, const std::string& caption, con
         }
         o << "<text class=\"value\" x=\"" << px(right - 4) << "\" y=\"" << px(py + 12)
           << "\" text-anchor=\"end\" stroke=\"#fafafc\" stroke-width=\"3\" paint-order=\"stroke\">median "
-          << value_text(median / u.div) << " · p90 " << value_text(p90 / u.div) << " · max " << value_text(s.back() / u.div)
-          << " " << esc(u.name) << "</text></g>";
+          << value(median) << " · p90 " << value(p90) << " · max " << value(s.back()) << (unit ? " " + esc(u.name) : "")
+          << "</text></g>";
     }
     const double bottom = top + (panel_h + gap) * double(panels.size()) - gap;
     if (std::isfinite(mark_at) && mark_at >= lo && mark_at <= hi)
@@ -231,12 +291,12 @@ std::string farthest_table(const ReplaySides& sides) {
     o << "<h3>Kernels the model is farthest off</h3>\n<p>By how far the simulated duration (first warp → last block) is "
          "from the measured one, either way; the first "
       << offs.size() << ".</p>\n<div class=\"table-wrap\"><table class=\"data numbers\" id=\"replay-farthest\"><thead><tr>"
-         "<th>kernel</th><th>stream</th><th>measured ns</th><th>simulated ns</th><th>simulated / measured</th></tr></thead><tbody>\n";
+         "<th>kernel</th><th>stream</th><th>measured</th><th>simulated</th><th>simulated / measured</th></tr></thead><tbody>\n";
     for (const Off& x : offs) {
         const KernelTimes& m = sides.measured[x.i];
         o << "<tr data-kernel=\"" << esc(m.name) << "\"><th>" << esc(cut(m.name, 60))
           << (m.label.empty() ? "" : " <span class=\"muted\">" + esc(cut(m.label, 40)) + "</span>") << "</th><td>" << esc(m.stream)
-          << "</td><td>" << ns(x.measured) << "</td><td>" << ns(x.simulated) << "</td><td>" << fmt(x.ratio, 3) << "</td></tr>\n";
+          << "</td><td>" << duration(x.measured) << "</td><td>" << duration(x.simulated) << "</td><td>" << fmt(x.ratio, 3) << "</td></tr>\n";
     }
     o << "</tbody></table></div>\n";
     return o.str();
@@ -263,12 +323,12 @@ std::string dispatch_bound_table(const ReplaySides& sides) {
       << (one ? "it at its" : "them at their") << " floor."
       << (one ? std::string() : " The first " + std::to_string(bound.size()) + ", farthest under the floor first.")
       << "</p>\n<div class=\"table-wrap\"><table class=\"data numbers\" "
-         "id=\"replay-dispatch-bound-kernels\"><thead><tr><th>kernel</th><th>stream</th><th>measured ns</th><th>floor "
-         "ns</th><th>measured / floor</th></tr></thead><tbody>\n";
+         "id=\"replay-dispatch-bound-kernels\"><thead><tr><th>kernel</th><th>stream</th><th>measured</th><th>floor"
+         "</th><th>measured / floor</th></tr></thead><tbody>\n";
     for (size_t i : bound) {
         const KernelTimes& m = sides.measured[i];
         o << "<tr data-kernel=\"" << esc(m.name) << "\"><th>" << esc(cut(m.name, 60)) << "</th><td>" << esc(m.stream)
-          << "</td><td>" << ns(*m.end_ns - *m.start_ns) << "</td><td>" << ns(*m.floor_ns) << "</td><td>" << fmt(under(i), 3)
+          << "</td><td>" << duration(*m.end_ns - *m.start_ns) << "</td><td>" << duration(*m.floor_ns) << "</td><td>" << fmt(under(i), 3)
           << "</td></tr>\n";
     }
     o << "</tbody></table></div>\n";
@@ -341,9 +401,21 @@ std::string section_replay(const Page& p, Bound& bound) {
           << (bound.gap_ns > 0 ? "less than " + ns(bound.gap_ns) + " ns apart" : "that overlap or touch")
           << " are one bar; hover a bar for how many it holds. The second chart shows the first " << kZoomKernels
           << " kernels' time unmerged.</p>\n";
+    // A long timeline (its median kernel under kLongPx wide over all of it): the whole of it small,
+    // and the chart opens on its busiest stretch.
+    const std::optional<Window> window = bound.gap_ns < 0 ? opening_window(sides, end) : std::nullopt;
+    if (window) {
+        o << "<p id=\"replay-window\">The replay is long beside its kernels (over all of its " << duration(end)
+          << " the median kernel would be less than " << fmt(kLongPx, 0) << " px wide), so the chart opens on the "
+          << duration(window->hi - window->lo) << " from " << duration(window->lo) << " that hold the most kernel starts ("
+          << window->starts << " of " << sides.measured.size() << "). The strip above it is the whole replay: drag across "
+          << "it or click it to move the chart there; <b>all</b> shows everything.</p>\n";
+        o << stream_overview(g, end, "replay-timeline");
+    }
     o << stream_chart(g, sides, end, "replay-timeline",
                       "Kernels per stream, measured above simulated (" + std::to_string(streams) +
-                          (streams == 1 ? " stream)" : " streams)"));
+                          (streams == 1 ? " stream)" : " streams)"),
+                      window);
     if (bound.gap_ns >= 0) {  // the start, close up: until the first kernels have ended on both sides
         double until = 0;
         for (size_t i = 0; i < std::min(sides.measured.size(), kZoomKernels); ++i)

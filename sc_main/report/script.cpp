@@ -28,8 +28,16 @@ const char* const kScript = R"JS(
     var raw = range / target, e = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / e;
     return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * e;
   }
-  function fmt(v, d) { return v.toFixed(d); }
-  function unitOf(span) { return span >= 20000 ? ["\u00b5s", 1000] : ["ns", 1]; }
+  // As svg.cpp writes them: the digits before the point in groups of three from 10 000 on.
+  function fmt(v, d) {
+    var s = v.toFixed(d), p = s.indexOf("."), end = p < 0 ? s.length : p, sign = s[0] === "-" ? 1 : 0;
+    if (end < sign + 5) return s;
+    for (var at = end; at > sign + 3; at -= 3) s = s.slice(0, at - 3) + "\u202f" + s.slice(at - 3);
+    return s;
+  }
+  function unitOf(span) {
+    return span >= 2e10 ? ["s", 1e9] : span >= 2e7 ? ["ms", 1e6] : span >= 2e4 ? ["\u00b5s", 1000] : ["ns", 1];
+  }
 
   // The axis of chart `c` for [lo, hi] ns.
   function drawAxis(c, lo, hi) {
@@ -70,6 +78,13 @@ const char* const kScript = R"JS(
       c.svg.setAttribute("data-zoom", whole ? "" : g.v0 + "-" + g.v1);
     });
     g.label.textContent = rangeText(g);
+    (g.overviews || []).forEach(function (o) { mark(o, g); });
+  }
+  // The part of an overview's range that group `g` shows.
+  function mark(o, g) {
+    var k = (o.b - o.a) / (o.hi - o.lo), x = o.a + (g.v0 - o.lo) * k;
+    o.rect.setAttribute("x", x);
+    o.rect.setAttribute("width", Math.max(2, (g.v1 - g.v0) * k));
   }
   function zoomBy(g, f, at) {
     if (at === undefined) at = (g.v0 + g.v1) / 2;
@@ -156,6 +171,51 @@ const char* const kScript = R"JS(
         pan(g, (ev.shiftKey ? ev.deltaY : ev.deltaX) > 0 ? 0.1 : -0.1);
       }
     }, { passive: false });
+  });
+
+  // An overview (svg[data-for=ID]): the whole range of chart #ID, small. It marks the part the
+  // chart shows; a drag across it shows that part, a click moves the part shown to centre there.
+  function groupOf(svg) {
+    var found = null;
+    groups.forEach(function (g) { g.charts.forEach(function (c) { if (c.svg === svg) found = g; }); });
+    return found;
+  }
+  document.querySelectorAll("svg[data-for]").forEach(function (ov) {
+    var of = document.getElementById(ov.getAttribute("data-for")), g = of && groupOf(of);
+    var axis = ov.querySelector("g.x-axis");
+    if (!g || !axis) return;
+    var o = { svg: ov, lo: attr(axis, "lo"), hi: attr(axis, "hi"), a: attr(axis, "a"), b: attr(axis, "b"),
+              top: attr(axis, "top"), y: attr(axis, "y") };
+    if (!(o.hi > o.lo)) return;
+    o.rect = el(ov.namespaceURI, "rect", {"class": "zoom-window", y: o.top, height: o.y - o.top});
+    ov.appendChild(o.rect);
+    (g.overviews = g.overviews || []).push(o);
+    ov.classList.add("zoomable");
+    mark(o, g);
+    function at(ev) {
+      var p = ov.createSVGPoint();
+      p.x = ev.clientX; p.y = ev.clientY;
+      var x = p.matrixTransform(ov.getScreenCTM().inverse()).x;
+      return { x: x, t: o.lo + (Math.max(o.a, Math.min(o.b, x)) - o.a) / (o.b - o.a) * (o.hi - o.lo) };
+    }
+    var drag = null;
+    ov.addEventListener("mousedown", function (ev) {
+      if (ev.button !== 0) return;
+      ev.preventDefault();
+      drag = at(ev);
+    });
+    window.addEventListener("mouseup", function (ev) {
+      if (!drag) return;
+      var p = at(ev), d = drag, w = g.v1 - g.v0;
+      drag = null;
+      if (Math.abs(p.x - d.x) > 4) view(g, Math.min(p.t, d.t), Math.max(p.t, d.t));
+      else view(g, p.t - w / 2, p.t + w / 2);
+    });
+  });
+  // A chart that opens on a part of its range (svg[data-window=FROM-TO], ns).
+  document.querySelectorAll("svg[data-window]").forEach(function (svg) {
+    var m = /^([0-9.]+)-([0-9.]+)$/.exec(svg.getAttribute("data-window")), g = groupOf(svg);
+    if (m && g) view(g, parseFloat(m[1]), parseFloat(m[2]));
   });
 
   // The address: #zoom=FROM-TO (ns) zooms every group; #sm-N (or another closed section) opens it.

@@ -1,6 +1,7 @@
 // report.html's sections other than the timelines and the variants: the header (summary,
 // hang, expectations), launch stages, locks, scalar registers and the shading array.
 #include "sc_main/report/page.h"
+#include "sc_main/record/short_names.h"
 
 #include <algorithm>
 #include <cmath>
@@ -95,8 +96,8 @@ std::string header_facts(const Page& p) {
     if (p.variants) o << " <span class=\"muted\">(variant " << esc(p.variant_names[0]) << ")</span>";
     o << "</td></tr>\n";
     const double end = r.unfinished ? NAN : r.sim_end_ns;
-    o << "<tr><th>simulated end</th><td id=\"sim-end\">" << ns(end) << " ns";
-    if (end >= 1000) o << " (" << fmt(end / 1000, 3) << " µs)";
+    o << "<tr><th>simulated end</th><td id=\"sim-end\">" << duration(end);
+    if (end >= 1000) o << " <span class=\"muted\">(" << ns(end) << " ns)</span>";
     o << "</td></tr>\n";
     const std::vector<KernelRecord>& ks = r.kernels;
     size_t ok = 0;
@@ -423,21 +424,82 @@ std::string entry_label(const Page& p, const StageEntry& e) {
     return e.k->name + (p.variants ? " — " + entry_variant(p, e) : "");
 }
 
-// The chart: a stacked bar per entry.
+// Each entry's stages laid end to end: its total (the host stage apart) in ns.
+struct StageTotals {
+    double host = 0, gpu = 0;  // submit -> doorbell; the rest
+    bool has_host = false;
+};
+
+StageTotals stage_totals(const KernelRecord& k) {
+    StageTotals t;
+    for (const StageRecord& s : k.stages) {
+        const double v = std::max(0.0, std::isfinite(s.ns) ? s.ns : 0);
+        if (s.stage == "host") {
+            t.host += v;
+            t.has_host = true;
+        } else
+            t.gpu += v;
+    }
+    return t;
+}
+
+// Whether the launches are too far apart in length for one linear scale: the longest more than
+// kWideRange times the median (most bars would have no width beside it).
+constexpr double kWideRange = 20;
+bool wide_range(const std::vector<StageEntry>& entries) {
+    std::vector<double> totals;
+    for (const StageEntry& e : entries)
+        if (!e.k->stages.empty()) {
+            const StageTotals t = stage_totals(*e.k);
+            totals.push_back(t.host + t.gpu);
+        }
+    if (totals.size() < 2) return false;
+    std::sort(totals.begin(), totals.end());
+    const double median = totals[(totals.size() - 1) / 2];
+    return totals.back() > kWideRange * median;
+}
+
+// The chart: a stacked bar per entry, on one time scale; or, when the launches' lengths span a
+// wide range, the host stage apart on a log scale and the stages on the GPU as each launch's
+// shares, its total written at its right.
 std::string stage_chart(const Page& p, const std::vector<StageEntry>& entries, const StageNames& sn) {
     const size_t n = std::min(entries.size(), kMaxBarRows);
-    const double left = p.variants ? 260 : 150, right = kWidth - 90;
-    const Unit u = time_unit(sn.longest);
+    // Labels: each kernel's short name (the console's), no two alike; the full name in its tooltip.
+    std::vector<std::string> names;
+    for (size_t i = 0; i < n; ++i)
+        if (std::find(names.begin(), names.end(), entries[i].k->name) == names.end()) names.push_back(entries[i].k->name);
+    const std::vector<std::string> shorts = short_names(names, p.variants ? 18 : 32);
+    std::map<std::string, std::string> short_of;
+    size_t widest = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+        short_of[names[i]] = shorts[i];
+        widest = std::max(widest, text_chars(shorts[i]));
+    }
+    const double left = p.variants ? 260 : std::max(120.0, 14 + text_px(std::string(widest, 'x'))), right = kWidth - 90;
+    const bool wide = wide_range(entries);
+    bool any_host = false;
+    double host_lo = INFINITY, host_hi = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const StageTotals t = stage_totals(*entries[i].k);
+        if (!t.has_host) continue;
+        any_host = true;
+        if (t.host > 0) host_lo = std::min(host_lo, t.host), host_hi = std::max(host_hi, t.host);
+    }
+    const bool host_apart = wide && any_host;
+    // The panels: [left, host_b] the host stage (log), [gpu_a, right] the rest.
+    const double host_b = host_apart ? left + 300 : left, gpu_a = host_apart ? host_b + 28 : left;
+    const LogScale hs = log_scale(std::isfinite(host_lo) ? host_lo : 1, host_hi, left, host_b);
     const Scale xs{0, sn.longest > 0 ? sn.longest : 1, left, right};
     std::ostringstream c;
     std::vector<Swatch> legend;
     for (const std::string& s : sn.shown) legend.push_back({s, stage_colour(s, sn.order)});
     double y = 6 + svg_legend(c, legend, left, 6, kWidth - kRight, "stages:") + 8;
-    const double rh = n > 40 ? 10 : 22, top = y;
+    const double rh = n > 40 ? 14 : 22, top = y, bottom = top + rh * double(n);
     for (size_t i = 0; i < n; ++i) {
         const KernelRecord& k = *entries[i].k;
         const std::string name = entry_label(p, entries[i]), variant = entry_variant(p, entries[i]);
-        const double ry = top + rh * double(i);
+        const std::string& label = short_of[k.name];
+        const double ry = top + rh * double(i), ty = ry + rh / 2 + 4;
         c << "<g class=\"stage-bar\" data-kernel=\"" << esc(k.name) << "\"";
         if (p.variants) c << " data-variant=\"" << esc(variant) << "\"";
         c << ">";
@@ -446,37 +508,79 @@ std::string stage_chart(const Page& p, const std::vector<StageEntry>& entries, c
             if (first && i > 0)
                 c << "<line class=\"row-sep\" x1=\"4\" y1=\"" << px(ry) << "\" x2=\"" << px(right) << "\" y2=\"" << px(ry) << "\"/>";
             if (first)
-                c << "<text x=\"4\" y=\"" << px(ry + rh / 2 + 4) << "\" font-weight=\"600\">" << esc(cut(k.name, 18))
-                  << "<title>" << esc(k.name) << (k.label ? " [" + esc(*k.label) + "]" : "") << "</title></text>";
+                c << "<text x=\"4\" y=\"" << px(ty) << "\" font-weight=\"600\">" << esc(label) << "<title>" << esc(k.name)
+                  << (k.label ? " [" + esc(*k.label) + "]" : "") << "</title></text>";
             c << "<rect x=\"" << px(left - 122) << "\" y=\"" << px(ry + rh / 2 - 4) << "\" width=\"8\" height=\"8\" fill=\""
-              << kVariantColours[entries[i].variant % 8] << "\"/><text x=\"" << px(left - 110) << "\" y=\""
-              << px(ry + rh / 2 + 4) << "\">" << esc(cut(variant, 18)) << "</text>";
+              << kVariantColours[entries[i].variant % 8] << "\"/><text x=\"" << px(left - 110) << "\" y=\"" << px(ty)
+              << "\">" << esc(cut(variant, 18)) << "</text>";
         } else
-            c << "<text x=\"" << px(left - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
-              << esc(cut(name, 22)) << "<title>" << esc(name) << "</title></text>";
-        double x = 0;
+            c << "<text x=\"" << px(left - 6) << "\" y=\"" << px(ty) << "\" text-anchor=\"end\">" << esc(label)
+              << "<title>" << esc(name) << "</title></text>";
+        if (k.stages.empty()) {
+            c << "<text class=\"muted\" x=\"" << px(left + 4) << "\" y=\"" << px(ty) << "\">no launch stages ("
+              << esc(cut(k.status.text(), 80)) << ")</text></g>";
+            continue;
+        }
+        const StageTotals t = stage_totals(k);
+        auto stage_rect = [&](const StageRecord& s, double x0, double x1, const std::string& share) {
+            c << "<rect class=\"stage\" data-stage=\"" << esc(s.stage) << "\" x=\"" << px(x0) << "\" y=\"" << px(ry + 2)
+              << "\" width=\"" << px(std::max(0.0, x1 - x0)) << "\" height=\"" << px(rh - 4) << "\" fill=\""
+              << stage_colour(s.stage, sn.order) << "\"><title>" << esc(name) << ": " << esc(s.stage) << " "
+              << duration(std::max(0.0, std::isfinite(s.ns) ? s.ns : 0)) << share << " (" << ns(s.start_ns) << "–"
+              << ns(s.end_ns) << " ns)</title></rect>";
+        };
+        if (!wide) {
+            double x = 0;
+            for (const StageRecord& s : k.stages) {
+                const double v = std::max(0.0, std::isfinite(s.ns) ? s.ns : 0);
+                stage_rect(s, xs(x), xs(x + v), "");
+                x += v;
+            }
+            c << "<text class=\"value\" x=\"" << px(xs(x) + 5) << "\" y=\"" << px(ty - 1) << "\">" << duration(x) << "</text></g>";
+            continue;
+        }
+        double x = gpu_a;
         for (const StageRecord& s : k.stages) {
             const double v = std::max(0.0, std::isfinite(s.ns) ? s.ns : 0);
-            c << "<rect class=\"stage\" data-stage=\"" << esc(s.stage) << "\" x=\"" << px(xs(x)) << "\" y=\"" << px(ry + 2)
-              << "\" width=\"" << px(std::max(0.0, xs(x + v) - xs(x))) << "\" height=\"" << px(rh - 4) << "\" fill=\""
-              << stage_colour(s.stage, sn.order) << "\"><title>" << esc(name) << ": " << esc(s.stage) << " " << ns(v) << " ns ("
-              << ns(s.start_ns) << "–" << ns(s.end_ns) << " ns)</title></rect>";
-            x += v;
+            if (s.stage == "host" && host_apart) {
+                stage_rect(s, left, hs(v), "");
+                continue;
+            }
+            const double w = t.gpu > 0 ? v / t.gpu * (right - gpu_a) : 0;
+            stage_rect(s, x, x + w, t.gpu > 0 ? ", " + fmt(v / t.gpu * 100, 1) + " % of " + duration(t.gpu) : "");
+            x += w;
         }
-        if (k.stages.empty())
-            c << "<text class=\"muted\" x=\"" << px(left + 4) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">no launch stages ("
-              << esc(cut(k.status.text(), 80)) << ")</text>";
-        else if (rh >= 14)
-            c << "<text x=\"" << px(xs(x) + 5) << "\" y=\"" << px(ry + rh / 2 + 4) << "\">" << ns(x) << " ns</text>";
-        c << "</g>";
+        if (host_apart && t.has_host) {  // its length right of its bar, or inside it where the panel ends
+            const std::string text = duration(t.host);
+            const double end = hs(t.host), w = text_px(text, 10);
+            if (end + 4 + w <= host_b + 24)
+                c << "<text class=\"value\" x=\"" << px(end + 4) << "\" y=\"" << px(ty - 1) << "\">" << text << "</text>";
+            else
+                c << "<text class=\"value inside\" x=\"" << px(end - 4) << "\" y=\"" << px(ty - 1)
+                  << "\" text-anchor=\"end\">" << text << "</text>";
+        }
+        c << "<text class=\"value\" x=\"" << px(right + 5) << "\" y=\"" << px(ty - 1) << "\">" << duration(t.gpu) << "</text></g>";
     }
-    c << x_axis(xs, u, top, top + rh * double(n), "time from submit");
-    const double h = top + rh * double(n) + 40;
+    if (!wide)
+        c << x_axis(xs, time_unit(sn.longest), top, bottom, "time from submit");
+    else {
+        if (host_apart) c << log_axis(hs, top, bottom, "host: submit → doorbell (log scale)");
+        c << x_axis(Scale{0, 1, gpu_a, right}, Unit{"%", 0.01}, top, bottom,
+                    std::string(host_apart ? "then " : "") + "doorbell → first instruction: each stage's share");
+    }
+    const double h = bottom + 40;
     std::ostringstream o;
     o << "<figure class=\"chart\"><figcaption>Launch stages per kernel" << (p.variants ? " and variant" : "")
       << (entries.size() > n ? " (the first " + std::to_string(n) + " of " + std::to_string(entries.size()) + "; the table lists all)" : "")
-      << "</figcaption>" << svg_open("stage-chart", " id=\"stage-chart\"", kWidth, h, "launch stages per kernel") << c.str()
-      << "</svg></figure>\n";
+      << "</figcaption>";
+    if (wide)
+        o << "<p class=\"muted\" id=\"stage-chart-shares\">The longest launch is more than " << fmt(kWideRange, 0)
+          << " times the median, too long for one scale: "
+          << (host_apart ? "the host stage (submit → doorbell) is drawn apart on a log scale, and " : "")
+          << "each launch's stages on the GPU as their shares of it, its length at the right.</p>";
+    o << svg_open("stage-chart", std::string(" id=\"stage-chart\" data-layout=\"") + (wide ? "shares" : "time") + "\"", kWidth, h,
+                  "launch stages per kernel")
+      << c.str() << "</svg></figure>\n";
     return o.str();
 }
 
@@ -493,9 +597,9 @@ std::string stage_table(const Page& p, const std::vector<StageEntry>& entries, c
         std::vector<std::string> row{value_text(k.priority)};
         std::map<std::string, double> v;
         for (const StageRecord& s : k.stages) v[s.stage] = s.ns;
-        for (const std::string& s : sn.shown) row.push_back(v.count(s) ? ns(v[s]) : "–");
+        for (const std::string& s : sn.shown) row.push_back(v.count(s) ? duration(v[s]) : "–");
         for (const std::optional<double>* f : {&k.launch_latency_ns, &k.dispatch_latency_ns, &k.response_ns, &k.turnaround_ns})
-            row.push_back(ns(num(*f)));
+            row.push_back(duration(num(*f)));
         cells.push_back(row);
     }
     auto attrs = [&](const StageEntry& e) {
@@ -504,7 +608,7 @@ std::string stage_table(const Page& p, const std::vector<StageEntry>& entries, c
     std::ostringstream o;
     o << "<div class=\"table-wrap\"><table class=\"data numbers\" id=\"stage-table\"><thead><tr>";
     if (entries.size() <= 10) {
-        o << "<th>ns</th>";
+        o << "<th></th>";
         for (size_t i = 0; i < entries.size(); ++i) o << "<th " << attrs(entries[i]) << ">" << names[i] << "</th>";
         o << "</tr></thead><tbody>\n";
         for (size_t r = 0; r < heads.size(); ++r) {
@@ -522,7 +626,7 @@ std::string stage_table(const Page& p, const std::vector<StageEntry>& entries, c
             o << "</tr>\n";
         }
     }
-    o << "</tbody></table></div>\n<p class=\"muted\">Simulated ns. <code>launch latency</code>: submit → first instruction with "
+    o << "</tbody></table></div>\n<p class=\"muted\">Simulated times (results.json has them in ns). <code>launch latency</code>: submit → first instruction with "
          "its arguments; <code>dispatch latency</code>: doorbell → the same; <code>response</code>: submit → first warp "
          "running; <code>turnaround</code>: submit → completion signal.</p>\n";
     return o.str();

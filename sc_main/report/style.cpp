@@ -21,6 +21,7 @@ table.facts td{padding:2px 0}
 table.data{font-size:12.5px}
 #stage-table{font-size:12px}
 #stage-table th,#stage-table td{padding:3px 6px}
+#stage-table tbody th{max-width:300px;overflow-wrap:anywhere}
 tr.total td,tr.total th{border-top:2px solid #999}
 table.data th,table.data td{border:1px solid #d9d9de;padding:3px 7px;vertical-align:top}
 table.data thead th{background:#f1f1f4;font-weight:600}
@@ -53,6 +54,7 @@ svg .plot-bg{fill:#fafafc;stroke:#e0e0e6}
 svg .row-sep{stroke:#ececf0}
 svg .limit{stroke:#333;stroke-width:1.5;stroke-dasharray:5 3}
 svg text.value{font-size:10px;fill:#555}
+svg text.value.inside{fill:#fff}
 svg text.muted{fill:#888}
 .table-wrap{max-width:100%;overflow-x:auto}
 ul.problems{color:#a4201a}
@@ -67,6 +69,8 @@ nav button{margin-left:6px;font-size:12px}
 .zoom-bar button{min-width:28px;font-size:12px;padding:1px 6px;cursor:pointer}
 .zoom-range{font-variant-numeric:tabular-nums;margin:0 8px 0 4px}
 svg.zoomable{cursor:crosshair}
+svg .zoom-window{fill:#2456a4;fill-opacity:0.12;stroke:#2456a4;stroke-width:1.5}
+figure.overview{margin:4px 0 0}
 svg .zoom-select{fill:#2456a4;fill-opacity:0.15;stroke:#2456a4;stroke-width:1}
 )";
 

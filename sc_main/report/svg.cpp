@@ -35,6 +35,19 @@ size_t chars(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// `number`'s digits before its point in groups of three, when it has `digits` or more of them.
+std::string group_thousands_from(std::string number, size_t digits) {
+    const size_t point = number.find('.'), sign = !number.empty() && number[0] == '-' ? 1 : 0;
+    const size_t end = point == std::string::npos ? number.size() : point;
+    if (end < sign + digits) return number;
+    for (size_t at = end; at > sign + 3; at -= 3) number.insert(at - 3, "\u202f");
+    return number;
+}
+
+}  // namespace
+
 // At most `n` characters, with an ellipsis when cut (never inside a UTF-8 sequence).
 std::string cut(const std::string& s, size_t n) {
     if (chars(s) <= n) return s;
@@ -58,12 +71,11 @@ std::string duration(double ns) {
     }
     const double a = std::abs(v);
     std::string text = fmt(v, a < 9.9995 ? 3 : a < 99.995 ? 2 : 1);
-    const size_t point = text.find('.');
-    const size_t digits0 = text[0] == '-' ? 1 : 0;
-    for (size_t at = point == std::string::npos ? text.size() : point; at > digits0 + 3; at -= 3)
-        text.insert(at - 3, "\u202f");  // thousands apart (only seconds reach them)
+    if (a >= 999.95) text = group_thousands_from(text, 4);  // (only seconds reach them)
     return text + kUnits[u];
 }
+
+std::string group_thousands(std::string number) { return group_thousands_from(std::move(number), 5); }
 
 std::string fmt(double v, int decimals) {
     if (!std::isfinite(v)) return "–";
@@ -129,7 +141,7 @@ std::vector<double> ticks(double lo, double hi, int target, double* step_out = n
 
 std::string tick_label(double v, double step) {
     const int d = step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
-    return fmt(v, std::min(d, 6));
+    return group_thousands(fmt(v, std::min(d, 6)));
 }
 
 }  // namespace
@@ -153,6 +165,49 @@ std::string x_axis(const Scale& s, const Unit& u, double top, double y, const st
     o << "<line x1=\"" << px(s.a) << "\" y1=\"" << px(y) << "\" x2=\"" << px(s.b) << "\" y2=\"" << px(y) << "\"/>";
     o << "<text class=\"axis-title\" x=\"" << px((s.a + s.b) / 2) << "\" y=\"" << px(y + 30)
       << "\" text-anchor=\"middle\">" << esc(title) << " (" << u.name << ")</text></g>";
+    return o.str();
+}
+
+LogScale log_scale(double lo, double hi, double a, double b) {
+    const double l = std::pow(10.0, std::floor(std::log10(lo > 0 ? lo : 1) + 1e-9));
+    double h = std::pow(10.0, std::ceil(std::log10(hi > l ? hi : l) - 1e-9));
+    if (h <= l) h = l * 10;
+    return {l, h, a, b};
+}
+
+namespace {
+
+// A power of ten of nanoseconds as people write it: "1 ns", "10 µs", "100 ms", "1 s", "1000 s".
+std::string decade_text(double ns) {
+    static constexpr const char* kUnits[] = {" ns", " µs", " ms", " s"};
+    size_t u = 0;
+    double v = std::round(ns);
+    while (u + 1 < std::size(kUnits) && v >= 1000) {
+        v /= 1000;
+        ++u;
+    }
+    return fmt(v, 0) + kUnits[u];
+}
+
+}  // namespace
+
+std::string log_axis(const LogScale& s, double top, double y, const std::string& title) {
+    std::ostringstream o;
+    const int decades = int(std::lround(std::log10(s.hi / s.lo)));
+    const double per = (s.b - s.a) / std::max(1, decades);
+    const int every = per >= 42 ? 1 : per >= 21 ? 2 : 3;  // labels that fit
+    o << "<g class=\"axis log-axis\">";
+    for (int d = 0; d <= decades; ++d) {
+        const double v = s.lo * std::pow(10.0, d);
+        const std::string x = px(s(v));
+        o << "<line class=\"grid\" x1=\"" << x << "\" y1=\"" << px(top) << "\" x2=\"" << x << "\" y2=\"" << px(y)
+          << "\"/><line x1=\"" << x << "\" y1=\"" << px(y) << "\" x2=\"" << x << "\" y2=\"" << px(y + 4) << "\"/>";
+        if (d % every == 0)
+            o << "<text x=\"" << x << "\" y=\"" << px(y + 15) << "\" text-anchor=\"middle\">" << decade_text(v) << "</text>";
+    }
+    o << "<line x1=\"" << px(s.a) << "\" y1=\"" << px(y) << "\" x2=\"" << px(s.b) << "\" y2=\"" << px(y) << "\"/>";
+    o << "<text class=\"axis-title\" x=\"" << px((s.a + s.b) / 2) << "\" y=\"" << px(y + 30) << "\" text-anchor=\"middle\">"
+      << esc(title) << "</text></g>";
     return o.str();
 }
 
@@ -310,7 +365,7 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
     // Row labels, as many as fit.
     const size_t every = size_t(std::max(1.0, std::ceil(12.0 / rh)));
     body << "<g class=\"row-labels\">";
-    for (size_t r = 0; r < g.rows.size(); r += every) {
+    for (size_t r = 0; st.row_labels && r < g.rows.size(); r += every) {
         const double ry = top + rh * double(r);
         body << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + std::min(rh, 12.0) / 2 + 3.5) << "\" text-anchor=\"end\">"
              << esc(cut(g.rows[r].label, 14)) << "</text>";
@@ -318,7 +373,7 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
             body << "<line class=\"row-sep\" x1=\"" << px(xs.a) << "\" y1=\"" << px(ry) << "\" x2=\"" << px(xs.b)
                  << "\" y2=\"" << px(ry) << "\"/>";
     }
-    body << "</g>" << zoom_open(xs, top, top + plot_h) << "<g class=\"bars\">";
+    body << "</g>" << (st.zoomable ? zoom_open(xs, top, top + plot_h) : "") << "<g class=\"bars\">";
     const double inset = rh > 5 ? 0.5 : 0, bh = rh > 5 ? rh - 1 : rh;
     for (size_t r = 0; r < g.rows.size(); ++r) {
         const std::string ry = px(top + rh * double(r) + inset), h = px(bh);
@@ -340,7 +395,7 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
             body << "</title></rect>";
         }
     }
-    body << "</g>" << kZoomClose;
+    body << "</g>" << (st.zoomable ? kZoomClose : "");
     body << x_axis(xs, u, top, top + plot_h, st.axis_title);
     const double h = top + plot_h + 40;
     return svg_open(st.svg_class, st.svg_attrs, kWidth, h, st.aria) + body.str() + "</svg>";

@@ -2,6 +2,8 @@
 // page writes them, scales and axes, legends, Gantt rows with their bound, counters as stacked
 // step charts, paired bars. Nothing here knows a run: sections.cpp and the others feed it.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +33,9 @@ std::string fmt(double v, int decimals);
 // A number with at most 3 decimals, no trailing zeros (a time in an attribute for the page's
 // script; value_text's numbers).
 std::string value_ns(double v);
+// A number's digits before its point in groups of three ("12 000", a narrow no-break space) from
+// 10 000 on; shorter ones as they are.
+std::string group_thousands(std::string number);
 // An SVG coordinate: one decimal, no ".0".
 std::string px(double v);
 inline std::string ns(double v) { return fmt(v, 1); }
@@ -50,7 +55,10 @@ struct Unit {
     std::string name;
     double div;
 };
-inline Unit time_unit(double span_ns) { return span_ns >= 20000 ? Unit{"µs", 1000} : Unit{"ns", 1}; }
+// The unit of a time axis over `span_ns`: the largest of ns, µs, ms and s that the span holds 20 of.
+inline Unit time_unit(double span_ns) {
+    return span_ns >= 2e10 ? Unit{"s", 1e9} : span_ns >= 2e7 ? Unit{"ms", 1e6} : span_ns >= 2e4 ? Unit{"µs", 1e3} : Unit{"ns", 1};
+}
 
 // A horizontal axis at `y` (ticks, labels, title below), grid lines from `top` down to it.
 std::string x_axis(const Scale& s, const Unit& u, double top, double y, const std::string& title);
@@ -59,6 +67,20 @@ std::string x_axis(const Scale& s, const Unit& u, double top, double y, const st
 // and pans the time axis by changing its viewBox (horizontally only). Closed by kZoomClose.
 std::string zoom_open(const Scale& xs, double top, double bottom);
 inline const char* const kZoomClose = "</svg>";
+
+// A time on a log scale: data [lo, hi] (ns, both > 0) -> px [a, b]; values under lo at a.
+struct LogScale {
+    double lo = 1, hi = 10, a = 0, b = 1;
+    double operator()(double v) const {
+        if (!(v > lo)) return a;
+        return a + std::log10(std::min(v, hi) / lo) / std::log10(hi / lo) * (b - a);
+    }
+};
+// The decades around [lo, hi] (ns): lo down and hi up to a power of ten (at least one decade).
+LogScale log_scale(double lo, double hi, double a, double b);
+// A horizontal axis of a LogScale at `y`: a tick at each power of ten ("1 µs", "10 µs", "100 µs",
+// "1 ms"...), grid lines from `top` down to it, `title` below.
+std::string log_axis(const LogScale& s, double top, double y, const std::string& title);
 
 // A vertical value axis at `x` for [s.lo, s.hi] drawn from px s.a (bottom) up to s.b (top).
 std::string y_axis(const Scale& s, double x, double right, const std::string& title);
@@ -120,6 +142,8 @@ struct GanttStyle {
     std::string merged_noun;                                                   // "warps"
     std::vector<Swatch> legend;
     std::string axis_title = "simulated time";
+    bool zoomable = true;  // its plot in a zoom area (zoom_open); false: an overview, drawn as it is
+    bool row_labels = true;
 };
 
 std::string render_gantt(const Gantt& g, const Scale& xs, const Unit& u, const GanttStyle& st);

@@ -2,6 +2,7 @@
 // pool and cores-by-type counters) built from its events once, the kernels' spans and the
 // Timeline section.
 #include "sc_main/report/page.h"
+#include "sc_main/record/short_names.h"
 
 #include <algorithm>
 #include <cmath>
@@ -203,6 +204,9 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
     o << "<rect class=\"plot-bg\" x=\"" << px(xs.a) << "\" y=\"" << px(top) << "\" width=\"" << px(xs.b - xs.a)
       << "\" height=\"" << px(rh * double(n)) << "\"/>";
     std::ostringstream labels;  // (outside the zoomed area)
+    std::vector<std::string> names;  // the labels: short names (the console's), no two alike
+    for (size_t i = 0; i < n; ++i) names.push_back(ks[i].name);
+    const std::vector<std::string> shorts = short_names(names, 13);
     o << zoom_open(xs, top, top + rh * double(n));
     for (size_t i = 0; i < n; ++i) {
         const KernelRecord& k = ks[i];
@@ -216,7 +220,7 @@ std::string kernel_spans(const RunRecord& r, const Registry& kernels, const Scal
         o << "<g class=\"kernel-span\" data-kernel=\"" << esc(name) << "\">";
         if (rh >= 12 || i % 2 == 0)
             labels << "<text x=\"" << px(xs.a - 6) << "\" y=\"" << px(ry + rh / 2 + 4) << "\" text-anchor=\"end\">"
-                   << esc(cut(name, 14)) << "</text>";
+                   << esc(shorts[i]) << "<title>" << esc(name) << "</title></text>";
         bool drawn = false;
         auto seg = [&](double a, double b, double opacity, const std::string& what) {
             if (!std::isfinite(a) || !std::isfinite(b) || b < a) return;

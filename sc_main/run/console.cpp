@@ -1,6 +1,7 @@
 // The table `gpuvp run` prints, from the run's record.
 #include "sc_main/run/builders.h"
 #include "sc_main/run/run.h"
+#include "sc_main/record/short_names.h"
 
 #include <algorithm>
 #include <map>
@@ -87,37 +88,6 @@ std::string replay_table(const ReplayRecord& x) {
 
 }  // namespace
 
-std::vector<std::string> short_names(const std::vector<std::string>& names, size_t width) {
-    std::vector<size_t> tail(names.size(), 0);  // how much of each name's end it keeps
-    auto shorten = [&](size_t i) {
-        const std::string& n = names[i];
-        if (n.size() <= width) return n;
-        return n.substr(0, width - 1 - tail[i]) + "~" + n.substr(n.size() - tail[i]);
-    };
-    std::vector<std::string> out(names.size());
-    for (;;) {
-        std::map<std::string, std::vector<size_t>> alike;
-        for (size_t i = 0; i < names.size(); ++i) alike[out[i] = shorten(i)].push_back(i);
-        bool again = false;
-        for (const auto& [label, group] : alike)
-            if (group.size() > 1)
-                for (size_t i : group)
-                    if (names[i].size() > width && tail[i] + 3 < width) {  // (a head of at least one byte)
-                        ++tail[i];
-                        again = true;
-                    }
-        if (!again) break;
-    }
-    std::map<std::string, size_t> count, seen;  // still alike: numbered
-    for (const std::string& s : out) ++count[s];
-    for (size_t i = 0; i < out.size(); ++i)
-        if (count[out[i]] > 1) {
-            const std::string n = "~" + std::to_string(++seen[out[i]]);
-            out[i] = (names[i].size() < width - n.size() ? names[i] : names[i].substr(0, width - n.size())) + n;
-        }
-    return out;
-}
-
 std::string console_table(const RunRecord& r) {
     std::ostringstream t;
     const size_t kernel_count = r.kernels.size();
@@ -127,7 +97,7 @@ std::string console_table(const RunRecord& r) {
         t << "  " << std::string(20, ' ');
         std::vector<std::string> names;
         for (size_t c = 0; c < cols; ++c) names.push_back(r.kernels[c].name);
-        for (const std::string& n : short_names(names, 14)) t << std::string(16 - n.size(), ' ') << n;
+        for (const std::string& n : short_names(names, 14)) t << std::string(16 - text_chars(n), ' ') << n;
         t << "\n";
         auto row = [&](const std::string& n, auto value) {
             t << "  " << n << std::string(20 - n.size(), ' ');

@@ -186,6 +186,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
     }
     if (hang) build::name_signals(hang->state, sys.host.launches());
 
+    if (options.step) options.step("the results");
     auto record = std::make_shared<RunRecord>();
     RunRecord& r = *record;
     build::scenario_header(r, s);
@@ -231,6 +232,7 @@ RunOutput run_scenario(const Scenario& s, const RunOptions& options) {
 
     if (options.vcd) out.vcd = rec.vcd_text();
     if (options.trace) {
+        if (options.step) options.step("the trace");
         std::vector<std::string> qn;
         for (uint32_t q = 0; q < std::max<size_t>(s.workload.queues.size(), 1); ++q) qn.push_back(ran.queue_name(q));
         const auto& launches = sys.host.launches();

@@ -37,6 +37,9 @@ struct RunOptions {
     // end. The run then goes in slices of simulated time; the results are the same.
     std::function<void(const Progress&)> progress;
     double progress_seconds = 0.25;
+    // Called as the run, its simulation over, builds each of its outputs ("the results", "the
+    // trace"), for a progress line.
+    std::function<void(const char* step)> step;
     // Host seconds the run may take (0: no limit; `gpuvp run --timeout`). Past it the run stops
     // at the end of its current slice of simulated time: its results say what it reached, with
     // status `partial`, and its exit code is 3. The run goes in slices as with `progress`.
@@ -83,8 +86,11 @@ RunOutput run_variants(const Scenario& scenario, const RunOptions& options = {},
 // What `--out DIR` holds: results.json, trace.json (when traced), variants/NAME/ with each
 // variant's results.json and trace.json, and report.html when `report`. False, with `error`
 // set, when something cannot be written. `written`: the files written, as paths within DIR.
+// `writing`: called with each file's path within DIR before it is written (report.html: before the
+// page is drawn), for a progress line.
 bool write_run_output(const std::string& dir, const RunOutput& output, bool report, std::string* error,
-                      std::vector<std::string>* written = nullptr);
+                      std::vector<std::string>* written = nullptr,
+                      const std::function<void(const std::string&)>& writing = {});
 
 // A value an expectation names: an operand of a comparison, found in a run's record as
 // results.json holds it. null when the results have no such value.
@@ -97,9 +103,5 @@ bool compare_holds(const Expectation& e, const nlohmann::ordered_json& a, const 
 
 // The table `gpuvp run` prints: the launch breakdown, draws, the protocol summary, a hang.
 std::string console_table(const RunRecord& r);
-// Each name in at most `width` (4 or more) bytes, no two alike: a name that fits as it is; a
-// longer one cut, '~' at its end; where two of them cut alike, each of those keeps its head, '~'
-// and as much of its tail as tells them apart (numbered, "~1", "~2", if nothing does).
-std::vector<std::string> short_names(const std::vector<std::string>& names, size_t width);
 
 }  // namespace gpuvp

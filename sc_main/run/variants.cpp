@@ -294,12 +294,13 @@ RunOutput run_variants(const Scenario& s, const RunOptions& options, unsigned pa
 }
 
 bool write_run_output(const std::string& dir, const RunOutput& o, bool report, std::string* error,
-                      std::vector<std::string>* written) {
+                      std::vector<std::string>* written, const std::function<void(const std::string&)>& writing) {
     auto fail = [&](const std::string& what) {
         if (error) *error = "cannot write " + what;
         return false;
     };
     auto write = [&](const std::string& name, const std::string& text) {
+        if (writing) writing(name);
         if (!write_text(dir + "/" + name, text)) return false;
         if (written) written->push_back(name);
         return true;
@@ -319,6 +320,7 @@ bool write_run_output(const std::string& dir, const RunOutput& o, bool report, s
         if (!v.trace.empty() && !write(vd + "/trace.json", v.trace)) return fail(dir + "/" + vd + "/trace.json");
     }
     if (!report) return true;
+    if (writing) writing("report.html");
     if (!o.record) {  // (a hand-made output: from the files)
         if (!write_report(dir, error)) return false;
         if (written) written->push_back("report.html");

@@ -243,6 +243,29 @@ def check_dom(label, dom_text, results, trace, variant_traces=None):
         else:
             check("no kernels in this run" in stages.all_text(), "%s: the launch stages say there are no kernels" % label)
 
+    replay = sections.get("replay")
+    if "replay" in results and replay is not None:
+        measured = [k for k in results["kernels"] if "measured" in k]
+        tl = replay.find_all("svg", id="replay-timeline")
+        if check(len(tl) == 1, "%s: the replay's timeline" % label):
+            bars = [r for r in tl[0].find_all("rect", cls="replay-kernel")]
+            check(sum(int(r.attrs.get("data-count", "1")) for r in bars) == 2 * len(measured),
+                  "%s: the replay's timeline has every kernel, measured and simulated (%d)" % (label, 2 * len(measured)))
+            ov = replay.find_all("svg", id="replay-timeline-overview")
+            check(len(ov) == ("data-window" in tl[0].attrs), "%s: a replay's timeline that opens on a window has its overview"
+                  % label)
+    stage_chart = dom.find_all("svg", id="stage-chart")
+    if stage_chart and stage_chart[0].attrs.get("data-layout") == "shares":
+        # The stages on the GPU as each launch's shares: every bar's non-host stages fill one width.
+        widths = set()
+        for g in stage_chart[0].find_all("g", cls="stage-bar"):
+            rects = [r for r in g.find_all("rect", cls="stage") if r.attrs.get("data-stage") != "host"]
+            if rects:
+                widths.add(round(sum(float(r.attrs["width"]) for r in rects)))
+        check(len(widths) == 1 or (len(widths) == 2 and max(widths) - min(widths) <= 1),
+              "%s: the launch-stage shares fill one width for every kernel (%s px)" % (label, sorted(widths)))
+        check(len(stage_chart[0].find_all("g", cls="log-axis")) == 1, "%s: the host stage on its log axis" % label)
+
     locks = sections.get("locks")
     if locks is not None:
         by_priority = results["locks"]["by_priority"]
@@ -289,8 +312,8 @@ def check_zoom(label, dom_text, results, lo, hi):
     for c in charts[:3]:
         axis = c.find_all("g", cls="x-axis")[0]
         title = [t for t in axis.find_all("text") if "axis-title" in t.classes()][0].all_text()
-        div = 1000 if "(µs)" in title else 1
-        ticks = [float(t.all_text()) * div for t in axis.find_all("text") if "axis-title" not in t.classes()]
+        div = next((d for u, d in (("(µs)", 1e3), ("(ms)", 1e6), ("(s)", 1e9)) if u in title), 1)
+        ticks = [float(t.all_text().replace("\u202f", "")) * div for t in axis.find_all("text") if "axis-title" not in t.classes()]
         check(len(ticks) >= 2 and all(lo - 1e-6 <= t <= hi + 1e-6 for t in ticks),
               "%s: a zoomed axis's ticks lie in %s-%s ns (%s)" % (label, lo, hi, ", ".join("%g" % t for t in ticks[:8])))
         area = c.find_all("svg", cls="zoom-area")[0]
@@ -340,6 +363,24 @@ document.getElementById("f").addEventListener("load", function () {
     state("zoomed in");
     mouse("dblclick", at(0.5));
     state("double-clicked");
+    // A long replay's overview: the part its chart shows marked on it; a click at its middle.
+    var ov = d.querySelector("svg[data-for]");
+    if (ov) {
+      var chart = d.getElementById(ov.getAttribute("data-for")), oa = ov.querySelector("g.x-axis"), om = ov.getScreenCTM();
+      var num = function (e, k) { return +e.getAttribute(k); };
+      var ox = function (f) { return om.a * (num(oa, "data-a") + f * (num(oa, "data-b") - num(oa, "data-a"))) + om.e; };
+      var oy = om.d * (num(oa, "data-top") + num(oa, "data-y")) / 2 + om.f;
+      var mark = ov.querySelector("rect.zoom-window");
+      var seen = function (what) {
+        steps.push({step: what, zoom: chart.getAttribute("data-zoom"), window: chart.getAttribute("data-window"),
+                    mark: mark ? [num(mark, "x"), num(mark, "width")] : null,
+                    scale: [num(oa, "data-lo"), num(oa, "data-hi"), num(oa, "data-a"), num(oa, "data-b")]});
+      };
+      seen("the overview as opened");
+      ov.dispatchEvent(new w.MouseEvent("mousedown", {bubbles: true, cancelable: true, clientX: ox(0.5), clientY: oy, button: 0}));
+      w.dispatchEvent(new w.MouseEvent("mouseup", {bubbles: true, cancelable: true, clientX: ox(0.5), clientY: oy, button: 0}));
+      seen("a click at the overview's middle");
+    }
   } catch (e) { steps.push({error: String(e)}); }
   document.getElementById("out").textContent = JSON.stringify(steps);
 });
@@ -362,10 +403,12 @@ def check_interaction(binary, work, out_dir, results):
     except ValueError:
         steps = [{"error": "not JSON: " + text[:200]}]
     errors = [s["error"] for s in steps if "error" in s]
-    if not check(not errors and len(steps) == 4, "drive: the page answered a drag, a button and a double-click (%s)"
+    if not check(not errors and len(steps) in (4, 6), "drive: the page answered a drag, a button and a double-click (%s)"
                  % (errors[0] if errors else "%d steps" % len(steps))):
         return
-    loaded, dragged, zoomed, reset = steps
+    loaded, dragged, zoomed, reset = steps[:4]
+    if len(steps) == 6:
+        check_overview(*steps[4:])
     end = max(results.get("sim_end_ns", 0), 1)
     check(loaded["zoom"] in (None, ""), "drive: the page opens showing all of the run (%s)" % loaded["range"])
     try:
@@ -387,6 +430,32 @@ def check_interaction(binary, work, out_dir, results):
           "drive: + halves the range about its middle (%g-%g ns)" % (zlo, zhi))
     check(reset["zoom"] == "" and reset["ticks"] == loaded["ticks"] and reset["title"] == loaded["title"]
           and "all of it" in reset["range"], "drive: a double-click shows all of it again, the axis as drawn")
+
+
+def check_overview(opened, clicked):
+    """A long replay: its timeline opened on its data-window, which its overview marks; a click at
+    the overview's middle centres that much of the replay there."""
+    def pair(text):
+        try:
+            return tuple(float(v) for v in text.split("-"))
+        except (AttributeError, ValueError):
+            return (float("nan"), float("nan"))
+    lo, hi, a, b = opened["scale"]
+    w0, w1 = pair(opened["window"])
+    z0, z1 = pair(opened["zoom"])
+    check(abs(z0 - w0) < 1e-3 * (hi - lo) and abs(z1 - w1) < 1e-3 * (hi - lo),
+          "drive: the replay's timeline opens on its window (%s, shown %s)" % (opened["window"], opened["zoom"]))
+    def marks(state, v0, v1):
+        x, width = state["mark"] or (float("nan"), float("nan"))
+        want_x, want_w = a + (v0 - lo) / (hi - lo) * (b - a), max(2, (v1 - v0) / (hi - lo) * (b - a))
+        return abs(x - want_x) < 0.5 and abs(width - want_w) < 0.5
+    check(marks(opened, z0, z1), "drive: the overview marks the part shown (%s)" % opened["mark"])
+    c0, c1 = pair(clicked["zoom"])
+    mid = (lo + hi) / 2
+    want0 = min(max(lo, mid - (z1 - z0) / 2), hi - (z1 - z0))
+    check(abs((c1 - c0) - (z1 - z0)) < 1e-3 * (hi - lo) and abs(c0 - want0) < 2e-3 * (hi - lo),
+          "drive: a click at the overview's middle shows as much, centred there (%s)" % clicked["zoom"])
+    check(marks(clicked, c0, c1), "drive: the overview's mark follows (%s)" % clicked["mark"])
 
 
 # --- (b) the screenshot --------------------------------------------------------------------

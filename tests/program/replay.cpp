@@ -328,3 +328,57 @@ TEST_CASE("replay: --trace-detail launches records the kernels, copies and launc
     CHECK(typo.exit_code == 2);
     CHECK_THAT(typo.output, Contains("--trace-detail"));
 }
+
+// The progress line on a terminal (`script` gives the run one), through a replay's steps: the
+// reading of the trace as its parser goes, the import, the simulation, the outputs as they are
+// written; each rewritten in place (\r) and wiped before what is printed next.
+TEST_CASE("on a terminal, run says how reading, simulating and writing go, and wipes its line", "[cli][replay]") {
+    const std::string dir = gpuvp::test::temp_dir(), file = trace("mi250-rocm6.2-minitoy-train.json.gz");
+    const Result r = gpuvp::test::run_cli("script -qec '" + std::string(GPUVP_BINARY) + " run " + file + " --out " + dir +
+                                          "/out' /dev/null");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    // Each state of the line: what follows a \r up to the next \r or newline.
+    std::vector<std::string> states;
+    for (size_t at = r.output.find('\r'); at != std::string::npos; at = r.output.find('\r', at + 1)) {
+        const size_t end = r.output.find_first_of("\r\n", at + 1);
+        std::string s = r.output.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+        if (!s.empty()) states.push_back(s);
+    }
+    auto first = [&](const std::string& prefix) {
+        for (size_t i = 0; i < states.size(); ++i)
+            if (states[i].rfind(prefix, 0) == 0) return i;
+        return states.size();
+    };
+    // The reading, its percentages going up, then the import, the simulation, the outputs, in order.
+    const std::string reading = "  reading " + file + ": ";
+    int last = -1;
+    size_t percents = 0;
+    for (const std::string& s : states)
+        if (s.rfind(reading, 0) == 0) {
+            const int p = std::stoi(s.substr(reading.size()));
+            CHECK(p >= last);
+            CHECK(s.substr(s.find(" % of ")) == " % of 0.1 MB");
+            last = p;
+            ++percents;
+        }
+    CHECK(percents >= 20);
+    CHECK(last >= 90);
+    const size_t import = first("  importing " + file + ": 16 kernels and copies into a scenario"),
+                 simulated = first("  simulated 9229.0 us, kernels 14/14 done"), building = first("  simulated; building the trace"),
+                 trace_json = first("  writing " + dir + "/out/trace.json ("), page = first("  writing " + dir + "/out/report.html");
+    CHECK(first(reading) < import);
+    CHECK(import < simulated);
+    CHECK(simulated < building);
+    CHECK(building < trace_json);
+    CHECK(trace_json < page);
+    CHECK(page < states.size());
+    // Wiped: what is printed after it starts at the line's start.
+    CHECK(r.output.find("\rwrote " + dir + "/out/: results.json, trace.json, report.html") != std::string::npos);
+    // Not a terminal: none of it.
+    const Result piped = gpuvp_cli("run " + file + " --out " + dir + "/piped");
+    CHECK(piped.exit_code == 0);
+    CHECK(piped.output.find("reading ") == std::string::npos);
+    CHECK(piped.output.find('\r') == std::string::npos);
+}

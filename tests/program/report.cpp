@@ -2,9 +2,11 @@
 // trace records, on hand-built records and on real runs of the `gpuvp` program; trace.json read
 // back (read_trace) and write_report from the files.
 #include "sc_main/record/chrome_trace.h"
+#include "sc_main/record/short_names.h"
 #include "sc_main/record/run_record.h"
 #include "sc_main/record/trace_record.h"
 #include "sc_main/report/report.h"
+#include "sc_main/report/svg.h"
 #include "sc_main/run/run.h"
 #include "sc_main/scenario/scenario.h"
 #include "tests/files.h"
@@ -23,6 +25,7 @@
 #include <memory>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -333,11 +336,52 @@ TEST_CASE("launch stages draw a stacked bar per kernel and a table of the number
     }
     CHECK(count(s, "<g class=\"legend-item\" data-label=\"wlm_setup\"") == 1);
     CHECK(count(s, "time from submit (ns)") == 1);
-    // The table: a column per kernel, the numbers as in results.json.
+    // The table: a column per kernel, the times of results.json for people.
     CHECK(count(s, "<table class=\"data numbers\" id=\"stage-table\">") == 1);
     CHECK(count(s, "<th data-kernel=\"beta\">beta</th>") == 1);
-    CHECK(count(s, "<td>150.0</td>") == 6);
-    CHECK(count(s, "<td>5250.0</td>") == 1);  // beta's turnaround
+    CHECK(count(s, "<td>150.0 ns</td>") == 6);
+    CHECK(count(s, "<td>5.250 µs</td>") == 1);  // beta's turnaround
+}
+
+// One launch 3 s long beside launches of 600 ns: no one linear scale holds them.
+TEST_CASE("launch stages far apart in length: the host stage on a log scale, the rest as shares", "[report]") {
+    RunRecord r = small_results();
+    r.kernels.clear();
+    for (int i = 0; i < 5; ++i)
+        r.kernels.push_back(kernel("void_at_native_vectorized_elementwise_kernel#" + std::to_string(i), 0, i * 1000.0, 1));
+    r.kernels[2].stages[0].ns = 3e9;  // its host stage: 3 s
+    const std::string s = section(gpuvp::render_report(r, {}), "launch-stages");
+    CHECK(count(s, "<svg class=\"stage-chart\" id=\"stage-chart\" data-layout=\"shares\"") == 1);
+    CHECK(count(s, "id=\"stage-chart-shares\"") == 1);
+    CHECK(count(s, "<g class=\"axis log-axis\">") == 1);
+    // Every bar's stages after the doorbell fill one width (their shares of its 500 ns); its host
+    // stage apart, its length written beside it.
+    std::set<std::string> widths;
+    std::vector<std::string> labels;
+    for (size_t at = s.find("<g class=\"stage-bar\""); at != std::string::npos; at = s.find("<g class=\"stage-bar\"", at + 1)) {
+        const std::string bar = s.substr(at, s.find("</g>", at) - at);
+        double sum = 0;
+        const std::regex rect("data-stage=\"(\\w+)\" x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"([0-9.]+)\"");
+        for (auto it = std::sregex_iterator(bar.begin(), bar.end(), rect); it != std::sregex_iterator(); ++it)
+            if ((*it)[1] != "host") sum += std::stod((*it)[2]);
+        widths.insert(gpuvp::report::fmt(sum, 0));
+        CHECK(bar.find(">500.0 ns</text>") != std::string::npos);  // the stages on the GPU
+        CHECK(bar.find("20.0 % of 500.0 ns") != std::string::npos);  // a stage's share, in its tooltip
+        std::smatch m;
+        if (std::regex_search(bar, m, std::regex("text-anchor=\"end\">([^<]+)<title>"))) labels.push_back(m[1]);
+    }
+    CHECK(widths.size() == 1);
+    CHECK(s.find(">3.000 s</text>") != std::string::npos);
+    CHECK(count(s, ">100.0 ns</text>") == 4);
+    // Each kernel's label is its short name (the console's), no two alike, the whole in its tooltip.
+    REQUIRE(labels.size() == 5);
+    CHECK(std::set<std::string>(labels.begin(), labels.end()).size() == 5);
+    for (const std::string& l : labels) CHECK(gpuvp::text_chars(l) <= 32);
+    CHECK(s.find("<title>void_at_native_vectorized_elementwise_kernel#3</title>") != std::string::npos);
+    // Lengths near each other: one scale of time.
+    const std::string near = section(gpuvp::render_report(small_results(), {}), "launch-stages");
+    CHECK(count(near, "data-layout=\"time\"") == 1);
+    CHECK(near.find("log-axis") == std::string::npos);
 }
 
 TEST_CASE("names from the results and the trace are escaped", "[report]") {
@@ -619,13 +663,70 @@ TEST_CASE("a replayed run's Replay section: a measured and a simulated row per s
     CHECK(count(s, "<tr data-kernel=") == 6 + 1);  // the farthest, and the dispatch-bound one
     CHECK(s.find("<td id=\"replay-dispatch-bound\">1 kernel</td>") != std::string::npos);
     const std::string bound = s.substr(s.find("id=\"replay-dispatch-bound-kernels\""));
-    CHECK(bound.find("<tr data-kernel=\"k#1\"><th>k#1</th><td>s1</td><td>600.0</td><td>1500.0</td><td>0.400</td>") !=
+    CHECK(bound.find("<tr data-kernel=\"k#1\"><th>k#1</th><td>s1</td><td>600.0 ns</td><td>1.500 µs</td><td>0.400</td>") !=
           std::string::npos);
     CHECK(s.find("no samples") != std::string::npos);  // no launch found the GPU idle in the model
     // No replay, no section and no link.
     const std::string plain = gpuvp::render_report(small_results(), {});
     CHECK(section(plain, "replay").empty());
     CHECK(plain.find("#replay") == std::string::npos);
+}
+
+// A replay that is long beside its kernels: one kernel at the start, 39 a second later.
+TEST_CASE("a long replay's timeline opens on its busiest stretch, the whole of it small above", "[report][replay]") {
+    RunRecord r = replayed(40, 2);
+    for (size_t i = 1; i < r.kernels.size(); ++i) {
+        KernelRecord& k = r.kernels[i];
+        const int64_t later = 1000000000;
+        k.measured->launch_ns += later, k.measured->launch_end_ns += later;
+        k.measured->start_ns += later, k.measured->end_ns += later;
+        for (double* t : {&k.submit_ns}) *t += double(later);
+        k.first_warp_start_ns = *k.first_warp_start_ns + double(later);
+        k.end_ns = *k.end_ns + double(later);
+        k.complete_ns = *k.complete_ns + double(later);
+    }
+    r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
+    const std::string s = section(gpuvp::render_report(r, {}), "replay");
+    // The median kernel (600 ns) over 1 s is far under 2 px: the chart opens on a stretch in which
+    // it is 8 px wide (600 / 8 * 1132 ns = 84.9 µs), the one with the most starts: the 39 later.
+    const std::smatch w = [&] {
+        std::smatch m;
+        std::regex_search(s, m, std::regex("id=\"replay-timeline\" data-window=\"([0-9.]+)-([0-9.]+)\""));
+        return m;
+    }();
+    REQUIRE(w.size() == 3);
+    const double lo = std::stod(w[1]), hi = std::stod(w[2]);
+    CHECK(hi - lo == Approx(84900));
+    CHECK(lo <= 1e9 + 300);  // its first start (the measured side's 0 is its first launch call)
+    CHECK(hi >= 1e9 + 38 * 1000 + 300);
+    CHECK(s.find("that hold the most kernel starts (39 of 40)") != std::string::npos);
+    // The whole replay, small, above the chart: every kernel on both sides, not a zoomable chart.
+    const size_t ov = s.find("<svg class=\"replay-overview\" id=\"replay-timeline-overview\" data-for=\"replay-timeline\"");
+    REQUIRE(ov != std::string::npos);
+    CHECK(ov < s.find("id=\"replay-timeline\" data-window"));
+    const std::string overview = s.substr(ov, s.find("</svg>", ov) - ov);
+    CHECK(count(overview, "<rect class=\"replay-kernel\"") == 80);
+    CHECK(overview.find("zoom-area") == std::string::npos);
+    // A replay whose kernels fill its time: no window, no overview.
+    const std::string plain = section(gpuvp::render_report(replayed(6, 2), {}), "replay");
+    CHECK(plain.find("data-window") == std::string::npos);
+    CHECK(plain.find("replay-overview") == std::string::npos);
+}
+
+// The measured side's 0 is its first kernel launch call, as the simulated side's: a trace whose
+// first launch call is late (a copy's before it) shows both sides together.
+TEST_CASE("a replay's two sides start at their own first kernel launch call", "[report][replay]") {
+    RunRecord r = replayed(4, 1);
+    for (KernelRecord& k : r.kernels) {
+        k.measured->launch_ns += 80000000, k.measured->launch_end_ns += 80000000;
+        k.measured->start_ns += 80000000, k.measured->end_ns += 80000000;
+    }
+    const gpuvp::ReplaySides sides = gpuvp::replay_sides(r.kernels);
+    CHECK(sides.measured[0].launch_ns == 0);
+    CHECK(*sides.measured[2].start_ns == 2300);
+    CHECK(sides.simulated[0].launch_ns == 0);
+    const std::string s = section(gpuvp::render_report(r, {}), "replay");
+    CHECK(s.find("k#2, measured on s0: 2300.0–2900.0 ns (600.0 ns)") != std::string::npos);
 }
 
 // The waits the trace gives no target for: the kernels listed, the copies' counted.
@@ -1212,7 +1313,9 @@ TEST_CASE("the charts over time carry what the page's script needs to zoom them"
     CHECK(count(timeline, "data-title=\"simulated time\"") == 4);
     // The page's script finds them by those names.
     CHECK(count(html, "svg.zoom-area") == 1);
-    CHECK(count(html, "g.x-axis") == 1);
+    CHECK(count(html, "g.x-axis") >= 1);
+    CHECK(count(html, "svg[data-for]") == 1);     // an overview (a long replay's)
+    CHECK(count(html, "svg[data-window]") == 1);  // a chart that opens on a part of its range
     CHECK(count(html, "/^zoom=") == 1);
 }
 

@@ -1,5 +1,6 @@
-// The report's numbers (sc_main/report/svg.h): fmt writes what printf's "%.*f" writes of the
-// value rounded to that many decimals, whichever way it gets there.
+// The report's numbers and scales (sc_main/report/svg.h): fmt writes what printf's "%.*f" writes
+// of the value rounded to that many decimals, whichever way it gets there; times for people; the
+// units and ticks of an axis; the log scale of the host stage.
 #include "sc_main/report/svg.h"
 
 #include <catch2/catch.hpp>
@@ -11,7 +12,14 @@
 
 using gpuvp::report::duration;
 using gpuvp::report::fmt;
+using gpuvp::report::group_thousands;
+using gpuvp::report::log_axis;
+using gpuvp::report::log_scale;
+using gpuvp::report::LogScale;
 using gpuvp::report::px;
+using gpuvp::report::Scale;
+using gpuvp::report::time_unit;
+using gpuvp::report::x_axis;
 
 namespace {
 
@@ -57,4 +65,40 @@ TEST_CASE("report: a time for people in ns, µs, ms or s with four significant d
     CHECK(duration(-45000000) == "-45.00 ms");
     CHECK(duration(1234.5e9) == "1\u202f234.5 s");
     CHECK(duration(NAN) == "–");
+}
+
+TEST_CASE("report: an axis's unit holds 20 of the span, its long numbers in groups of three", "[report]") {
+    CHECK(time_unit(19999).name == "ns");
+    CHECK(time_unit(20000).name == "µs");
+    CHECK(time_unit(19.9e6).name == "µs");
+    CHECK(time_unit(20e6).name == "ms");
+    CHECK(time_unit(12.92e9).name == "ms");
+    CHECK(time_unit(20e9).name == "s");
+    CHECK(time_unit(20e9).div == 1e9);
+    CHECK(group_thousands("9999") == "9999");  // four digits as they are
+    CHECK(group_thousands("12000") == "12\u202f000");
+    CHECK(group_thousands("-1234567.25") == "-1\u202f234\u202f567.25");
+    CHECK(group_thousands("0.5") == "0.5");
+    // The axis writes its ticks so.
+    const std::string axis = x_axis(Scale{0, 12.92e6, 92, 1224}, time_unit(12.92e6), 0, 100, "t");
+    CHECK(axis.find(">12\u202f000</text>") != std::string::npos);
+    CHECK(axis.find("t (µs)") != std::string::npos);
+}
+
+TEST_CASE("report: a log scale over whole decades, a tick at each power of ten", "[report]") {
+    const LogScale s = log_scale(7600, 3.06e9, 100, 400);  // 7.6 µs to 3.06 s: 1 µs to 10 s
+    CHECK(s.lo == 1000);
+    CHECK(s.hi == 1e10);
+    CHECK(s(1000) == 100);
+    CHECK(s(1e10) == Approx(400));
+    CHECK(s(1e5) == Approx(100 + 300.0 * 2 / 7));
+    CHECK(s(10) == 100);      // under the scale: at its start
+    CHECK(s(1e12) == 400);    // over it: at its end
+    const LogScale one = log_scale(5000, 5000, 0, 100);  // one value: its decade
+    CHECK(one.lo == 1000);
+    CHECK(one.hi == 10000);
+    const std::string axis = log_axis(s, 0, 50, "host");
+    for (const char* label : {">1 µs<", ">10 µs<", ">100 µs<", ">1 ms<", ">10 ms<", ">100 ms<", ">1 s<", ">10 s<"})
+        CHECK(axis.find(label) != std::string::npos);
+    CHECK(axis.find(">host</text>") != std::string::npos);
 }

@@ -1,6 +1,6 @@
-// The console table's kernel columns (sc_main/run/console.cpp, short_names): names in at most
-// 14 bytes, no two alike.
-#include "sc_main/run/run.h"
+// Names for the console table's kernel columns and the page's kernel labels
+// (sc_main/record/short_names.h): in at most 14 characters, no two alike.
+#include "sc_main/record/short_names.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,4 +26,13 @@ TEST_CASE("short names: a name that fits as it is, a longer one cut with ~, two 
     const std::vector<std::string> m = gpuvp::short_names(many, 14);
     CHECK(std::set<std::string>(m.begin(), m.end()).size() == many.size());
     for (const std::string& n : m) CHECK(n.size() <= 14);
+    // Characters, not bytes: a name of two-byte characters cut after 13 of them, none split.
+    const std::string e = "\u00e9";  // é
+    std::string accented;
+    for (int i = 0; i < 20; ++i) accented += e;
+    const std::vector<std::string> a = gpuvp::short_names({accented, "x"}, 14);
+    std::string want;
+    for (int i = 0; i < 13; ++i) want += e;
+    CHECK(a[0] == want + "~");
+    CHECK(gpuvp::text_chars(a[0]) == 14);
 }

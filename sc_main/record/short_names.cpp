@@ -1,0 +1,68 @@
+// Names shortened, no two alike: short_names.h.
+#include "sc_main/record/short_names.h"
+
+#include <map>
+
+namespace gpuvp {
+
+namespace {
+
+bool starts_char(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+// The byte offset of character `n` of `s` (its size if it has no more).
+size_t char_offset(const std::string& s, size_t n) {
+    size_t seen = 0;
+    for (size_t i = 0; i < s.size(); ++i)
+        if (starts_char(s[i]) && seen++ == n) return i;
+    return s.size();
+}
+
+// The first `n` characters of `s`, and its last `n`.
+std::string head(const std::string& s, size_t n) { return s.substr(0, char_offset(s, n)); }
+std::string tail(const std::string& s, size_t n) {
+    const size_t chars = text_chars(s);
+    return n >= chars ? s : s.substr(char_offset(s, chars - n));
+}
+
+}  // namespace
+
+size_t text_chars(const std::string& s) {
+    size_t n = 0;
+    for (char c : s) n += starts_char(c);
+    return n;
+}
+
+std::vector<std::string> short_names(const std::vector<std::string>& names, size_t width) {
+    std::vector<size_t> kept(names.size(), 0);  // how many of each name's last characters it keeps
+    std::vector<size_t> chars(names.size());
+    for (size_t i = 0; i < names.size(); ++i) chars[i] = text_chars(names[i]);
+    auto shorten = [&](size_t i) {
+        const std::string& n = names[i];
+        if (chars[i] <= width) return n;
+        return head(n, width - 1 - kept[i]) + "~" + tail(n, kept[i]);
+    };
+    std::vector<std::string> out(names.size());
+    for (;;) {
+        std::map<std::string, std::vector<size_t>> alike;
+        for (size_t i = 0; i < names.size(); ++i) alike[out[i] = shorten(i)].push_back(i);
+        bool again = false;
+        for (const auto& [label, group] : alike)
+            if (group.size() > 1)
+                for (size_t i : group)
+                    if (chars[i] > width && kept[i] + 3 < width) {  // (a head of at least one character)
+                        ++kept[i];
+                        again = true;
+                    }
+        if (!again) break;
+    }
+    std::map<std::string, size_t> count, seen;  // still alike: numbered
+    for (const std::string& s : out) ++count[s];
+    for (size_t i = 0; i < out.size(); ++i)
+        if (count[out[i]] > 1) {
+            const std::string n = "~" + std::to_string(++seen[out[i]]);
+            out[i] = (chars[i] < width - n.size() ? names[i] : head(names[i], width - n.size())) + n;
+        }
+    return out;
+}
+
+}  // namespace gpuvp
