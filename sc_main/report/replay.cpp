@@ -92,8 +92,9 @@ Gantt stream_rows(const ReplaySides& sides, double until, double& end) {
     return g;
 }
 
-// Where a long timeline opens: a stretch in which the measured kernels' median duration is some
-// pixels wide, the one holding the most measured kernel starts (the earliest of those).
+// Where a long timeline opens: of the stretches in which the measured kernels' median duration
+// is kMedianKernelPx wide, the one holding the most measured kernel starts (the earliest of
+// those), cut to what those kernels take.
 struct Window {
     double lo, hi;
     size_t starts;
@@ -120,11 +121,14 @@ std::optional<Window> opening_window(const ReplaySides& sides, double end) {
         while (j < starts.size() && starts[j] < starts[i] + width) ++j;
         if (j - i > best.starts) best = {starts[i], starts[i] + width, j - i};
     }
-    const double margin = width / 50;  // (the first start off the axis)
-    best.lo = std::max(0.0, std::min(best.lo - margin, end - width));
-    best.hi = best.lo + width;
-    best.starts = size_t(std::lower_bound(starts.begin(), starts.end(), best.hi) -
-                         std::lower_bound(starts.begin(), starts.end(), best.lo));
+    // The stretch those kernels take (to the last end among them, at most `width` on), a little
+    // more either side.
+    double last_end = best.lo;
+    for (const KernelTimes& k : sides.measured)
+        if (k.start_ns && k.end_ns && *k.start_ns >= best.lo && *k.start_ns < best.hi) last_end = std::max(last_end, *k.end_ns);
+    const double from = best.lo, to = std::min(best.hi, last_end), margin = (to - from) / 50;
+    best.lo = std::max(0.0, from - margin);
+    best.hi = std::min(end, to + margin);
     return best;
 }
 
@@ -159,6 +163,7 @@ std::string stream_chart(const Gantt& g, const ReplaySides& sides, double until,
     st.data_attr = "data-side";
     st.aria = "kernels per stream, measured and simulated";
     st.row_h = std::max(4.0, std::min(16.0, std::floor(320 / double(std::max<size_t>(g.rows.size(), 1)))));
+    st.precise = window.has_value();
     st.colour = [](int k) { return k == 0 || k == 1 ? kSideColours[k] : kMixed; };
     st.key_name = [](int k) { return std::string(k == 0 || k == 1 ? kSideNames[k] : "several"); };
     st.title = [&](const Bar& b, const std::string&) {

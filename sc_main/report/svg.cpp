@@ -380,13 +380,19 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
         bool odd = false;
         for (const Bar& b : g.rows[r].bars) {
             odd = !odd;
-            const double x0 = xs(b.s), w = std::max(0.6, xs(b.e) - x0);
+            const double x0 = xs(b.s), w = xs(b.e) - x0;
             const std::string name = st.key_name(b.key);
             body << "<rect class=\"" << st.bar_class << (b.count > 1 ? " merged" : "") << "\" " << st.data_attr << "=\""
                  << esc(name) << "\"";
             if (b.count > 1) body << " data-count=\"" << b.count << "\"";
-            body << " x=\"" << px(x0) << "\" y=\"" << ry << "\" width=\"" << px(w) << "\" height=\"" << h
-                 << "\" fill=\"" << st.colour(b.key) << (odd ? "" : "\" fill-opacity=\"0.7") << "\"><title>";
+            if (st.precise)
+                body << " x=\"" << value_ns(x0) << "\" y=\"" << ry << "\" width=\"" << value_ns(std::max(0.001, w)) << "\"";
+            else
+                body << " x=\"" << px(x0) << "\" y=\"" << ry << "\" width=\"" << px(std::max(0.6, w)) << "\"";
+            body << " height=\"" << h << "\" fill=\"" << st.colour(b.key) << (odd ? "" : "\" fill-opacity=\"0.7") << "\"";
+            if (st.precise && w < 0.6)
+                body << " stroke=\"" << st.colour(b.key) << "\" stroke-width=\"0.6\" vector-effect=\"non-scaling-stroke\"";
+            body << "><title>";
             if (b.count > 1)
                 body << esc(name) << ": " << b.count << " " << st.merged_noun << " merged, " << ns(b.s) << "–" << ns(b.e)
                      << " ns, " << esc(g.rows[r].label);

@@ -143,6 +143,9 @@ struct GanttStyle {
     std::vector<Swatch> legend;
     std::string axis_title = "simulated time";
     bool zoomable = true;  // its plot in a zoom area (zoom_open); false: an overview, drawn as it is
+    // Bars placed to a thousandth of a pixel at their true width, a thin one outlined so that it
+    // shows (an outline zooming does not widen): for a chart that opens zoomed far in.
+    bool precise = false;
     bool row_labels = true;
 };
 
