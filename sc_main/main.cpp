@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -34,6 +35,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -352,8 +354,17 @@ public:
     void show(const std::string& text) {
         if (!on_ || (shown_ && text == text_)) return;
         text_ = text;
-        const size_t width = 2 + gpuvp::text_chars(text);
-        std::fprintf(stderr, "\r  %s%s", text.c_str(), std::string(shown_ > width ? shown_ - width : 0, ' ').c_str());
+        // Within the terminal's width (a line that wrapped could not be rewritten in place): its
+        // start and its end, "…" between.
+        std::string line = text;
+        winsize ws{};
+        const size_t room = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? size_t(ws.ws_col) - 3 : 77;
+        if (const size_t chars = gpuvp::text_chars(line); chars > room) {
+            const size_t keep_end = room / 2;
+            line = head(line, room - 1 - keep_end) + "…" + tail(line, keep_end);
+        }
+        const size_t width = 2 + gpuvp::text_chars(line);
+        std::fprintf(stderr, "\r  %s%s", line.c_str(), std::string(shown_ > width ? shown_ - width : 0, ' ').c_str());
         std::fflush(stderr);
         shown_ = width;
     }
@@ -366,6 +377,18 @@ public:
     }
 
 private:
+    // The first and the last `n` characters of UTF-8 `s`.
+    static std::string head(const std::string& s, size_t n) {
+        size_t i = 0;
+        for (size_t seen = 0; i < s.size(); ++i)
+            if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && seen++ == n) break;
+        return s.substr(0, i);
+    }
+    static std::string tail(const std::string& s, size_t n) {
+        const size_t chars = gpuvp::text_chars(s);
+        return n >= chars ? s : s.substr(head(s, chars - n).size());
+    }
+
     bool on_;
     size_t shown_ = 0;  // characters on the line now
     std::string text_;  // what they say
@@ -389,7 +412,8 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
         ~Wipe() { line.clear(); }
     } wipe{line};
     const std::optional<gpuvp::PlatformSource> platform = gpu.source();
-    line.show("reading " + file);
+    const std::string name = std::filesystem::path(file).filename().string();  // (the line stays short)
+    line.show("reading " + name);
     const std::string text = gpuvp::read_trace_text(file);
     const gpuvp::TraceFormat format = gpuvp::trace_format(text);
     if (trace) *trace = format != gpuvp::TraceFormat::none;
@@ -403,11 +427,11 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     gpuvp::ReadProgress progress;
     if (line.on())
         progress = [&](size_t read, size_t size) {
-            line.show("reading " + file + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
+            line.show("reading " + name + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
                       megabytes(size));
         };
     gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, file, progress);
-    line.show("importing " + file + ": " + std::to_string(profile.ops.size()) + " kernels and copies into a scenario");
+    line.show("importing " + name + ": " + std::to_string(profile.ops.size()) + " kernels and copies into a scenario");
     return gpuvp::load_trace_scenario(std::move(profile), options, overrides, summary);
 }
 
@@ -525,7 +549,9 @@ int run_main(const CLI::App& cmd, const RunArgs& a) {
                 char b[200];
                 int n = std::snprintf(b, sizeof b, "simulated %.1f us, kernels %zu/%zu done", p.sim_ns / 1000,
                                       p.kernels_done, p.kernels);
+                n = std::clamp(n, 0, int(sizeof b) - 1);
                 if (p.draws) n += std::snprintf(b + n, sizeof b - size_t(n), ", draws %zu/%zu", p.draws_done, p.draws);
+                n = std::clamp(n, 0, int(sizeof b) - 1);
                 // The work known ahead: the share of kernels and draws done, and the time left at that pace.
                 const double all = double(p.kernels + p.draws), done = double(p.kernels_done + p.draws_done);
                 if (all > 0 && done > 0 && done < all) {
@@ -782,7 +808,8 @@ int import_main(const ImportArgs& a) {
     gpuvp::TraceImportSummary summary;
     StatusLine status(isatty(2) != 0);
     try {
-        status.show("reading " + a.file);
+        const std::string name = std::filesystem::path(a.file).filename().string();
+        status.show("reading " + name);
         const std::string text = gpuvp::read_trace_text(a.file);
         const gpuvp::TraceFormat format = gpuvp::trace_format(text);
         if (format == gpuvp::TraceFormat::none) {
@@ -794,12 +821,11 @@ int import_main(const ImportArgs& a) {
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
         const gpuvp::ReadProgress progress = [&](size_t read, size_t size) {
-            status.show("reading " + a.file + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
+            status.show("reading " + name + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
                         megabytes(size));
         };
         gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, a.file, progress);
-        status.show("importing " + a.file + ": writing the scenario of " + std::to_string(profile.ops.size()) +
-                    " kernels and copies");
+        status.show("importing " + name + ": " + std::to_string(profile.ops.size()) + " kernels and copies into a scenario");
         yaml = gpuvp::trace_scenario_yaml(std::move(profile), options, &summary);
         status.clear();
     } catch (const gpuvp::TraceError& e) {

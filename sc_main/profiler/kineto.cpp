@@ -125,7 +125,7 @@ class Reader : public nlohmann::json_sax<json> {
 public:
     Reader(const std::string& text, const std::string& file, const ReadProgress& progress)
         : file_(file), size_(text.size()), begin_(text.data()), read_(text.data()), progress_(progress),
-          next_report_(text.data()) {
+          next_report_(0) {
         trace.format = ProfilerTrace::Format::kineto;
         trace.file = file;
     }
@@ -205,7 +205,7 @@ private:
     const char* begin_;
     const char* read_;  // where the parser has read to
     const ReadProgress& progress_;
-    const char* next_report_;  // where the parser will have read when progress_ is next called
+    size_t next_report_;  // how far the parser will have read when progress_ is next called
     std::vector<In> stack_;
     size_t skip_ = 0;   // depth inside a container stepped over
     std::string key_;
@@ -291,9 +291,9 @@ private:
     }
 
     bool open(bool object) {
-        if (read_ >= next_report_ && progress_) {
+        if (progress_ && size_t(read_ - begin_) >= next_report_) {
             progress_(size_t(read_ - begin_), size_);
-            next_report_ = read_ + std::max<size_t>(size_ / 200, 1);
+            next_report_ = size_t(read_ - begin_) + std::max<size_t>(size_ / 200, 1);
         }
         if (skip_ > 0) {
             ++skip_;

@@ -2,6 +2,7 @@
 #include "sc_main/record/short_names.h"
 
 #include <map>
+#include <set>
 
 namespace gpuvp {
 
@@ -55,13 +56,23 @@ std::vector<std::string> short_names(const std::vector<std::string>& names, size
                     }
         if (!again) break;
     }
-    std::map<std::string, size_t> count, seen;  // still alike: numbered
+    // Still alike: numbered, each number the first that gives a label no other has.
+    std::map<std::string, size_t> count;
     for (const std::string& s : out) ++count[s];
-    for (size_t i = 0; i < out.size(); ++i)
-        if (count[out[i]] > 1) {
-            const std::string n = "~" + std::to_string(++seen[out[i]]);
-            out[i] = (chars[i] < width - n.size() ? names[i] : head(names[i], width - n.size())) + n;
+    std::set<std::string> used;
+    for (const std::string& s : out)
+        if (count[s] == 1) used.insert(s);
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (count[out[i]] == 1) continue;
+        for (size_t k = 1;; ++k) {
+            const std::string n = "~" + std::to_string(k);
+            const std::string label = (chars[i] + n.size() <= width ? names[i] : head(names[i], width - n.size())) + n;
+            if (used.insert(label).second) {
+                out[i] = label;
+                break;
+            }
         }
+    }
     return out;
 }
 

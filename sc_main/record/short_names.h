@@ -10,7 +10,7 @@ namespace gpuvp {
 // Each name in at most `width` (4 or more) characters (UTF-8: a character is never split), no two
 // alike: a name that fits as it is; a longer one cut, '~' at its end; where two of them cut alike,
 // each of those keeps its head, '~' and as much of its tail as tells them apart (numbered, "~1",
-// "~2", if nothing does).
+// "~2", ..., each the first number that gives a label no other has, if nothing does).
 std::vector<std::string> short_names(const std::vector<std::string>& names, size_t width);
 
 // Characters of UTF-8 text (its width in a fixed-width column).

@@ -101,6 +101,7 @@ struct Window {
 };
 constexpr double kMedianKernelPx = 8;  // the median kernel's width in the opening stretch
 constexpr double kLongPx = 2;          // a timeline is long when the median kernel is narrower over all of it
+constexpr double kMaxZoom = 5000;      // the opening stretch at least this part of the whole (bars to 1e-4 px: 0.5 px)
 
 std::optional<Window> opening_window(const ReplaySides& sides, double end) {
     std::vector<double> starts, durations;
@@ -113,7 +114,7 @@ std::optional<Window> opening_window(const ReplaySides& sides, double end) {
     std::sort(durations.begin(), durations.end());
     const double plot = kWidth - kRight - kLeft, median = nearest_rank(durations, 50);
     if (!(median > 0) || median / end * plot >= kLongPx) return std::nullopt;
-    const double width = median / kMedianKernelPx * plot;
+    const double width = std::max(median / kMedianKernelPx * plot, end / kMaxZoom);
     std::sort(starts.begin(), starts.end());
     Window best{0, 0, 0};
     for (size_t i = 0, j = 0; i < starts.size(); ++i) {  // the stretch from starts[i]
@@ -126,9 +127,15 @@ std::optional<Window> opening_window(const ReplaySides& sides, double end) {
     double last_end = best.lo;
     for (const KernelTimes& k : sides.measured)
         if (k.start_ns && k.end_ns && *k.start_ns >= best.lo && *k.start_ns < best.hi) last_end = std::max(last_end, *k.end_ns);
-    const double from = best.lo, to = std::min(best.hi, last_end), margin = (to - from) / 50;
+    const double from = best.lo, to = std::max(std::min(best.hi, last_end), from + median),
+                 margin = (to - from) / 50;
     best.lo = std::max(0.0, from - margin);
     best.hi = std::min(end, to + margin);
+    if (const double least = end / kMaxZoom; best.hi - best.lo < least) {  // (no deeper than kMaxZoom)
+        const double mid = (best.lo + best.hi) / 2;
+        best.lo = std::max(0.0, std::min(mid - least / 2, end - least));
+        best.hi = best.lo + least;
+    }
     return best;
 }
 

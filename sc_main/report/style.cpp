@@ -69,7 +69,7 @@ nav button{margin-left:6px;font-size:12px}
 .zoom-bar button{min-width:28px;font-size:12px;padding:1px 6px;cursor:pointer}
 .zoom-range{font-variant-numeric:tabular-nums;margin:0 8px 0 4px}
 svg.zoomable{cursor:crosshair}
-svg .zoom-window{fill:#2456a4;fill-opacity:0.12;stroke:#2456a4;stroke-width:1.5}
+svg .zoom-window{fill:#2456a4;fill-opacity:0.12;stroke:#2456a4;stroke-width:1.5;pointer-events:none}
 figure.overview{margin:4px 0 0}
 svg .zoom-select{fill:#2456a4;fill-opacity:0.15;stroke:#2456a4;stroke-width:1}
 )";

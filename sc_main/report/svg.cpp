@@ -169,7 +169,8 @@ std::string x_axis(const Scale& s, const Unit& u, double top, double y, const st
 }
 
 LogScale log_scale(double lo, double hi, double a, double b) {
-    const double l = std::pow(10.0, std::floor(std::log10(lo > 0 ? lo : 1) + 1e-9));
+    double l = std::pow(10.0, std::floor(std::log10(lo > 0 ? lo : 1) + 1e-9));
+    if (l >= lo) l /= 10;  // (below the smallest value, so that its bar has a length)
     double h = std::pow(10.0, std::ceil(std::log10(hi > l ? hi : l) - 1e-9));
     if (h <= l) h = l * 10;
     return {l, h, a, b};
@@ -180,6 +181,7 @@ namespace {
 // A power of ten of nanoseconds as people write it: "1 ns", "10 µs", "100 ms", "1 s", "1000 s".
 std::string decade_text(double ns) {
     static constexpr const char* kUnits[] = {" ns", " µs", " ms", " s"};
+    if (ns < 1) return value_ns(ns) + kUnits[0];  // 0.1 ns, 0.01 ns
     size_t u = 0;
     double v = std::round(ns);
     while (u + 1 < std::size(kUnits) && v >= 1000) {
@@ -353,6 +355,20 @@ std::string bound_note(const Bound& b, const std::string& what, const std::strin
 }
 
 
+namespace {
+
+// An SVG coordinate to 1e-4 px, no trailing zeros.
+std::string fine_px(double v) {
+    std::string s = fmt(v, 4);
+    if (s.find('.') != std::string::npos) {
+        while (s.back() == '0') s.pop_back();
+        if (s.back() == '.') s.pop_back();
+    }
+    return s;
+}
+
+}  // namespace
+
 std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, const GanttStyle& st) {
     std::ostringstream body;
     Scale xs = xs_in;
@@ -385,8 +401,8 @@ std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, cons
             body << "<rect class=\"" << st.bar_class << (b.count > 1 ? " merged" : "") << "\" " << st.data_attr << "=\""
                  << esc(name) << "\"";
             if (b.count > 1) body << " data-count=\"" << b.count << "\"";
-            if (st.precise)
-                body << " x=\"" << value_ns(x0) << "\" y=\"" << ry << "\" width=\"" << value_ns(std::max(0.001, w)) << "\"";
+            if (st.precise)  // (to 1e-4 px: about what a browser's single-precision SVG coordinates hold)
+                body << " x=\"" << fine_px(x0) << "\" y=\"" << ry << "\" width=\"" << fine_px(std::max(0.0001, w)) << "\"";
             else
                 body << " x=\"" << px(x0) << "\" y=\"" << ry << "\" width=\"" << px(std::max(0.6, w)) << "\"";
             body << " height=\"" << h << "\" fill=\"" << st.colour(b.key) << (odd ? "" : "\" fill-opacity=\"0.7") << "\"";

@@ -76,7 +76,8 @@ struct LogScale {
         return a + std::log10(std::min(v, hi) / lo) / std::log10(hi / lo) * (b - a);
     }
 };
-// The decades around [lo, hi] (ns): lo down and hi up to a power of ten (at least one decade).
+// The decades around [lo, hi] (ns): lo down to the power of ten below it and hi up to one (at
+// least one decade; the smallest value drawn has a length).
 LogScale log_scale(double lo, double hi, double a, double b);
 // A horizontal axis of a LogScale at `y`: a tick at each power of ten ("1 µs", "10 µs", "100 µs",
 // "1 ms"...), grid lines from `top` down to it, `title` below.
@@ -143,8 +144,8 @@ struct GanttStyle {
     std::vector<Swatch> legend;
     std::string axis_title = "simulated time";
     bool zoomable = true;  // its plot in a zoom area (zoom_open); false: an overview, drawn as it is
-    // Bars placed to a thousandth of a pixel at their true width, a thin one outlined so that it
-    // shows (an outline zooming does not widen): for a chart that opens zoomed far in.
+    // Bars placed to 1e-4 px at their true width, a thin one outlined so that it shows (an
+    // outline zooming does not widen): for a chart that opens zoomed far in.
     bool precise = false;
     bool row_labels = true;
 };

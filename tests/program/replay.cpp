@@ -2,6 +2,7 @@
 // on the bundled real traces (examples/traces/). These start the real `gpuvp` program.
 #include <catch2/catch.hpp>
 #include "sc_main/profiler/database.h"
+#include "sc_main/record/short_names.h"
 #include "tests/files.h"
 #include <nlohmann/json.hpp>
 
@@ -334,25 +335,32 @@ TEST_CASE("replay: --trace-detail launches records the kernels, copies and launc
 // written; each rewritten in place (\r) and wiped before what is printed next.
 TEST_CASE("on a terminal, run says how reading, simulating and writing go, and wipes its line", "[cli][replay]") {
     const std::string dir = gpuvp::test::temp_dir(), file = trace("mi250-rocm6.2-minitoy-train.json.gz");
-    const Result r = gpuvp::test::run_cli("script -qec '" + std::string(GPUVP_BINARY) + " run " + file + " --out " + dir +
-                                          "/out' /dev/null");
+    // A terminal COLUMNS wide: the run's output, and each state of its line (what follows a \r
+    // up to the next \r or newline).
+    auto on_terminal = [&](int columns, const std::string& out, std::vector<std::string>& states) {
+        const Result r = gpuvp::test::run_cli("script -qec 'stty cols " + std::to_string(columns) + "; " +
+                                              std::string(GPUVP_BINARY) + " run " + file + " --out " + dir + "/" + out +
+                                              "' /dev/null");
+        for (size_t at = r.output.find('\r'); at != std::string::npos; at = r.output.find('\r', at + 1)) {
+            const size_t end = r.output.find_first_of("\r\n", at + 1);
+            std::string s = r.output.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+            while (!s.empty() && s.back() == ' ') s.pop_back();
+            if (!s.empty()) states.push_back(s);
+        }
+        return r;
+    };
+    std::vector<std::string> states;
+    const Result r = on_terminal(200, "out", states);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    // Each state of the line: what follows a \r up to the next \r or newline.
-    std::vector<std::string> states;
-    for (size_t at = r.output.find('\r'); at != std::string::npos; at = r.output.find('\r', at + 1)) {
-        const size_t end = r.output.find_first_of("\r\n", at + 1);
-        std::string s = r.output.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
-        while (!s.empty() && s.back() == ' ') s.pop_back();
-        if (!s.empty()) states.push_back(s);
-    }
     auto first = [&](const std::string& prefix) {
         for (size_t i = 0; i < states.size(); ++i)
             if (states[i].rfind(prefix, 0) == 0) return i;
         return states.size();
     };
     // The reading, its percentages going up, then the import, the simulation, the outputs, in order.
-    const std::string reading = "  reading " + file + ": ";
+    const std::string name = "mi250-rocm6.2-minitoy-train.json.gz";  // (the file's name: the line stays short)
+    const std::string reading = "  reading " + name + ": ";
     int last = -1;
     size_t percents = 0;
     for (const std::string& s : states)
@@ -365,7 +373,7 @@ TEST_CASE("on a terminal, run says how reading, simulating and writing go, and w
         }
     CHECK(percents >= 20);
     CHECK(last >= 90);
-    const size_t import = first("  importing " + file + ": 16 kernels and copies into a scenario"),
+    const size_t import = first("  importing " + name + ": 16 kernels and copies into a scenario"),
                  simulated = first("  simulated 9229.0 us, kernels 14/14 done"), building = first("  simulated; building the trace"),
                  trace_json = first("  writing " + dir + "/out/trace.json ("), page = first("  writing " + dir + "/out/report.html");
     CHECK(first(reading) < import);
@@ -376,6 +384,16 @@ TEST_CASE("on a terminal, run says how reading, simulating and writing go, and w
     CHECK(page < states.size());
     // Wiped: what is printed after it starts at the line's start.
     CHECK(r.output.find("\rwrote " + dir + "/out/: results.json, trace.json, report.html") != std::string::npos);
+    // A narrow terminal: every state within its width, its start and its end kept.
+    std::vector<std::string> narrow;
+    CHECK(on_terminal(50, "narrow", narrow).exit_code == 0);
+    size_t cut = 0;
+    for (const std::string& s : narrow) {
+        if (s.rfind("wrote ", 0) == 0 || s.find("  ") != 0) continue;  // (the tables' lines, not the status)
+        CHECK(gpuvp::text_chars(s) <= 49);
+        cut += s.find("…") != std::string::npos;
+    }
+    CHECK(cut > 0);
     // Not a terminal: none of it.
     const Result piped = gpuvp_cli("run " + file + " --out " + dir + "/piped");
     CHECK(piped.exit_code == 0);

@@ -672,33 +672,40 @@ TEST_CASE("a replayed run's Replay section: a measured and a simulated row per s
     CHECK(plain.find("#replay") == std::string::npos);
 }
 
-// A replay that is long beside its kernels: one kernel at the start, 39 a second later.
-TEST_CASE("a long replay's timeline opens on its busiest stretch, the whole of it small above", "[report][replay]") {
+namespace {
+// A replay that is long beside its kernels: one kernel at the start, 39 `later` ns later.
+RunRecord long_replay(int64_t later) {
     RunRecord r = replayed(40, 2);
     for (size_t i = 1; i < r.kernels.size(); ++i) {
         KernelRecord& k = r.kernels[i];
-        const int64_t later = 1000000000;
         k.measured->launch_ns += later, k.measured->launch_end_ns += later;
         k.measured->start_ns += later, k.measured->end_ns += later;
-        for (double* t : {&k.submit_ns}) *t += double(later);
+        k.submit_ns += double(later);
         k.first_warp_start_ns = *k.first_warp_start_ns + double(later);
         k.end_ns = *k.end_ns + double(later);
         k.complete_ns = *k.complete_ns + double(later);
     }
     r.replay = gpuvp::replay_summary(gpuvp::replay_sides(r.kernels));
-    const std::string s = section(gpuvp::render_report(r, {}), "replay");
-    // The median kernel (600 ns) over 1 s is far under 2 px: the chart opens on a stretch in which
-    // it is 8 px wide (600 / 8 * 1132 ns = 84.9 µs), the one with the most starts (the 39 later),
-    // cut to what they take (38.6 µs), a fiftieth of that more either side.
-    const std::smatch w = [&] {
-        std::smatch m;
-        std::regex_search(s, m, std::regex("id=\"replay-timeline\" data-window=\"([0-9.]+)-([0-9.]+)\""));
-        return m;
-    }();
-    REQUIRE(w.size() == 3);
-    const double lo = std::stod(w[1]), hi = std::stod(w[2]);
-    CHECK(lo == Approx(1e9 + 300 - 772));  // its first start (the measured side's 0 is its first launch call)
-    CHECK(hi == Approx(1e9 + 38 * 1000 + 900 + 772));  // the last one's end
+    return r;
+}
+
+// The window a replay's timeline opens on (data-window), in ns; {NAN, NAN} without one.
+std::pair<double, double> opening(const std::string& replay_section) {
+    std::smatch m;
+    if (!std::regex_search(replay_section, m, std::regex("id=\"replay-timeline\" data-window=\"([0-9.]+)-([0-9.]+)\"")))
+        return {NAN, NAN};
+    return {std::stod(m[1]), std::stod(m[2])};
+}
+}  // namespace
+
+TEST_CASE("a long replay's timeline opens on its busiest stretch, the whole of it small above", "[report][replay]") {
+    const std::string s = section(gpuvp::render_report(long_replay(100000000), {}), "replay");
+    // The median kernel (600 ns) over 100 ms is far under 2 px: the chart opens on a stretch in
+    // which it is 8 px wide (600 / 8 * 1132 ns = 84.9 µs), the one with the most starts (the 39
+    // later), cut to what they take (38.6 µs), a fiftieth of that more either side.
+    const auto [lo, hi] = opening(s);
+    CHECK(lo == Approx(1e8 + 300 - 772));  // its first start (the measured side's 0 is its first launch call)
+    CHECK(hi == Approx(1e8 + 38 * 1000 + 900 + 772));  // the last one's end
     CHECK(hi - lo < 84900);
     // Opened that far in, its bars are placed to a thousandth of a pixel and the thin ones outlined.
     CHECK(s.find("vector-effect=\"non-scaling-stroke\"") != std::string::npos);
@@ -710,6 +717,12 @@ TEST_CASE("a long replay's timeline opens on its busiest stretch, the whole of i
     const std::string overview = s.substr(ov, s.find("</svg>", ov) - ov);
     CHECK(count(overview, "<rect class=\"replay-kernel\"") == 80);
     CHECK(overview.find("zoom-area") == std::string::npos);
+    // 10 s later: never deeper than 5000 times the whole (bars placed to 1e-4 px: 0.5 px), the
+    // stretch of 2 ms about those kernels.
+    const auto [far_lo, far_hi] = opening(section(gpuvp::render_report(long_replay(10000000000), {}), "replay"));
+    CHECK(far_hi - far_lo == Approx(2e6).epsilon(0.001));
+    CHECK(far_lo < 1e10 + 300);
+    CHECK(far_hi > 1e10 + 38900);
     // A replay whose kernels fill its time: no window, no overview.
     const std::string plain = section(gpuvp::render_report(replayed(6, 2), {}), "replay");
     CHECK(plain.find("data-window") == std::string::npos);

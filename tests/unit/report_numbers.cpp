@@ -97,6 +97,10 @@ TEST_CASE("report: a log scale over whole decades, a tick at each power of ten",
     const LogScale one = log_scale(5000, 5000, 0, 100);  // one value: its decade
     CHECK(one.lo == 1000);
     CHECK(one.hi == 10000);
+    const LogScale power = log_scale(1000, 1000, 0, 100);  // a power of ten: a decade under it, so it has a length
+    CHECK(power.lo == 100);
+    CHECK(power.hi == 1000);
+    CHECK(power(1000) == Approx(100));
     const std::string axis = log_axis(s, 0, 50, "host");
     for (const char* label : {">1 µs<", ">10 µs<", ">100 µs<", ">1 ms<", ">10 ms<", ">100 ms<", ">1 s<", ">10 s<"})
         CHECK(axis.find(label) != std::string::npos);

@@ -35,4 +35,14 @@ TEST_CASE("short names: a name that fits as it is, a longer one cut with ~, two 
     for (int i = 0; i < 13; ++i) want += e;
     CHECK(a[0] == want + "~");
     CHECK(gpuvp::text_chars(a[0]) == 14);
+    // Alike after their ends too, and numbered: each number the first no other label has.
+    const std::string p = "void_gemm_k<", t1 = ">(float*,A)", t2 = ">(float*,B)";
+    const std::vector<std::string> templ = {p + "f32,1" + t1, p + "f32,2" + t1, p + "f32,1" + t2, p + "f32,2" + t2};
+    const std::vector<std::string> tn = gpuvp::short_names(templ, 14);
+    CHECK(std::set<std::string>(tn.begin(), tn.end()).size() == 4);
+    for (const std::string& n : tn) CHECK(n.size() <= 14);
+    const std::vector<std::string> taken = gpuvp::short_names({"gemm", "gemm", "gemm~1"}, 14);
+    CHECK(taken[2] == "gemm~1");  // fits as it is
+    CHECK(taken[0] == "gemm~2");  // (~1 is taken)
+    CHECK(taken[1] == "gemm~3");
 }
