@@ -328,23 +328,6 @@ void add_trace_options(CLI::App& cmd, TraceArgs& t) {
                  "inferring their dependencies from the timeline. Default: infer");
 }
 
-gpuvp::TraceImportOptions import_options(const TraceArgs& t) {
-    gpuvp::TraceImportOptions options;
-    if (t.device >= 0) options.device = t.device;
-    options.skip_unfit = t.skip_unfit;
-    options.infer_waits = !t.no_infer_waits;
-    if (!t.no_solve)
-        options.solve = [](const gpuvp::Scenario& platform, const std::vector<gpuvp::BodyTarget>& targets,
-                           gpuvp::SolveStats& stats) { return gpuvp::solve_kernel_bodies(platform, targets, stats); };
-    if (!t.no_solve)
-        options.refine = [](const gpuvp::Scenario& replay, gpuvp::RefineStats& stats) {
-            return gpuvp::refine_overlapped_bodies(replay, stats);
-        };
-    return options;
-}
-
-// A trace when the file's content is one (Kineto JSON; rocprofv3 CSV, JSON or rocpd; an nsys
-// SQLite export; .gz read directly), else a scenario. Throws ScenarioError or TraceError.
 // One line on stderr, rewritten in place, saying what a long step is doing (on a terminal, without
 // --quiet; otherwise nothing): reading a trace, simulating, writing the outputs.
 class StatusLine {
@@ -394,6 +377,31 @@ private:
     std::string text_;  // what they say
 };
 
+// The import's options from the command line; `status` (when given) says which of its long
+// steps it is in, for the trace `name`.
+gpuvp::TraceImportOptions import_options(const TraceArgs& t, StatusLine* status = nullptr, const std::string& name = {}) {
+    gpuvp::TraceImportOptions options;
+    if (t.device >= 0) options.device = t.device;
+    options.skip_unfit = t.skip_unfit;
+    options.infer_waits = !t.no_infer_waits;
+    if (!t.no_solve)
+        options.solve = [status, name](const gpuvp::Scenario& platform, const std::vector<gpuvp::BodyTarget>& targets,
+                                       gpuvp::SolveStats& stats) {
+            if (status)
+                status->show("importing " + name + ": solving the bodies of " + std::to_string(targets.size()) +
+                             " kernels, each alone on the model");
+            return gpuvp::solve_kernel_bodies(platform, targets, stats);
+        };
+    if (!t.no_solve)
+        options.refine = [status, name](const gpuvp::Scenario& replay, gpuvp::RefineStats& stats) {
+            if (status) status->show("importing " + name + ": refining the kernels that ran beside others, in whole replays");
+            return gpuvp::refine_overlapped_bodies(replay, stats);
+        };
+    return options;
+}
+
+// A trace when the file's content is one (Kineto JSON; rocprofv3 CSV, JSON or rocpd; an nsys
+// SQLite export; .gz read directly), else a scenario. Throws ScenarioError or TraceError.
 // "61.2 MB": a size for people.
 std::string megabytes(size_t bytes) {
     char b[32];
@@ -422,7 +430,7 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
             throw gpuvp::TraceError(file, gpuvp::TraceError::Where::none, 0, why);
         return gpuvp::parse_scenario(text, file, overrides, platform);
     }
-    gpuvp::TraceImportOptions options = import_options(t);
+    gpuvp::TraceImportOptions options = import_options(t, &line, name);
     options.platform = platform;
     gpuvp::ReadProgress progress;
     if (line.on())
@@ -816,7 +824,7 @@ int import_main(const ImportArgs& a) {
             status.clear();
             return failed(a.file + ": " + gpuvp::kNotATrace);
         }
-        gpuvp::TraceImportOptions options = import_options(a.trace);
+        gpuvp::TraceImportOptions options = import_options(a.trace, &status, name);
         options.platform = a.gpu.source();
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
