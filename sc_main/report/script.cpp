@@ -198,16 +198,26 @@ const char* const kScript = R"JS(
       var x = p.matrixTransform(ov.getScreenCTM().inverse()).x;
       return { x: x, t: o.lo + (Math.max(o.a, Math.min(o.b, x)) - o.a) / (o.b - o.a) * (o.hi - o.lo) };
     }
-    var drag = null;
+    var drag = null;  // where a drag began, and the part it selects, drawn as it goes
+    var clamp = function (x) { return Math.max(o.a, Math.min(o.b, x)); };
     ov.addEventListener("mousedown", function (ev) {
       if (ev.button !== 0) return;
       ev.preventDefault();
       drag = at(ev);
+      drag.rect = el(ov.namespaceURI, "rect", {"class": "zoom-select", x: clamp(drag.x), y: o.top, width: 0, height: o.y - o.top});
+      ov.appendChild(drag.rect);
+    });
+    window.addEventListener("mousemove", function (ev) {
+      if (!drag) return;
+      var x = clamp(at(ev).x), x0 = clamp(drag.x);
+      drag.rect.setAttribute("x", Math.min(x, x0));
+      drag.rect.setAttribute("width", Math.abs(x - x0));
     });
     window.addEventListener("mouseup", function (ev) {
       if (!drag) return;
       var p = at(ev), d = drag, w = g.v1 - g.v0;
       drag = null;
+      d.rect.remove();
       if (Math.abs(p.x - d.x) > 4) view(g, Math.min(p.t, d.t), Math.max(p.t, d.t));
       else view(g, p.t - w / 2, p.t + w / 2);
     });

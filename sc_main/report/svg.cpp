@@ -62,6 +62,7 @@ double text_px(const std::string& s, double font) { return double(chars(s)) * fo
 // A fixed number of decimals; "–" for a missing value; never "-0.0".
 std::string duration(double ns) {
     if (!std::isfinite(ns)) return "–";
+    if (ns == 0) return "0 ns";  // (no digits to give)
     static constexpr const char* kUnits[] = {" ns", " µs", " ms", " s"};
     size_t u = 0;
     double v = ns;

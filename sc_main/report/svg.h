@@ -41,7 +41,7 @@ std::string px(double v);
 inline std::string ns(double v) { return fmt(v, 1); }
 // A time for people: in ns, µs, ms or s, whichever holds it under 1000 (s beyond), with four
 // significant digits ("2.618 µs", "12.84 s", "187.0 µs") and thousands apart in seconds past
-// 1000 ("1 234.5 s", a narrow no-break space); "–" for a missing value.
+// 1000 ("1 234.5 s", a narrow no-break space); "0 ns" for nothing; "–" for a missing value.
 std::string duration(double ns);
 
 // --- scales and axes

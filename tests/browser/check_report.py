@@ -378,9 +378,20 @@ document.getElementById("f").addEventListener("load", function () {
                     scale: [num(oa, "data-lo"), num(oa, "data-hi"), num(oa, "data-a"), num(oa, "data-b")]});
       };
       seen("the overview as opened");
-      ov.dispatchEvent(new w.MouseEvent("mousedown", {bubbles: true, cancelable: true, clientX: ox(0.5), clientY: oy, button: 0}));
-      w.dispatchEvent(new w.MouseEvent("mouseup", {bubbles: true, cancelable: true, clientX: ox(0.5), clientY: oy, button: 0}));
+      var press = function (type, target, f) {
+        target.dispatchEvent(new w.MouseEvent(type, {bubbles: true, cancelable: true, clientX: ox(f), clientY: oy, button: 0}));
+      };
+      press("mousedown", ov, 0.5);
+      press("mouseup", w, 0.5);
       seen("a click at the overview's middle");
+      press("mousedown", ov, 0.2);
+      press("mousemove", w, 0.4);
+      var sel = ov.querySelector("rect.zoom-select");
+      var drawn = sel ? [num(sel, "x"), num(sel, "width")] : null;
+      press("mouseup", w, 0.4);
+      seen("a drag across the overview from 1/5 to 2/5");
+      steps[steps.length - 1].selection = drawn;
+      steps[steps.length - 1].left = ov.querySelectorAll("rect.zoom-select").length;
     }
   } catch (e) { steps.push({error: String(e)}); }
   document.getElementById("out").textContent = JSON.stringify(steps);
@@ -404,11 +415,11 @@ def check_interaction(binary, work, out_dir, results):
     except ValueError:
         steps = [{"error": "not JSON: " + text[:200]}]
     errors = [s["error"] for s in steps if "error" in s]
-    if not check(not errors and len(steps) in (4, 6), "drive: the page answered a drag, a button and a double-click (%s)"
+    if not check(not errors and len(steps) in (4, 7), "drive: the page answered a drag, a button and a double-click (%s)"
                  % (errors[0] if errors else "%d steps" % len(steps))):
         return
     loaded, dragged, zoomed, reset = steps[:4]
-    if len(steps) == 6:
+    if len(steps) == 7:
         check_overview(*steps[4:])
     end = max(results.get("sim_end_ns", 0), 1)
     check(loaded["zoom"] in (None, ""), "drive: the page opens showing all of the run (%s)" % loaded["range"])
@@ -433,9 +444,10 @@ def check_interaction(binary, work, out_dir, results):
           and "all of it" in reset["range"], "drive: a double-click shows all of it again, the axis as drawn")
 
 
-def check_overview(opened, clicked):
+def check_overview(opened, clicked, dragged):
     """A long replay: its timeline opened on its data-window, which its overview marks; a click at
-    the overview's middle centres that much of the replay there."""
+    the overview's middle centres that much of the replay there; a drag across it draws what it
+    selects as it goes, then shows that part."""
     def pair(text):
         try:
             return tuple(float(v) for v in text.split("-"))
@@ -457,6 +469,13 @@ def check_overview(opened, clicked):
     check(abs((c1 - c0) - (z1 - z0)) < 1e-3 * (hi - lo) and abs(c0 - want0) < 2e-3 * (hi - lo),
           "drive: a click at the overview's middle shows as much, centred there (%s)" % clicked["zoom"])
     check(marks(clicked, c0, c1), "drive: the overview's mark follows (%s)" % clicked["mark"])
+    x, width = dragged.get("selection") or (float("nan"), float("nan"))
+    check(abs(x - (a + 0.2 * (b - a))) < 1 and abs(width - 0.2 * (b - a)) < 1 and dragged.get("left") == 0,
+          "drive: a drag across the overview draws its selection as it goes, gone when released (%s)" % dragged.get("selection"))
+    d0, d1 = pair(dragged["zoom"])
+    check(abs(d0 - (lo + 0.2 * (hi - lo))) < 2e-3 * (hi - lo) and abs(d1 - (lo + 0.4 * (hi - lo))) < 2e-3 * (hi - lo),
+          "drive: the drag shows what it selected (%s)" % dragged["zoom"])
+    check(marks(dragged, d0, d1), "drive: the overview's mark is the part dragged (%s)" % dragged["mark"])
 
 
 # --- (b) the screenshot --------------------------------------------------------------------
