@@ -344,7 +344,7 @@ public:
         const size_t room = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? size_t(ws.ws_col) - 3 : 77;
         if (const size_t chars = gpuvp::text_chars(line); chars > room) {
             const size_t keep_end = room / 2;
-            line = head(line, room - 1 - keep_end) + "…" + tail(line, keep_end);
+            line = gpuvp::text_head(line, room - 1 - keep_end) + "…" + gpuvp::text_tail(line, keep_end);
         }
         const size_t width = 2 + gpuvp::text_chars(line);
         std::fprintf(stderr, "\r  %s%s", line.c_str(), std::string(shown_ > width ? shown_ - width : 0, ' ').c_str());
@@ -360,18 +360,6 @@ public:
     }
 
 private:
-    // The first and the last `n` characters of UTF-8 `s`.
-    static std::string head(const std::string& s, size_t n) {
-        size_t i = 0;
-        for (size_t seen = 0; i < s.size(); ++i)
-            if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && seen++ == n) break;
-        return s.substr(0, i);
-    }
-    static std::string tail(const std::string& s, size_t n) {
-        const size_t chars = gpuvp::text_chars(s);
-        return n >= chars ? s : s.substr(head(s, chars - n).size());
-    }
-
     bool on_;
     size_t shown_ = 0;  // characters on the line now
     std::string text_;  // what they say
@@ -409,6 +397,15 @@ std::string megabytes(size_t bytes) {
     return b;
 }
 
+// The reading of trace `name` on `line`, as its parser goes (nothing when the line is off).
+gpuvp::ReadProgress reading(StatusLine& line, const std::string& name) {
+    if (!line.on()) return {};
+    return [&line, name](size_t read, size_t size) {
+        line.show("reading " + name + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
+                  megabytes(size));
+    };
+}
+
 // A scenario file, or a profiler trace imported as one; `status` says how the reading goes.
 gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& overrides, const GpuArgs& gpu,
                            const TraceArgs& t, gpuvp::TraceImportSummary* summary = nullptr, bool* trace = nullptr,
@@ -432,13 +429,7 @@ gpuvp::Scenario load_input(const std::string& file, const gpuvp::Overrides& over
     }
     gpuvp::TraceImportOptions options = import_options(t, &line, name);
     options.platform = platform;
-    gpuvp::ReadProgress progress;
-    if (line.on())
-        progress = [&](size_t read, size_t size) {
-            line.show("reading " + name + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
-                      megabytes(size));
-        };
-    gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, file, progress);
+    gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, file, reading(line, name));
     line.show("importing " + name + ": " + std::to_string(profile.ops.size()) + " kernels and copies into a scenario");
     return gpuvp::load_trace_scenario(std::move(profile), options, overrides, summary);
 }
@@ -828,11 +819,7 @@ int import_main(const ImportArgs& a) {
         options.platform = a.gpu.source();
         options.mode = a.open_loop ? gpuvp::ReplayMode::open : gpuvp::ReplayMode::closed;
         options.name = a.name;
-        const gpuvp::ReadProgress progress = [&](size_t read, size_t size) {
-            status.show("reading " + name + ": " + std::to_string(read * 100 / std::max<size_t>(size, 1)) + " % of " +
-                        megabytes(size));
-        };
-        gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, a.file, progress);
+        gpuvp::ProfilerTrace profile = gpuvp::parse_profiler_trace(text, format, a.file, reading(status, name));
         status.show("importing " + name + ": " + std::to_string(profile.ops.size()) + " kernels and copies into a scenario");
         yaml = gpuvp::trace_scenario_yaml(std::move(profile), options, &summary);
         status.clear();

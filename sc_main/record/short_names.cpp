@@ -18,14 +18,13 @@ size_t char_offset(const std::string& s, size_t n) {
     return s.size();
 }
 
-// The first `n` characters of `s`, and its last `n`.
-std::string head(const std::string& s, size_t n) { return s.substr(0, char_offset(s, n)); }
-std::string tail(const std::string& s, size_t n) {
+}  // namespace
+
+std::string text_head(const std::string& s, size_t n) { return s.substr(0, char_offset(s, n)); }
+std::string text_tail(const std::string& s, size_t n) {
     const size_t chars = text_chars(s);
     return n >= chars ? s : s.substr(char_offset(s, chars - n));
 }
-
-}  // namespace
 
 size_t text_chars(const std::string& s) {
     size_t n = 0;
@@ -40,7 +39,7 @@ std::vector<std::string> short_names(const std::vector<std::string>& names, size
     auto shorten = [&](size_t i) {
         const std::string& n = names[i];
         if (chars[i] <= width) return n;
-        return head(n, width - 1 - kept[i]) + "~" + tail(n, kept[i]);
+        return text_head(n, width - 1 - kept[i]) + "~" + text_tail(n, kept[i]);
     };
     std::vector<std::string> out(names.size());
     for (;;) {
@@ -66,7 +65,7 @@ std::vector<std::string> short_names(const std::vector<std::string>& names, size
         if (count[out[i]] == 1) continue;
         for (size_t k = 1;; ++k) {
             const std::string n = "~" + std::to_string(k);
-            const std::string label = (chars[i] + n.size() <= width ? names[i] : head(names[i], width - n.size())) + n;
+            const std::string label = (chars[i] + n.size() <= width ? names[i] : text_head(names[i], width - n.size())) + n;
             if (used.insert(label).second) {
                 out[i] = label;
                 break;

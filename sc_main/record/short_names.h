@@ -15,5 +15,8 @@ std::vector<std::string> short_names(const std::vector<std::string>& names, size
 
 // Characters of UTF-8 text (its width in a fixed-width column).
 size_t text_chars(const std::string& s);
+// The first `n` characters of UTF-8 `s`, and its last `n` (a character is never split).
+std::string text_head(const std::string& s, size_t n);
+std::string text_tail(const std::string& s, size_t n);
 
 }  // namespace gpuvp

@@ -139,20 +139,26 @@ std::optional<Window> opening_window(const ReplaySides& sides, double end) {
     return best;
 }
 
+// What a timeline of the two sides' kernels draws: a bar per kernel, coloured by its side.
+GanttStyle sides_style() {
+    GanttStyle st;
+    st.bar_class = "replay-kernel";
+    st.data_attr = "data-side";
+    st.colour = [](int k) { return k == 0 || k == 1 ? kSideColours[k] : kMixed; };
+    st.key_name = [](int k) { return std::string(k == 0 || k == 1 ? kSideNames[k] : "several"); };
+    st.merged_noun = "kernels";
+    return st;
+}
+
 // The whole of a long timeline, small: the window the chart `of` shows is marked on it by the
 // page's script, and a drag or a click on it moves that window.
 std::string stream_overview(const Gantt& g, double end, const std::string& of) {
-    GanttStyle st;
+    GanttStyle st = sides_style();
     st.svg_class = "replay-overview";
     st.svg_attrs = " id=\"" + of + "-overview\" data-for=\"" + of + "\"";
-    st.bar_class = "replay-kernel";
-    st.data_attr = "data-side";
     st.aria = "the whole replay, small";
     st.row_h = std::max(2.0, std::min(6.0, std::floor(48 / double(std::max<size_t>(g.rows.size(), 1)))));
-    st.colour = [](int k) { return k == 0 || k == 1 ? kSideColours[k] : kMixed; };
-    st.key_name = [](int k) { return std::string(k == 0 || k == 1 ? kSideNames[k] : "several"); };
     st.title = [](const Bar&, const std::string& row) { return row; };
-    st.merged_noun = "kernels";
     st.axis_title = "the whole replay: time from the first launch call";
     st.zoomable = false;
     st.row_labels = false;
@@ -163,22 +169,17 @@ std::string stream_overview(const Gantt& g, double end, const std::string& of) {
 // The timeline of `g` over [0, until]; it opens on `window` where there is one (the page's script).
 std::string stream_chart(const Gantt& g, const ReplaySides& sides, double until, const std::string& id,
                          const std::string& caption, const std::optional<Window>& window = std::nullopt) {
-    GanttStyle st;
+    GanttStyle st = sides_style();
     st.svg_class = "replay-timeline";
     st.svg_attrs = " id=\"" + id + "\"" + (window ? " data-window=\"" + value_ns(window->lo) + "-" + value_ns(window->hi) + "\"" : "");
-    st.bar_class = "replay-kernel";
-    st.data_attr = "data-side";
     st.aria = "kernels per stream, measured and simulated";
     st.row_h = std::max(4.0, std::min(16.0, std::floor(320 / double(std::max<size_t>(g.rows.size(), 1)))));
     st.precise = window.has_value();
-    st.colour = [](int k) { return k == 0 || k == 1 ? kSideColours[k] : kMixed; };
-    st.key_name = [](int k) { return std::string(k == 0 || k == 1 ? kSideNames[k] : "several"); };
     st.title = [&](const Bar& b, const std::string&) {
         const KernelTimes& k = (b.key ? sides.simulated : sides.measured)[size_t(b.a)];
         return k.name + (k.label.empty() ? "" : " [" + k.label + "]") + ", " + kSideNames[b.key] + " on " + k.stream + ": " + ns(*k.start_ns) + "–" + ns(*k.end_ns) + " ns (" +
                ns(*k.end_ns - *k.start_ns) + " ns), launch call " + ns(k.launch_ns) + "–" + ns(k.launch_end_ns) + " ns";
     };
-    st.merged_noun = "kernels";
     st.legend = {{"measured (the hardware)", kSideColours[0]}, {"simulated (the model)", kSideColours[1]}};
     st.axis_title = "time from the first launch call";
     const Scale xs{0, until, kLeft, kWidth - kRight};

@@ -1,6 +1,7 @@
 // report.html's drawing kit: svg.h.
 #include "sc_main/report/svg.h"
 #include "sc_main/record/json_text.h"
+#include "sc_main/record/short_names.h"
 
 #include <algorithm>
 #include <charconv>
@@ -26,17 +27,6 @@ std::string esc(const std::string& s) {
 
 namespace {
 
-// Characters of UTF-8 text (to estimate its width).
-size_t chars(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
-
-}  // namespace
-
-namespace {
-
 // `number`'s digits before its point in groups of three, when it has `digits` or more of them.
 std::string group_thousands_from(std::string number, size_t digits) {
     const size_t point = number.find('.'), sign = !number.empty() && number[0] == '-' ? 1 : 0;
@@ -50,14 +40,10 @@ std::string group_thousands_from(std::string number, size_t digits) {
 
 // At most `n` characters, with an ellipsis when cut (never inside a UTF-8 sequence).
 std::string cut(const std::string& s, size_t n) {
-    if (chars(s) <= n) return s;
-    size_t seen = 0, i = 0;
-    for (; i < s.size(); ++i)
-        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && seen++ == n - 1) break;
-    return s.substr(0, i) + "…";
+    return text_chars(s) <= n ? s : text_head(s, n - 1) + "…";
 }
 
-double text_px(const std::string& s, double font) { return double(chars(s)) * font * 0.6; }
+double text_px(const std::string& s, double font) { return double(text_chars(s)) * font * 0.6; }
 
 // A fixed number of decimals; "–" for a missing value; never "-0.0".
 std::string duration(double ns) {
@@ -99,15 +85,25 @@ std::string fmt(double v, int decimals) {
     return r.ec == std::errc() ? std::string(b, r.ptr) : "–";
 }
 
-// A time for the page's script: 3 decimals, no trailing zeros.
-std::string value_ns(double v) {
-    std::string s = fmt(v, 3);
+namespace {
+
+// `v` with `decimals` decimals, no trailing zeros.
+std::string trimmed(double v, int decimals) {
+    std::string s = fmt(v, decimals);
     if (s.find('.') != std::string::npos) {
         while (s.back() == '0') s.pop_back();
         if (s.back() == '.') s.pop_back();
     }
     return s;
 }
+
+// An SVG coordinate to 1e-4 px, no trailing zeros.
+std::string fine_px(double v) { return trimmed(v, 4); }
+
+}  // namespace
+
+// A time for the page's script: 3 decimals, no trailing zeros.
+std::string value_ns(double v) { return trimmed(v, 3); }
 
 std::string zoom_open(const Scale& xs, double top, double bottom) {
     const std::string w = px(xs.b - xs.a), h = px(bottom - top);
@@ -355,20 +351,6 @@ std::string bound_note(const Bound& b, const std::string& what, const std::strin
     return o.str();
 }
 
-
-namespace {
-
-// An SVG coordinate to 1e-4 px, no trailing zeros.
-std::string fine_px(double v) {
-    std::string s = fmt(v, 4);
-    if (s.find('.') != std::string::npos) {
-        while (s.back() == '0') s.pop_back();
-        if (s.back() == '.') s.pop_back();
-    }
-    return s;
-}
-
-}  // namespace
 
 std::string render_gantt(const Gantt& g, const Scale& xs_in, const Unit& u, const GanttStyle& st) {
     std::ostringstream body;
